@@ -1,0 +1,417 @@
+//! Message classification: a parsed JSON value -> a JSON-RPC [`Frame`].
+//!
+//! Pure functions, no I/O and no session state: what one message is
+//! (request, notification, response, batch) and what is wrong with its
+//! envelope on its own. Whether that matters in context (the revision, the
+//! handshake, pairing) is the session's business.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// A request id, compared by exact JSON value: `1`, `"1"` and `1.0` differ.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// An integer id that fits in an i64.
+    Int(i64),
+    /// A string id.
+    Str(Box<str>),
+    /// Any other number (a float or a huge integer), as serde_json prints it.
+    Num(Box<str>),
+}
+
+impl RequestId {
+    /// The id as a JSON value (for the JSON output).
+    pub fn to_json(&self) -> Value {
+        match self {
+            RequestId::Int(n) => Value::from(*n),
+            RequestId::Str(s) => Value::from(&**s),
+            RequestId::Num(s) => {
+                serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))
+            }
+        }
+    }
+
+    /// True when the two ids differ as JSON values but name the same number
+    /// or text (`1`, `"1"`, `1.0`): what a careless echo produces.
+    pub fn loosely_equals(&self, other: &RequestId) -> bool {
+        self != other && self.loose_key() == other.loose_key()
+    }
+
+    fn loose_key(&self) -> String {
+        let text = match self {
+            RequestId::Int(n) => return n.to_string(),
+            RequestId::Str(s) | RequestId::Num(s) => s,
+        };
+        match text.parse::<f64>() {
+            Ok(f) if f.fract() == 0.0 && f.abs() < 9e15 => format!("{}", f as i64),
+            _ => text.to_string(),
+        }
+    }
+
+    /// The id in a JSON value, when it is a string or a number.
+    pub fn from_json(v: &Value) -> Option<RequestId> {
+        RequestId::from_value(v).ok()
+    }
+
+    fn from_value(v: &Value) -> Result<RequestId, &'static str> {
+        match v {
+            Value::String(s) => Ok(RequestId::Str(s.as_str().into())),
+            Value::Number(n) => Ok(match n.as_i64() {
+                Some(i) if !n.is_f64() => RequestId::Int(i),
+                _ => RequestId::Num(n.to_string().into()),
+            }),
+            Value::Bool(_) => Err("a boolean"),
+            Value::Object(_) => Err("an object"),
+            Value::Array(_) => Err("an array"),
+            Value::Null => Err("null"),
+        }
+    }
+}
+
+/// Strings print with their quotes so that `7` and `"7"` look different.
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Int(n) => write!(f, "{n}"),
+            RequestId::Num(s) => f.write_str(s),
+            RequestId::Str(s) => write!(f, "{}", Value::from(&**s)),
+        }
+    }
+}
+
+/// The `id` member of a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdField {
+    Absent,
+    Null,
+    /// A usable id. Floats and huge numbers land here too, with an
+    /// [`Problem::InvalidIdType`] attached, so that pairing still works.
+    Id(RequestId),
+    /// A boolean, object or array: unusable for pairing.
+    BadType(&'static str),
+}
+
+impl IdField {
+    pub fn id(&self) -> Option<&RequestId> {
+        match self {
+            IdField::Id(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    pub fn is_present(&self) -> bool {
+        !matches!(self, IdField::Absent)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Has a string `method` and an `id` member (possibly null or bad).
+    Request,
+    /// Has a string `method` and no `id`.
+    Notification,
+    /// Has no `method`; has `result`, `error` or an `id`.
+    Response,
+}
+
+/// What is wrong with a message's envelope, judged on its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// `jsonrpc` missing or not "2.0"; the text says what was found.
+    JsonrpcVersion(String),
+    /// The id is a float, a huge number, a boolean, an object or an array.
+    InvalidIdType(&'static str),
+    /// A response with both `result` and `error` (`true`) or neither (`false`).
+    ResultAndError { both: bool },
+    /// The error object is not `{code: integer, message: string}`.
+    MalformedError(String),
+    /// `params` is present and not an object; names its type.
+    ParamsNotObject(&'static str),
+}
+
+/// One JSON-RPC message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub kind: Kind,
+    pub id: IdField,
+    pub method: Option<String>,
+    pub problems: Vec<Problem>,
+    obj: Map<String, Value>,
+}
+
+/// What a line of JSON is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Frame {
+    Message(Message),
+    /// An array: each element a message or the reason it is not one.
+    Batch(Vec<Result<Message, String>>),
+    /// JSON that is no JSON-RPC message; the text says why.
+    Invalid(String),
+}
+
+/// The parts of an error object that the analysis reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorInfo {
+    pub code: Option<i64>,
+    pub message: Option<String>,
+}
+
+/// Classifies a parsed JSON value.
+pub fn classify(value: Value) -> Frame {
+    match value {
+        Value::Array(items) => {
+            if items.is_empty() {
+                return Frame::Invalid("an empty array is neither a message nor a batch".into());
+            }
+            Frame::Batch(
+                items
+                    .into_iter()
+                    .map(|item| match item {
+                        Value::Object(obj) => message(obj),
+                        other => Err(format!("batch element is {}", type_name(&other))),
+                    })
+                    .collect(),
+            )
+        }
+        Value::Object(obj) => match message(obj) {
+            Ok(m) => Frame::Message(m),
+            Err(why) => Frame::Invalid(why),
+        },
+        other => Frame::Invalid(format!(
+            "a JSON-RPC message is an object, this is {}",
+            type_name(&other)
+        )),
+    }
+}
+
+fn message(obj: Map<String, Value>) -> Result<Message, String> {
+    let mut problems = Vec::new();
+    match obj.get("jsonrpc") {
+        Some(Value::String(s)) if s == "2.0" => {}
+        Some(other) => problems.push(Problem::JsonrpcVersion(format!(
+            "`jsonrpc` is {}, expected \"2.0\"",
+            short_json(other)
+        ))),
+        None => problems.push(Problem::JsonrpcVersion("`jsonrpc` is missing".into())),
+    }
+    let id = match obj.get("id") {
+        None => IdField::Absent,
+        Some(Value::Null) => IdField::Null,
+        Some(v) => match RequestId::from_value(v) {
+            Ok(id) => {
+                if matches!(id, RequestId::Num(_)) {
+                    let what = match v {
+                        Value::Number(n) if n.is_f64() => "a float",
+                        _ => "an integer too large for 64 bits",
+                    };
+                    problems.push(Problem::InvalidIdType(what));
+                }
+                IdField::Id(id)
+            }
+            Err(what) => {
+                problems.push(Problem::InvalidIdType(what));
+                IdField::BadType(what)
+            }
+        },
+    };
+    let method = match obj.get("method") {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(format!(
+                "`method` is {}, expected a string",
+                type_name(other)
+            ));
+        }
+    };
+    let kind = if method.is_some() {
+        if id.is_present() {
+            Kind::Request
+        } else {
+            Kind::Notification
+        }
+    } else if obj.contains_key("result") || obj.contains_key("error") || id.is_present() {
+        Kind::Response
+    } else {
+        return Err("an object with neither `method`, `result`, `error` nor `id`".into());
+    };
+    if let Some(params) = obj.get("params") {
+        if !params.is_object() {
+            problems.push(Problem::ParamsNotObject(type_name(params)));
+        }
+    }
+    if kind == Kind::Response {
+        match (obj.get("result"), obj.get("error")) {
+            (Some(_), Some(_)) => problems.push(Problem::ResultAndError { both: true }),
+            (None, None) => problems.push(Problem::ResultAndError { both: false }),
+            (None, Some(err)) => {
+                if let Some(why) = error_problem(err) {
+                    problems.push(Problem::MalformedError(why));
+                }
+            }
+            (Some(_), None) => {}
+        }
+    }
+    Ok(Message {
+        kind,
+        id,
+        method,
+        problems,
+        obj,
+    })
+}
+
+fn error_problem(err: &Value) -> Option<String> {
+    let Value::Object(e) = err else {
+        return Some(format!("`error` is {}, expected an object", type_name(err)));
+    };
+    match e.get("code") {
+        None => return Some("`error.code` is missing".into()),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
+        Some(other) => {
+            return Some(format!(
+                "`error.code` is {}, expected an integer",
+                short_json(other)
+            ));
+        }
+    }
+    match e.get("message") {
+        Some(Value::String(_)) => None,
+        None => Some("`error.message` is missing".into()),
+        Some(other) => Some(format!(
+            "`error.message` is {}, expected a string",
+            type_name(other)
+        )),
+    }
+}
+
+impl Message {
+    pub fn params(&self) -> Option<&Map<String, Value>> {
+        self.obj.get("params").and_then(Value::as_object)
+    }
+
+    pub fn result(&self) -> Option<&Value> {
+        self.obj.get("result")
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.obj.contains_key("error") && !self.obj.contains_key("result")
+    }
+
+    pub fn error(&self) -> Option<ErrorInfo> {
+        let e = self.obj.get("error")?;
+        Some(ErrorInfo {
+            code: e.get("code").and_then(Value::as_i64),
+            message: e.get("message").and_then(Value::as_str).map(str::to_owned),
+        })
+    }
+
+    /// A string member of `params._meta`.
+    pub fn meta_str(&self, key: &str) -> Option<&str> {
+        self.params()?.get("_meta")?.get(key)?.as_str()
+    }
+
+    /// A member of `params._meta`.
+    pub fn meta(&self, key: &str) -> Option<&Value> {
+        self.params()?.get("_meta")?.get(key)
+    }
+}
+
+/// "a string", "an array", ... for messages.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A short JSON rendering of a scalar, or the type name of a container.
+fn short_json(v: &Value) -> String {
+    match v {
+        Value::Array(_) | Value::Object(_) => type_name(v).to_string(),
+        Value::String(s) if s.len() > 40 => "a long string".to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn msg(v: Value) -> Message {
+        match classify(v) {
+            Frame::Message(m) => m,
+            other => panic!("not a message: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(
+            msg(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).kind,
+            Kind::Request
+        );
+        assert_eq!(
+            msg(json!({"jsonrpc":"2.0","method":"x"})).kind,
+            Kind::Notification
+        );
+        assert_eq!(
+            msg(json!({"jsonrpc":"2.0","id":1,"result":{}})).kind,
+            Kind::Response
+        );
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0"})),
+            Frame::Invalid(_)
+        ));
+        assert!(matches!(classify(json!(42)), Frame::Invalid(_)));
+        assert!(matches!(classify(json!([])), Frame::Invalid(_)));
+        assert!(matches!(classify(json!({"method": 3})), Frame::Invalid(_)));
+    }
+
+    #[test]
+    fn ids_are_exact_values() {
+        let int = msg(json!({"jsonrpc":"2.0","id":1,"result":{}}));
+        let string = msg(json!({"jsonrpc":"2.0","id":"1","result":{}}));
+        let float = msg(json!({"jsonrpc":"2.0","id":1.0,"result":{}}));
+        assert_eq!(int.id, IdField::Id(RequestId::Int(1)));
+        assert_eq!(string.id, IdField::Id(RequestId::Str("1".into())));
+        assert_eq!(float.id, IdField::Id(RequestId::Num("1.0".into())));
+        assert_eq!(float.problems, vec![Problem::InvalidIdType("a float")]);
+        let (a, b) = (int.id.id().unwrap(), string.id.id().unwrap());
+        assert!(a.loosely_equals(b) && b.loosely_equals(a));
+        assert!(a.loosely_equals(float.id.id().unwrap()));
+        assert!(!a.loosely_equals(a));
+        assert_eq!(b.to_string(), "\"1\"");
+        assert_eq!(a.to_string(), "1");
+    }
+
+    #[test]
+    fn envelope_problems() {
+        let m = msg(json!({"jsonrpc":"1.0","id":true,"result":{},"error":{"code":"x"}}));
+        assert_eq!(
+            m.problems,
+            vec![
+                Problem::JsonrpcVersion("`jsonrpc` is \"1.0\", expected \"2.0\"".into()),
+                Problem::InvalidIdType("a boolean"),
+                Problem::ResultAndError { both: true },
+            ]
+        );
+        let m = msg(json!({"jsonrpc":"2.0","id":2,"error":{"code":"x","message":"m"}}));
+        assert_eq!(
+            m.problems,
+            vec![Problem::MalformedError(
+                "`error.code` is \"x\", expected an integer".into()
+            )]
+        );
+        let m = msg(json!({"jsonrpc":"2.0","id":2,"method":"a","params":[1]}));
+        assert_eq!(m.problems, vec![Problem::ParamsNotObject("an array")]);
+        let m = msg(json!({"jsonrpc":"2.0","id":2}));
+        assert_eq!(m.problems, vec![Problem::ResultAndError { both: false }]);
+    }
+}

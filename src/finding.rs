@@ -1,0 +1,132 @@
+//! Findings: plain data saying which rule fired where, and the collector that
+//! keeps them bounded.
+//!
+//! A finding stores a location and a short message (excerpts of the log are
+//! capped by [`crate::text::excerpt`]), never a whole line.
+
+use indexmap::IndexMap;
+
+use crate::classify::RequestId;
+use crate::reader::{Dir, Timestamp};
+use crate::rules::{Rule, Severity};
+
+/// One rule break (or analysis note) at one place in a log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub rule: Rule,
+    pub severity: Severity,
+    /// Index of the session within its file.
+    pub session: usize,
+    /// 1-based line in the input file.
+    pub line: u64,
+    pub time: Option<Timestamp>,
+    /// Who wrote the line the finding points at.
+    pub dir: Option<Dir>,
+    pub id: Option<RequestId>,
+    pub method: Option<String>,
+    /// Other lines involved (the earlier use of an id, the request a
+    /// response answers, the end of a multi-line message).
+    pub related: Vec<u64>,
+    /// Lowercase, specific, no trailing period.
+    pub message: String,
+}
+
+impl Finding {
+    pub fn new(rule: Rule, line: u64, message: impl Into<String>) -> Finding {
+        Finding {
+            rule,
+            severity: rule.severity(),
+            session: 0,
+            line,
+            time: None,
+            dir: None,
+            id: None,
+            method: None,
+            related: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    pub fn time(mut self, time: Option<&Timestamp>) -> Finding {
+        self.time = time.cloned();
+        self
+    }
+
+    pub fn dir(mut self, dir: Dir) -> Finding {
+        self.dir = Some(dir);
+        self
+    }
+
+    pub fn id(mut self, id: Option<&RequestId>) -> Finding {
+        self.id = id.cloned();
+        self
+    }
+
+    pub fn method(mut self, method: Option<&str>) -> Finding {
+        self.method = method.map(str::to_owned);
+        self
+    }
+
+    pub fn related(mut self, line: u64) -> Finding {
+        self.related.push(line);
+        self
+    }
+}
+
+/// How many findings of one rule a file lists before it only counts them.
+pub const PER_RULE_LIMIT: usize = 200;
+
+/// Collects the findings of one file, at most [`PER_RULE_LIMIT`] per rule.
+#[derive(Debug, Default)]
+pub struct Findings {
+    list: Vec<Finding>,
+    per_rule: IndexMap<Rule, (usize, u64)>,
+    session: usize,
+}
+
+impl Findings {
+    /// Sets the session index stamped on findings from now on.
+    pub fn set_session(&mut self, session: usize) {
+        self.session = session;
+    }
+
+    pub fn push(&mut self, mut finding: Finding) {
+        finding.session = self.session;
+        let entry = self
+            .per_rule
+            .entry(finding.rule)
+            .or_insert((0, finding.line));
+        entry.0 += 1;
+        if entry.0 <= PER_RULE_LIMIT {
+            self.list.push(finding);
+        }
+    }
+
+    /// The first listed finding that matches, to amend it (e.g. with a count).
+    pub fn find_mut(&mut self, pred: impl Fn(&Finding) -> bool) -> Option<&mut Finding> {
+        self.list.iter_mut().find(|f| pred(f))
+    }
+
+    /// The findings sorted by line, then by rule, with a `too-many-findings`
+    /// note for each rule that went over the limit.
+    pub fn finish(mut self) -> Vec<Finding> {
+        for (rule, (count, first_line)) in &self.per_rule {
+            if *count > PER_RULE_LIMIT {
+                let mut note = Finding::new(
+                    Rule::TooManyFindings,
+                    *first_line,
+                    format!(
+                        "{rule} fired {count} times; the first {PER_RULE_LIMIT} are listed, {} more are not",
+                        count - PER_RULE_LIMIT
+                    ),
+                );
+                note.session = self.session;
+                self.list.push(note);
+            }
+        }
+        // Stable: findings on one line keep the order they were found in.
+        self.list
+            .sort_by_key(|f| (f.line, f.rule == Rule::TooManyFindings));
+        self.list
+    }
+}

@@ -1,0 +1,247 @@
+//! The command-line adapter: parse arguments, call the library, map the
+//! outcome to an exit code. No analysis happens here.
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use mcpdbg::check::{self, Options};
+use mcpdbg::protocol::Revision;
+use mcpdbg::reader::Format;
+use mcpdbg::render::{self, OutputFormat, Style};
+use mcpdbg::report::Report;
+use mcpdbg::rules::{Rule, Severity};
+use mcpdbg::session::Config;
+
+/// Debug Model Context Protocol (MCP) sessions over stdio, offline
+///
+/// mcpdbg reads a captured MCP session (JSON-RPC between a host and a server
+/// process), runs it through a session state machine and reports what broke:
+/// hangs, reused ids, stray output on stdout, handshake mistakes, version
+/// downgrades and malformed messages, each with the line, the side and why it
+/// matters.
+#[derive(Parser)]
+#[command(name = "mcpdbg", version, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Check(CheckArgs),
+    Rules(RulesArgs),
+}
+
+/// Analyse captured sessions and report rule breaks
+///
+/// Reads each FILE as one capture (several files are separate sessions,
+/// reported together). The format is detected from the first lines:
+///
+///   native   `[TIMESTAMP] MARKER RAW-LINE`, MARKER one of `>` (client to
+///            server), `<` (server to client), `!` (server stderr), `#`
+///            (event); also `->`/`<-`, `c2s`/`s2c`, `send`/`recv`, `stderr`
+///
+///   ndjson   plain newline-delimited JSON with no markers (a `tee` of the
+///            pipe); directions are inferred
+#[derive(Parser)]
+#[command(after_long_help = CHECK_EXAMPLES)]
+struct CheckArgs {
+    /// Capture files to check; `-` or none reads standard input
+    files: Vec<PathBuf>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Gate the rules on this protocol revision instead of the negotiated one
+    ///
+    /// One of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (or
+    /// `draft`). Useful when the capture starts after the handshake.
+    #[arg(long, value_name = "REV", value_parser = parse_revision)]
+    revision: Option<Revision>,
+
+    /// Report responses slower than this many seconds (needs timestamps)
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    slow: f64,
+
+    /// Exit with status 1 when a finding at or above this severity exists
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+
+    /// Read the input as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    /// When to colour the table output (`auto`: on a terminal, unless NO_COLOR is set)
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+}
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  mcpdbg check session.log
+  mcpdbg check --format json a.log b.log | jq '.files[].findings[].rule'
+  my-wrapper | mcpdbg check -
+  mcpdbg check --revision 2025-06-18 --fail-on warning tail.log
+
+Exit status:
+  0  no finding at or above --fail-on
+  1  findings at or above --fail-on
+  2  usage error, or a file could not be read";
+
+/// List every rule with its severity and summary
+#[derive(Parser)]
+struct RulesArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum InputArg {
+    Native,
+    Ndjson,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+fn parse_revision(s: &str) -> Result<Revision, String> {
+    Revision::parse(s).ok_or_else(|| {
+        let known: Vec<_> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+        format!(
+            "unknown revision; expected one of {} or draft",
+            known.join(", ")
+        )
+    })
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("expected a number of seconds, such as 5 or 0.5".into()),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => run_check(args),
+        Command::Rules(args) => run_rules(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcpdbg: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
+    let options = Options {
+        session: Config {
+            revision: args.revision,
+            slow_seconds: args.slow,
+        },
+        format: args.input.map(|i| match i {
+            InputArg::Native => Format::Native,
+            InputArg::Ndjson => Format::Ndjson,
+        }),
+    };
+    let files = if args.files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.files
+    };
+    let mut report = Report::default();
+    let mut failed = false;
+    for path in &files {
+        let name = path.display().to_string();
+        let input: Box<dyn Read> = if name == "-" {
+            if io::stdin().is_terminal() {
+                eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
+            }
+            Box::new(io::stdin())
+        } else {
+            match File::open(path) {
+                Ok(f) => Box::new(f),
+                Err(e) => {
+                    eprintln!("mcpdbg: cannot open {name}: {e}");
+                    failed = true;
+                    continue;
+                }
+            }
+        };
+        match check::check(&name, input, &options) {
+            Ok(file) => report.files.push(file),
+            Err(e) => {
+                eprintln!("mcpdbg: cannot read {name}: {e}");
+                failed = true;
+            }
+        }
+    }
+    let format = match args.format {
+        FormatArg::Table => OutputFormat::Table,
+        FormatArg::Json => OutputFormat::Json,
+    };
+    let stdout = io::stdout();
+    let style = Style {
+        color: match args.color {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => {
+                stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        },
+    };
+    let mut out = io::BufWriter::new(stdout.lock());
+    render::render(&report, format, style, &mut out)?;
+    out.flush()?;
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    Ok(if failed {
+        ExitCode::from(2)
+    } else if threshold.is_some_and(|t| report.worst().is_some_and(|w| w >= t)) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_rules(args: RulesArgs) -> io::Result<ExitCode> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match args.format {
+        FormatArg::Table => render::table::rules(Rule::ALL, &mut out)?,
+        FormatArg::Json => render::json::rules(Rule::ALL, &mut out)?,
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

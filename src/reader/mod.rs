@@ -1,0 +1,258 @@
+//! Readers: bytes in a log file -> [`Record`]s.
+//!
+//! One submodule per input format. Each reader is a streaming iterator over
+//! records that holds one line at a time; none of them interprets JSON.
+//! Auto-detection looks at a bounded prefix of the input only.
+//! A reader returns `Err` only when the underlying read fails; lines it cannot
+//! understand become [`Body::Unreadable`] records, which later stages report.
+
+use std::fmt;
+use std::io::{self, BufRead, Read};
+
+use chrono::{DateTime, FixedOffset};
+
+pub mod native;
+pub mod ndjson;
+
+/// Who wrote a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dir {
+    /// The client wrote it to the server's stdin.
+    ClientToServer,
+    /// The server wrote it to its stdout.
+    ServerToClient,
+    /// The server wrote it to its stderr.
+    Stderr,
+    /// The format does not say (a plain `tee` of the pipe).
+    Unknown,
+}
+
+impl Dir {
+    /// The wire name used in the JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::ClientToServer => "client-to-server",
+            Dir::ServerToClient => "server-to-client",
+            Dir::Stderr => "server-stderr",
+            Dir::Unknown => "unknown",
+        }
+    }
+
+    /// The side that wrote the line, in prose.
+    pub fn writer(self) -> &'static str {
+        match self {
+            Dir::ClientToServer => "client",
+            Dir::ServerToClient | Dir::Stderr => "server",
+            Dir::Unknown => "unknown side",
+        }
+    }
+
+    /// A short arrow for tables.
+    pub fn arrow(self) -> &'static str {
+        match self {
+            Dir::ClientToServer => "C->S",
+            Dir::ServerToClient => "S->C",
+            Dir::Stderr => "S!",
+            Dir::Unknown => "?",
+        }
+    }
+}
+
+/// A timestamp as written in the log, with its parsed value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timestamp {
+    /// The text exactly as written (zone and precision kept).
+    pub text: Box<str>,
+    pub at: DateTime<FixedOffset>,
+}
+
+impl Timestamp {
+    pub fn parse(text: &str) -> Option<Timestamp> {
+        // Cheap shape check before chrono: `YYYY-MM-DDT...`.
+        let b = text.as_bytes();
+        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+            return None;
+        }
+        DateTime::parse_from_rfc3339(text).ok().map(|at| Timestamp {
+            text: text.into(),
+            at,
+        })
+    }
+
+    /// Seconds from `self` to `later` (negative if `later` is earlier).
+    pub fn seconds_until(&self, later: &Timestamp) -> f64 {
+        let d = later.at.signed_duration_since(self.at);
+        d.num_microseconds()
+            .map(|us| us as f64 / 1e6)
+            .unwrap_or_else(|| d.num_milliseconds() as f64 / 1e3)
+    }
+}
+
+/// What one record holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// A line written to one of the server's streams, without its `\n`
+    /// (a `\r` before it is kept: it is part of what was sent).
+    Line { dir: Dir, bytes: Vec<u8> },
+    /// A session event written by a recorder (`# ...` in the native format).
+    Event(String),
+    /// A line the format cannot interpret, kept for the report.
+    Unreadable(Vec<u8>),
+}
+
+/// One record of a log: a line of traffic with where and when it was seen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// 1-based line number in the input file.
+    pub line: u64,
+    pub time: Option<Timestamp>,
+    pub body: Body,
+    /// False when the input ended without a newline after this record.
+    pub terminated: bool,
+}
+
+/// The input formats mcpdbg reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `[TIMESTAMP] MARKER RAW-LINE`, the format `mcpdbg record` writes.
+    Native,
+    /// Plain newline-delimited JSON with no markers (a `tee` of the pipe).
+    Ndjson,
+}
+
+impl Format {
+    pub const ALL: [Format; 2] = [Format::Native, Format::Ndjson];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::Ndjson => "ndjson",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How much of the input auto-detection looks at.
+const DETECT_BYTES: usize = 64 * 1024;
+const DETECT_LINES: usize = 40;
+
+/// Decides the format from the first lines of the input.
+pub fn detect(prefix: &[u8]) -> Format {
+    let mut native = 0usize;
+    let mut other = 0usize;
+    let lines = prefix
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
+    for line in lines.take(DETECT_LINES) {
+        if native::parse_prefix(line).is_some() {
+            native += 1;
+        } else {
+            other += 1;
+        }
+    }
+    // An empty input is read as native: it has no records either way.
+    if native >= other {
+        Format::Native
+    } else {
+        Format::Ndjson
+    }
+}
+
+/// A streaming source of records.
+pub type Records = Box<dyn Iterator<Item = io::Result<Record>>>;
+
+/// Opens a reader over `input`, detecting the format unless `forced`.
+/// Returns the format used and the records.
+pub fn open(mut input: Box<dyn Read>, forced: Option<Format>) -> io::Result<(Format, Records)> {
+    let mut prefix = Vec::with_capacity(8 * 1024);
+    (&mut input)
+        .take(DETECT_BYTES as u64)
+        .read_to_end(&mut prefix)?;
+    let format = forced.unwrap_or_else(|| detect(&prefix));
+    let source = io::BufReader::with_capacity(64 * 1024, io::Cursor::new(prefix).chain(input));
+    let lines = Lines::new(Box::new(source));
+    let records: Records = match format {
+        Format::Native => Box::new(native::NativeReader::new(lines)),
+        Format::Ndjson => Box::new(ndjson::NdjsonReader::new(lines)),
+    };
+    Ok((format, records))
+}
+
+/// Splits a byte stream into lines, keeping each line's bytes exactly
+/// (without the `\n`) and whether it was terminated.
+pub struct Lines {
+    source: Box<dyn BufRead>,
+    line_no: u64,
+}
+
+impl Lines {
+    pub fn new(source: Box<dyn BufRead>) -> Lines {
+        Lines { source, line_no: 0 }
+    }
+
+    /// The next line as `(line number, bytes, terminated)`.
+    pub fn next_line(&mut self) -> io::Result<Option<(u64, Vec<u8>, bool)>> {
+        let mut buf = Vec::new();
+        let n = self.source.read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line_no += 1;
+        let terminated = buf.last() == Some(&b'\n');
+        if terminated {
+            buf.pop();
+        }
+        Ok(Some((self.line_no, buf, terminated)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(input: &'static [u8], forced: Option<Format>) -> (Format, Vec<Record>) {
+        let (format, records) = open(Box::new(input), forced).unwrap();
+        (format, records.map(Result::unwrap).collect())
+    }
+
+    #[test]
+    fn detects_native_with_and_without_timestamps() {
+        assert_eq!(
+            detect(b"2026-01-01T00:00:00Z > {}\n2026-01-01T00:00:00Z < {}\n"),
+            Format::Native
+        );
+        assert_eq!(detect(b"> {}\n< {}\n! hello\n"), Format::Native);
+        assert_eq!(detect(b"-> {}\n<- {}\n"), Format::Native);
+        assert_eq!(detect(b"{\"jsonrpc\":\"2.0\"}\n{}\n"), Format::Ndjson);
+        assert_eq!(detect(b"banner\n{\"a\":1}\n{\"b\":1}\n"), Format::Ndjson);
+        assert_eq!(detect(b""), Format::Native);
+    }
+
+    #[test]
+    fn keeps_line_numbers_and_termination() {
+        let (format, recs) = read_all(b"> a\n\n< b", None);
+        assert_eq!(format, Format::Native);
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[0].line, 1);
+        assert_eq!(recs[2].line, 3);
+        assert!(recs[0].terminated && !recs[2].terminated);
+    }
+
+    #[test]
+    fn timestamps_keep_their_text() {
+        let t = Timestamp::parse("2026-03-01T10:00:00.123456+02:00").unwrap();
+        assert_eq!(&*t.text, "2026-03-01T10:00:00.123456+02:00");
+        let u = Timestamp::parse("2026-03-01T08:00:01.123456Z").unwrap();
+        assert!((t.seconds_until(&u) - 1.0).abs() < 1e-9);
+        assert!(Timestamp::parse("yesterday").is_none());
+    }
+}

@@ -1,0 +1,129 @@
+//! The JSON output: one document, versioned. This file is the only place
+//! that knows the wire schema; it builds it field by field from the report,
+//! so renaming a domain type cannot change the output by accident.
+//!
+//! Schema version 1:
+//! `{"version": 1, "files": [FILE], "summary": {"error", "warning", "info"}}`;
+//! FILE is `{"path", "format", "sessions": [SESSION], "findings": [FINDING]}`;
+//! SESSION is `{"era", "protocol_version", "requested_version", "revision",
+//! "client", "server", "messages", "pending", "first_line", "last_line",
+//! "mid_session"}`; FINDING is `{"rule", "severity", "session", "line",
+//! "message"}` plus, where known, `"time"`, `"direction"`, `"id"`,
+//! `"method"` and `"related"`.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value, json};
+
+use crate::finding::Finding;
+use crate::report::{FileReport, Report};
+use crate::rules::Rule;
+use crate::session::{Implementation, Side, Summary};
+
+/// The version of the JSON schema. Bump it when a field changes meaning or
+/// disappears; adding a field does not bump it.
+pub const SCHEMA_VERSION: u64 = 1;
+
+pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let [info, warning, error] = report.tally();
+    let doc = json!({
+        "version": SCHEMA_VERSION,
+        "files": report.files.iter().map(file).collect::<Vec<_>>(),
+        "summary": {"error": error, "warning": warning, "info": info},
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.write_all(b"\n")
+}
+
+fn file(f: &FileReport) -> Value {
+    json!({
+        "path": f.path,
+        "format": f.format.as_str(),
+        "sessions": f.sessions.iter().map(session).collect::<Vec<_>>(),
+        "findings": f.findings.iter().map(finding).collect::<Vec<_>>(),
+    })
+}
+
+fn implementation(i: &Option<Implementation>) -> Value {
+    match i {
+        Some(i) => json!({"name": i.name, "version": i.version}),
+        None => Value::Null,
+    }
+}
+
+fn session(s: &Summary) -> Value {
+    let c = &s.counts;
+    json!({
+        "era": s.era.map(|e| e.as_str()),
+        "protocol_version": s.protocol_version,
+        "requested_version": s.requested_version,
+        "revision": s.revision.map(|r| r.as_str()),
+        "client": implementation(&s.client),
+        "server": implementation(&s.server),
+        "messages": {
+            "client_to_server": c.messages[Side::Client as usize],
+            "server_to_client": c.messages[Side::Server as usize],
+            "unknown_direction": c.messages[Side::Unknown as usize],
+            "server_stderr": c.stderr,
+            "non_message_lines": c.noise.iter().sum::<u64>(),
+        },
+        "pending": s.pending.iter().map(|p| json!({
+            "id": p.id.to_json(),
+            "method": p.method,
+            "direction": p.dir.as_str(),
+            "line": p.line,
+        })).collect::<Vec<_>>(),
+        "first_line": s.first_line,
+        "last_line": s.last_line,
+        "mid_session": s.mid_session,
+    })
+}
+
+fn finding(f: &Finding) -> Value {
+    let mut m = Map::new();
+    m.insert("rule".into(), f.rule.name().into());
+    m.insert("severity".into(), f.severity.as_str().into());
+    m.insert("session".into(), f.session.into());
+    m.insert("line".into(), f.line.into());
+    m.insert("message".into(), f.message.clone().into());
+    if let Some(t) = &f.time {
+        m.insert("time".into(), (*t.text).into());
+    }
+    if let Some(d) = f.dir {
+        m.insert("direction".into(), d.as_str().into());
+    }
+    if let Some(id) = &f.id {
+        m.insert("id".into(), id.to_json());
+    }
+    if let Some(method) = &f.method {
+        m.insert("method".into(), method.clone().into());
+    }
+    if !f.related.is_empty() {
+        m.insert("related".into(), f.related.clone().into());
+    }
+    Value::Object(m)
+}
+
+/// The rule catalogue as JSON: `{"version": 1, "rules": [{"name", "severity",
+/// "group", "revisions", "summary", "explanation"}]}`.
+pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
+    let list: Vec<Value> = rules
+        .iter()
+        .map(|r| {
+            let i = r.info();
+            json!({
+                "name": i.name,
+                "severity": i.severity.as_str(),
+                "group": i.group.as_str(),
+                "revisions": i.revisions,
+                "summary": i.summary,
+                "explanation": i.explanation,
+            })
+        })
+        .collect();
+    serde_json::to_writer_pretty(
+        &mut *out,
+        &json!({"version": SCHEMA_VERSION, "rules": list}),
+    )?;
+    out.write_all(b"\n")
+}

@@ -1,0 +1,37 @@
+//! Renderers: a [`Report`] -> bytes on a writer. One file per output format;
+//! the format enum is matched only here.
+
+use std::io::{self, Write};
+
+use crate::report::Report;
+
+pub mod json;
+pub mod table;
+
+/// The output formats of `check`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Human-readable tables.
+    Table,
+    /// One versioned JSON document.
+    Json,
+}
+
+/// How human output should look.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    pub color: bool,
+}
+
+/// Writes the report in the chosen format.
+pub fn render(
+    report: &Report,
+    format: OutputFormat,
+    style: Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match format {
+        OutputFormat::Table => table::render(report, style, out),
+        OutputFormat::Json => json::render(report, out),
+    }
+}

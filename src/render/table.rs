@@ -1,0 +1,236 @@
+//! The human report: a session summary and a findings table per file, made
+//! with `tabled` (the only module that uses it). Every piece of text that
+//! comes from the log is escaped before it reaches the terminal.
+
+use std::io::{self, Write};
+
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Style as TableStyle, Width};
+
+use crate::finding::Finding;
+use crate::report::{FileReport, Report};
+use crate::rules::{Rule, Severity};
+use crate::session::{Implementation, Side, Summary};
+use crate::text::escape_control;
+
+use super::Style;
+
+/// The width the message column wraps at.
+const MESSAGE_WIDTH: usize = 72;
+
+pub fn render(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    for (i, file) in report.files.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        render_file(file, style, out)?;
+    }
+    let [info, warning, error] = report.tally();
+    writeln!(
+        out,
+        "{} error{}, {} warning{}, {} info",
+        error,
+        if error == 1 { "" } else { "s" },
+        warning,
+        if warning == 1 { "" } else { "s" },
+        info
+    )
+}
+
+fn render_file(file: &FileReport, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let path = if file.path == "-" {
+        "<stdin>".to_string()
+    } else {
+        escape_control(&file.path).into_owned()
+    };
+    writeln!(out, "{path} ({} format)", file.format)?;
+    let many = file.sessions.len() > 1;
+    for (n, session) in file.sessions.iter().enumerate() {
+        if many {
+            writeln!(out, "session {} of {}", n + 1, file.sessions.len())?;
+        }
+        writeln!(out, "{}", summary(session))?;
+    }
+    if file.findings.is_empty() {
+        writeln!(out, "no findings")?;
+        return Ok(());
+    }
+    writeln!(out, "{}", findings(&file.findings, many, style))?;
+    Ok(())
+}
+
+fn implementation(i: &Option<Implementation>) -> String {
+    match i {
+        Some(Implementation {
+            name,
+            version: Some(v),
+        }) => format!("{name} {v}"),
+        Some(Implementation {
+            name,
+            version: None,
+        }) => name.clone(),
+        None => "-".to_string(),
+    }
+}
+
+fn summary(s: &Summary) -> String {
+    let mut b = Rows::default();
+    let era = match (s.era, s.mid_session) {
+        (Some(era), false) => era.as_str().to_string(),
+        (Some(era), true) => format!("{} (the log starts mid-session)", era.as_str()),
+        (None, _) => "unknown".to_string(),
+    };
+    b.push_record(["era", &era]);
+    let version = match (&s.protocol_version, &s.requested_version) {
+        (Some(p), Some(r)) if p == r => p.clone(),
+        (Some(p), Some(r)) => format!("{p} (client asked for {r})"),
+        (Some(p), None) => p.clone(),
+        (None, Some(r)) => format!("not negotiated (client asked for {r})"),
+        (None, None) => "-".to_string(),
+    };
+    b.push_record(["protocol version", &version]);
+    b.push_record(["client", &implementation(&s.client)]);
+    b.push_record(["server", &implementation(&s.server)]);
+    let c = &s.counts;
+    let mut messages = format!(
+        "{} client->server, {} server->client",
+        c.messages[Side::Client as usize],
+        c.messages[Side::Server as usize]
+    );
+    let unknown = c.messages[Side::Unknown as usize];
+    if unknown > 0 {
+        messages.push_str(&format!(", {unknown} of unknown direction"));
+    }
+    messages.push_str(&format!(", {} stderr lines", c.stderr));
+    let noise: u64 = c.noise.iter().sum();
+    if noise > 0 {
+        messages.push_str(&format!(", {noise} non-message lines"));
+    }
+    b.push_record(["messages", &messages]);
+    let open = if s.pending.is_empty() {
+        "none".to_string()
+    } else {
+        s.pending
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} id {} (line {}, {})",
+                    p.method,
+                    p.id,
+                    p.line,
+                    p.dir.arrow()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    b.push_record(["open requests", &open]);
+    let mut table = b.build();
+    table.with(TableStyle::rounded());
+    table.modify(
+        Columns::one(1),
+        Width::wrap(MESSAGE_WIDTH + 20).keep_words(true),
+    );
+    table.to_string()
+}
+
+/// Key-value rows whose values are escaped (they come from the log).
+#[derive(Default)]
+struct Rows(Builder);
+
+impl Rows {
+    fn push_record(&mut self, [key, value]: [&str; 2]) {
+        let lines: Vec<_> = value.split('\n').map(escape_control).collect();
+        self.0.push_record([key.to_string(), lines.join("\n")]);
+    }
+
+    fn build(self) -> tabled::Table {
+        self.0.build()
+    }
+}
+
+fn paint(severity: Severity, color: bool) -> String {
+    if !color {
+        return severity.as_str().to_string();
+    }
+    let code = match severity {
+        Severity::Error => "1;31",
+        Severity::Warning => "33",
+        Severity::Info => "36",
+    };
+    format!("\x1b[{code}m{}\x1b[0m", severity.as_str())
+}
+
+fn findings(list: &[Finding], many_sessions: bool, style: Style) -> String {
+    let timed = list.iter().any(|f| f.time.is_some());
+    let mut b = Builder::default();
+    let mut header = vec!["severity", "rule", "line"];
+    if timed {
+        header.push("time");
+    }
+    header.push("message");
+    b.push_record(header);
+    for f in list {
+        let mut row = vec![
+            paint(f.severity, style.color),
+            f.rule.name().to_string(),
+            if many_sessions {
+                format!("{} (s{})", f.line, f.session + 1)
+            } else {
+                f.line.to_string()
+            },
+        ];
+        if timed {
+            row.push(
+                f.time
+                    .as_ref()
+                    .map_or(String::new(), |t| time_of_day(&t.text)),
+            );
+        }
+        row.push(escape_control(&f.message).into_owned());
+        b.push_record(row);
+    }
+    let mut table = b.build();
+    table.with(TableStyle::rounded());
+    table.modify(Columns::last(), Width::wrap(MESSAGE_WIDTH).keep_words(true));
+    table.to_string()
+}
+
+/// The rule catalogue as a table.
+pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
+    let mut b = Builder::default();
+    b.push_record(["rule", "severity", "group", "summary"]);
+    for rule in rules {
+        let info = rule.info();
+        b.push_record([
+            info.name,
+            info.severity.as_str(),
+            info.group.as_str(),
+            info.summary,
+        ]);
+    }
+    let mut table = b.build();
+    table.with(TableStyle::rounded());
+    table.modify(Columns::last(), Width::wrap(MESSAGE_WIDTH).keep_words(true));
+    writeln!(out, "{table}")
+}
+
+/// `2026-07-28T10:00:03.120456Z` -> `10:00:03.120`.
+fn time_of_day(text: &str) -> String {
+    let t = text.get(11..).unwrap_or(text);
+    let end = t.find(['Z', 'z', '+', '-']).unwrap_or(t.len()).min(12);
+    escape_control(&t[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_of_day() {
+        assert_eq!(time_of_day("2026-07-28T10:00:03.120456Z"), "10:00:03.120");
+        assert_eq!(time_of_day("2026-07-28T10:00:03+02:00"), "10:00:03");
+        assert_eq!(time_of_day("2026-07-28 10:00:03.5-05:00"), "10:00:03.5");
+    }
+}

@@ -1,0 +1,1183 @@
+//! The session state machine: transport items -> findings and a summary.
+//!
+//! Tracks the handshake and era, the requests each side has open and the ids
+//! each side has used, and reports the envelope, lifecycle and pairing rules
+//! as it goes. At the end, what is still open becomes hangs. It does no I/O
+//! and never reads the clock: all time comes from the log's timestamps.
+//! Memory grows with open requests and used ids, not with the log's size.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::classify::{IdField, Kind, Message, Problem, RequestId};
+use crate::finding::{Finding, Findings};
+use crate::protocol::{self, Era, Revision, Shape};
+use crate::reader::{Dir, Timestamp};
+use crate::rules::Rule;
+use crate::text::{duration, excerpt};
+use crate::transport::{At, Item};
+
+/// What the user told us about the session.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Overrides the revision read from the log.
+    pub revision: Option<Revision>,
+    /// Responses slower than this many seconds are reported.
+    pub slow_seconds: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            revision: None,
+            slow_seconds: 5.0,
+        }
+    }
+}
+
+/// The sender of a request: each side has its own id namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    Client,
+    Server,
+    /// A plain log where the sender could not be inferred.
+    Unknown,
+}
+
+impl Side {
+    fn of(dir: Dir) -> Side {
+        match dir {
+            Dir::ClientToServer => Side::Client,
+            Dir::ServerToClient | Dir::Stderr => Side::Server,
+            Dir::Unknown => Side::Unknown,
+        }
+    }
+
+    fn dir(self) -> Dir {
+        match self {
+            Side::Client => Dir::ClientToServer,
+            Side::Server => Dir::ServerToClient,
+            Side::Unknown => Dir::Unknown,
+        }
+    }
+
+    fn other(self) -> Side {
+        match self {
+            Side::Client => Side::Server,
+            Side::Server => Side::Client,
+            Side::Unknown => Side::Unknown,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Client => "client",
+            Side::Server => "server",
+            Side::Unknown => "unknown side",
+        }
+    }
+}
+
+/// A peer's `name` and `version` as it declared them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementation {
+    pub name: String,
+    pub version: Option<String>,
+}
+
+impl Implementation {
+    fn from_value(v: Option<&Value>) -> Option<Implementation> {
+        let v = v?;
+        Some(Implementation {
+            name: v.get("name")?.as_str()?.to_string(),
+            version: v.get("version").and_then(Value::as_str).map(str::to_owned),
+        })
+    }
+}
+
+/// Running counts, per side, used for the summary and for hang stories
+/// ("after the request, the server answered 3 others").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Messages sent, indexed by [`Side`].
+    pub messages: [u64; 3],
+    /// Responses sent, indexed by [`Side`].
+    pub responses: [u64; 3],
+    /// Lines on a JSON stream that were not messages, indexed by [`Side`].
+    pub noise: [u64; 3],
+    pub stderr: u64,
+}
+
+/// A request waiting for its response.
+#[derive(Clone, Debug)]
+struct Open {
+    line: u64,
+    time: Option<Timestamp>,
+    method: Box<str>,
+    /// The tool, prompt or resource it is about, when the params say.
+    subject: Option<Box<str>>,
+    cancelled: Option<At>,
+    counts: Counts,
+}
+
+/// An id a side has used: where first, and where it was answered.
+#[derive(Clone, Copy, Debug)]
+struct Used {
+    line: u64,
+    answered: Option<u64>,
+}
+
+/// Where the handshake stands.
+#[derive(Clone, Debug, PartialEq)]
+enum Phase {
+    /// No client message yet.
+    Fresh,
+    /// The client probed with `server/discover` and waits for the answer.
+    Probing,
+    /// `initialize` sent (its id, if it had a usable one).
+    Initializing(Option<RequestId>),
+    /// `initialize` answered; waiting for `notifications/initialized`.
+    AwaitInitialized { result_line: u64 },
+    /// `initialize` was answered with an error; a retry is allowed.
+    Failed,
+    /// Working: handshake done, modern era, or a log that starts mid-session.
+    Ready,
+}
+
+/// A request still open when the log ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenRequest {
+    pub id: RequestId,
+    pub method: String,
+    pub dir: Dir,
+    pub line: u64,
+}
+
+/// What the session established, for the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub era: Option<Era>,
+    pub requested_version: Option<String>,
+    pub protocol_version: Option<String>,
+    /// The revision the rules were gated on.
+    pub revision: Option<Revision>,
+    pub client: Option<Implementation>,
+    pub server: Option<Implementation>,
+    pub counts: Counts,
+    pub pending: Vec<OpenRequest>,
+    pub first_line: Option<u64>,
+    pub last_line: Option<u64>,
+    pub first_time: Option<Timestamp>,
+    pub last_time: Option<Timestamp>,
+    pub mid_session: bool,
+}
+
+/// Direction inference bookkeeping for logs without markers.
+#[derive(Debug, Default)]
+struct Inference {
+    seen: u64,
+    placed: u64,
+    unplaced: u64,
+    first_unplaced: Option<u64>,
+    text_lines: u64,
+    first_text: Option<u64>,
+}
+
+/// One MCP session being analysed.
+pub struct Session {
+    config: Config,
+    era: Option<Era>,
+    phase: Phase,
+    requested: Option<String>,
+    negotiated: Option<String>,
+    client: Option<Implementation>,
+    server: Option<Implementation>,
+    open: [IndexMap<RequestId, Open>; 3],
+    used: [HashMap<RequestId, Used>; 3],
+    counts: Counts,
+    known_start: bool,
+    mid_session: bool,
+    first: Option<At>,
+    last: Option<At>,
+    last_stderr: Option<(u64, String)>,
+    exit: Option<(u64, String)>,
+    inference: Inference,
+}
+
+impl Session {
+    pub fn new(config: Config) -> Session {
+        Session {
+            config,
+            era: None,
+            phase: Phase::Fresh,
+            requested: None,
+            negotiated: None,
+            client: None,
+            server: None,
+            open: Default::default(),
+            used: Default::default(),
+            counts: Counts::default(),
+            known_start: false,
+            mid_session: false,
+            first: None,
+            last: None,
+            last_stderr: None,
+            exit: None,
+            inference: Inference::default(),
+        }
+    }
+
+    /// True until the session has seen a message.
+    pub fn is_empty(&self) -> bool {
+        self.counts.messages.iter().sum::<u64>() == 0
+    }
+
+    fn era(&self) -> Option<Era> {
+        self.config.revision.map(Revision::era).or(self.era)
+    }
+
+    /// The revision rules are gated on: `--revision`, else the negotiated
+    /// one, else the one the client asked for.
+    pub fn revision(&self) -> Option<Revision> {
+        self.config
+            .revision
+            .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
+            .or_else(|| self.requested.as_deref().and_then(Revision::parse))
+    }
+
+    /// Whether reusing an answered request id breaks the negotiated revision.
+    fn reuse_after_completion_forbidden(&self) -> bool {
+        match self.revision() {
+            Some(rev) => rev <= Revision::V2025_11_25,
+            None => self.era() == Some(Era::Legacy),
+        }
+    }
+
+    fn touch(&mut self, at: &At) {
+        if self.first.is_none() {
+            self.first = Some(at.clone());
+        }
+        let time = at
+            .time
+            .clone()
+            .or_else(|| self.last.as_ref().and_then(|l| l.time.clone()));
+        self.last = Some(At {
+            line: at.line,
+            time,
+        });
+    }
+
+    /// Takes one item from the transport.
+    pub fn observe(&mut self, item: Item, findings: &mut Findings) {
+        match item {
+            Item::Message { at, dir, msg } => {
+                self.touch(&at);
+                self.message(&at, dir, msg, findings);
+            }
+            Item::Batch { at, dir, items } => {
+                self.touch(&at);
+                self.batch(&at, dir, items, findings);
+            }
+            Item::Stderr { at, text } => {
+                self.touch(&at);
+                self.counts.stderr += 1;
+                self.last_stderr = Some((at.line, text));
+            }
+            Item::Noise { at, dir } => {
+                self.touch(&at);
+                self.counts.noise[Side::of(dir).index()] += 1;
+                if dir == Dir::Unknown {
+                    self.inference.text_lines += 1;
+                    self.inference.first_text.get_or_insert(at.line);
+                }
+            }
+            Item::Event { at, text } => {
+                self.touch(&at);
+                let lower = text.trim().to_ascii_lowercase();
+                if lower.starts_with("start") && self.is_empty() {
+                    self.known_start = true;
+                } else if lower.contains("exit") || lower.contains("killed by signal") {
+                    self.exit = Some((at.line, excerpt(text.trim())));
+                }
+            }
+        }
+    }
+
+    fn batch(
+        &mut self,
+        at: &At,
+        dir: Dir,
+        items: Vec<Result<Message, String>>,
+        findings: &mut Findings,
+    ) {
+        let has_initialize = items.iter().any(|m| {
+            m.as_ref()
+                .is_ok_and(|m| m.method.as_deref() == Some("initialize"))
+        });
+        let problem = match self.revision() {
+            Some(Revision::V2025_03_26) if has_initialize => {
+                Some("`initialize` must not be part of a batch, even under 2025-03-26".to_string())
+            }
+            Some(Revision::V2025_03_26) | None => None,
+            Some(rev) => Some(format!(
+                "batches are legal only under 2025-03-26 and this session uses {rev}; the receiver rejects the whole line"
+            )),
+        };
+        if let Some(problem) = problem {
+            findings.push(
+                Finding::new(
+                    Rule::Batch,
+                    at.line,
+                    format!(
+                        "{} sent a batch of {} messages: {problem}",
+                        dir.writer(),
+                        items.len()
+                    ),
+                )
+                .time(at.time.as_ref())
+                .dir(dir),
+            );
+        }
+        for item in items {
+            match item {
+                Ok(msg) => self.message(at, dir, msg, findings),
+                Err(why) => findings.push(
+                    Finding::new(
+                        Rule::InvalidMessage,
+                        at.line,
+                        format!(
+                            "{} sent a batch element that is not a message: {why}",
+                            dir.writer()
+                        ),
+                    )
+                    .time(at.time.as_ref())
+                    .dir(dir),
+                ),
+            }
+        }
+    }
+
+    fn message(&mut self, at: &At, dir: Dir, msg: Message, findings: &mut Findings) {
+        let dir = if dir == Dir::Unknown {
+            self.infer(&msg)
+        } else {
+            dir
+        };
+        let side = Side::of(dir);
+        self.counts.messages[side.index()] += 1;
+        let report = |rule: Rule, text: String| {
+            Finding::new(rule, at.line, text)
+                .time(at.time.as_ref())
+                .dir(dir)
+                .id(msg.id.id())
+                .method(msg.method.as_deref())
+        };
+        for problem in &msg.problems {
+            let f = match problem {
+                Problem::JsonrpcVersion(what) => report(
+                    Rule::JsonrpcVersion,
+                    format!("{} message: {what}", dir.writer()),
+                ),
+                Problem::InvalidIdType(what) => report(
+                    Rule::InvalidIdType,
+                    format!(
+                        "{} {} id is {what}; MCP ids are strings or integers",
+                        dir.writer(),
+                        kind_name(msg.kind)
+                    ),
+                ),
+                Problem::ResultAndError { both: true } => report(
+                    Rule::ResultAndError,
+                    format!("{} response has both `result` and `error`", dir.writer()),
+                ),
+                Problem::ResultAndError { both: false } => report(
+                    Rule::ResultAndError,
+                    format!("{} response has neither `result` nor `error`", dir.writer()),
+                ),
+                Problem::MalformedError(what) => report(
+                    Rule::MalformedError,
+                    format!("{} error response: {what}", dir.writer()),
+                ),
+                Problem::ParamsNotObject(what) => report(
+                    Rule::ParamsNotObject,
+                    format!(
+                        "`params` of {} is {what}, expected an object",
+                        msg.method.as_deref().unwrap_or("message")
+                    ),
+                ),
+            };
+            findings.push(f);
+        }
+        if let Some(name) = &msg.method {
+            self.check_method(name, msg.kind, side, &report, findings);
+        }
+        match msg.kind {
+            Kind::Request => self.request(at, side, &msg, &report, findings),
+            Kind::Notification => self.notification(at, side, &msg, &report, findings),
+            Kind::Response => {
+                self.counts.responses[side.index()] += 1;
+                self.response(at, side, &msg, &report, findings);
+            }
+        }
+    }
+
+    /// Infers the writer of a message in a log without direction markers.
+    fn infer(&mut self, msg: &Message) -> Dir {
+        self.inference.seen += 1;
+        let side = match msg.kind {
+            Kind::Request | Kind::Notification => {
+                let name = msg.method.as_deref().unwrap_or_default();
+                match protocol::method(name).map(|m| m.sender) {
+                    Some(protocol::Sender::Client) => Side::Client,
+                    Some(protocol::Sender::Server) => Side::Server,
+                    _ if name == "notifications/cancelled" => {
+                        // The canceller is the side that sent the request.
+                        let id = msg
+                            .params()
+                            .and_then(|p| p.get("requestId"))
+                            .and_then(|v| RequestId::from_json(v));
+                        id.map_or(Side::Unknown, |id| {
+                            self.opener_of(&id).unwrap_or(Side::Unknown)
+                        })
+                    }
+                    _ => Side::Unknown,
+                }
+            }
+            // A response goes the opposite way of the request it answers.
+            Kind::Response => msg
+                .id
+                .id()
+                .and_then(|id| self.opener_of(id))
+                .map_or(Side::Unknown, Side::other),
+        };
+        if side == Side::Unknown {
+            self.inference.unplaced += 1;
+            if self.inference.first_unplaced.is_none() {
+                self.inference.first_unplaced = self.last.as_ref().map(|a| a.line);
+            }
+        } else {
+            self.inference.placed += 1;
+        }
+        side.dir()
+    }
+
+    /// The one side that has `id` open, if exactly one does.
+    fn opener_of(&self, id: &RequestId) -> Option<Side> {
+        let mut sides = [Side::Client, Side::Server, Side::Unknown]
+            .into_iter()
+            .filter(|s| self.open[s.index()].contains_key(id));
+        let first = sides.next()?;
+        sides.next().is_none().then_some(first)
+    }
+
+    fn check_method(
+        &self,
+        name: &str,
+        kind: Kind,
+        side: Side,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let Some(info) = protocol::method(name) else {
+            if !protocol::is_extension_method(name) {
+                let hint = match protocol::did_you_mean(name) {
+                    Some(known) => format!("; did you mean `{known}`?"),
+                    None => String::new(),
+                };
+                findings.push(report(
+                    Rule::UnknownMethod,
+                    format!("method `{name}` is not defined by any MCP revision{hint}"),
+                ));
+            }
+            return;
+        };
+        let allowed = match info.sender {
+            protocol::Sender::Either => true,
+            protocol::Sender::Client => side != Side::Server,
+            protocol::Sender::Server => side != Side::Client,
+        };
+        if !allowed {
+            findings.push(report(
+                Rule::WrongDirection,
+                format!(
+                    "{} sent `{name}`, which only the {} sends",
+                    side.as_str(),
+                    side.other().as_str()
+                ),
+            ));
+        }
+        match (kind, info.shape) {
+            (Kind::Request, Shape::Notification) => findings.push(report(
+                Rule::NotificationWithId,
+                format!("notification `{name}` carries an id; the receiver treats it as a request and the sender waits for nothing"),
+            )),
+            (Kind::Notification, Shape::Request) => findings.push(report(
+                Rule::RequestWithoutId,
+                format!("request `{name}` has no id, so it is a notification: it is never answered"),
+            )),
+            _ => {}
+        }
+    }
+
+    fn request(
+        &mut self,
+        at: &At,
+        side: Side,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let method = msg.method.as_deref().unwrap_or_default();
+        let is_notification_method =
+            protocol::method(method).is_some_and(|m| m.shape == Shape::Notification);
+        if msg.id == IdField::Null {
+            findings.push(report(
+                Rule::NullId,
+                format!("{} request `{method}` has id null; MCP ids are strings or integers, so no response can be matched to it", side.as_str()),
+            ));
+        }
+        if let (Some(id), false) = (msg.id.id(), is_notification_method) {
+            self.track(at, side, id, msg, report, findings);
+        }
+        self.lifecycle(side, msg, report, findings);
+    }
+
+    fn track(
+        &mut self,
+        at: &At,
+        side: Side,
+        id: &RequestId,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let method = msg.method.as_deref().unwrap_or_default();
+        let open = &self.open[side.index()];
+        if let Some(prev) = open.get(id) {
+            findings.push(
+                report(
+                    Rule::IdReuse,
+                    format!(
+                        "{} reused id {id} for `{method}` while its `{}` from line {} is still unanswered; a response cannot tell them apart",
+                        side.as_str(),
+                        prev.method,
+                        prev.line
+                    ),
+                )
+                .related(prev.line),
+            );
+        } else if let Some(used) = self.used[side.index()].get(id) {
+            if self.reuse_after_completion_forbidden() {
+                let rev = self
+                    .revision()
+                    .map_or("the legacy revisions".to_string(), |r| r.to_string());
+                findings.push(
+                    report(
+                        Rule::IdReuse,
+                        format!(
+                            "{} reused id {id} (first used at line {}) for `{method}`; ids must be unique for the session under {rev}",
+                            side.as_str(),
+                            used.line
+                        ),
+                    )
+                    .related(used.line),
+                );
+            }
+        }
+        let subject = msg.params().and_then(|p| {
+            ["name", "uri"]
+                .iter()
+                .find_map(|k| p.get(*k).and_then(Value::as_str))
+                .map(|s| excerpt(s).into_boxed_str())
+        });
+        self.open[side.index()].insert(
+            id.clone(),
+            Open {
+                line: at.line,
+                time: at.time.clone(),
+                method: method.into(),
+                subject,
+                cancelled: None,
+                counts: self.counts,
+            },
+        );
+        self.used[side.index()].insert(
+            id.clone(),
+            Used {
+                line: at.line,
+                answered: None,
+            },
+        );
+    }
+
+    fn notification(
+        &mut self,
+        at: &At,
+        side: Side,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        if msg.method.as_deref() == Some("notifications/cancelled") {
+            let id = msg
+                .params()
+                .and_then(|p| p.get("requestId"))
+                .and_then(RequestId::from_json);
+            if let Some(open) = id.and_then(|id| self.open[side.index()].get_mut(&id)) {
+                open.cancelled = Some(at.clone());
+            }
+        }
+        self.lifecycle(side, msg, report, findings);
+    }
+
+    /// The handshake, for client messages and early server requests.
+    fn lifecycle(
+        &mut self,
+        side: Side,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let method = msg.method.as_deref().unwrap_or_default();
+        if side == Side::Server {
+            let before_initialized = !matches!(self.phase, Phase::Ready) && !self.mid_session;
+            if msg.kind == Kind::Request
+                && method != "ping"
+                && before_initialized
+                && self.era() == Some(Era::Legacy)
+            {
+                findings.push(report(
+                    Rule::RequestBeforeInitialized,
+                    format!("server sent `{method}` before the client completed the handshake with `notifications/initialized`"),
+                ));
+            }
+            return;
+        }
+        if side != Side::Client {
+            return;
+        }
+        let modern_version = msg
+            .meta_str(protocol::META_PROTOCOL_VERSION)
+            .map(str::to_owned);
+        match (&self.phase, method) {
+            (Phase::Fresh | Phase::Probing | Phase::Failed, "initialize") => {
+                self.start_initialize(msg, report, findings)
+            }
+            (Phase::Fresh, "server/discover") => {
+                self.phase = Phase::Probing;
+                self.set_requested(modern_version, report, findings);
+                self.client = self
+                    .client
+                    .take()
+                    .or_else(|| Implementation::from_value(msg.meta(protocol::META_CLIENT_INFO)));
+            }
+            (Phase::Fresh | Phase::Probing, _) if modern_version.is_some() => {
+                self.era = Some(Era::Modern);
+                self.phase = Phase::Ready;
+                self.set_requested(modern_version, report, findings);
+                self.client = self
+                    .client
+                    .take()
+                    .or_else(|| Implementation::from_value(msg.meta(protocol::META_CLIENT_INFO)));
+            }
+            (Phase::Fresh, _) => {
+                self.era = Some(Era::Legacy);
+                self.phase = Phase::Ready;
+                if self.known_start {
+                    findings.push(report(
+                        Rule::MissingInitialize,
+                        format!("the session starts with `{method}` instead of `initialize`; the server has not been initialised"),
+                    ));
+                } else {
+                    self.mid_session = true;
+                    findings.push(report(
+                        Rule::StartsMidSession,
+                        format!(
+                            "the first client message is `{method}`, not a handshake: the capture starts mid-session, so handshake and revision rules stay silent{}",
+                            if self.config.revision.is_some() { "" } else { " (set --revision to enable the revision rules)" }
+                        ),
+                    ));
+                }
+            }
+            (
+                Phase::Initializing(_) | Phase::AwaitInitialized { .. } | Phase::Ready,
+                "initialize",
+            ) => {
+                if self.era() != Some(Era::Modern) && !self.mid_session {
+                    findings.push(report(
+                        Rule::InitializeRepeated,
+                        "`initialize` sent again in a session that was already initialised"
+                            .to_string(),
+                    ));
+                }
+            }
+            (Phase::AwaitInitialized { .. }, "notifications/initialized") => {
+                self.phase = Phase::Ready
+            }
+            (
+                Phase::Initializing(_)
+                | Phase::AwaitInitialized { .. }
+                | Phase::Failed
+                | Phase::Probing,
+                _,
+            ) if msg.kind == Kind::Request && method != "ping" && method != "server/discover" => {
+                let waiting_for = if matches!(self.phase, Phase::AwaitInitialized { .. }) {
+                    "before sending `notifications/initialized`"
+                } else {
+                    "before the server answered `initialize`"
+                };
+                findings.push(report(
+                    Rule::RequestBeforeInitialized,
+                    format!("client sent `{method}` {waiting_for}"),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    fn start_initialize(
+        &mut self,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        self.era = Some(Era::Legacy);
+        self.phase = Phase::Initializing(msg.id.id().cloned());
+        let params = msg.params();
+        let version = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.set_requested(version, report, findings);
+        self.client = Implementation::from_value(params.and_then(|p| p.get("clientInfo")));
+    }
+
+    fn set_requested(
+        &mut self,
+        version: Option<String>,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        if let Some(v) = &version {
+            if Revision::parse(v).is_none() && self.requested.as_deref() != Some(v) {
+                findings.push(report(
+                    Rule::UnknownProtocolVersion,
+                    format!(
+                        "client asked for protocol version {:?}, which is not a released revision",
+                        excerpt(v)
+                    ),
+                ));
+            }
+        }
+        if version.is_some() {
+            self.requested = version;
+        }
+    }
+
+    fn response(
+        &mut self,
+        at: &At,
+        side: Side,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let requester = side.other();
+        let id = match &msg.id {
+            IdField::Id(id) => id,
+            IdField::Absent => {
+                let allowed =
+                    msg.is_error() && self.revision().is_none_or(|r| r >= Revision::V2025_11_25);
+                if !allowed {
+                    let what = if msg.is_error() {
+                        "error response has no id (allowed only from 2025-11-25, for requests whose id could not be read)"
+                    } else {
+                        "response has no id, so it answers no request"
+                    };
+                    findings.push(report(
+                        Rule::InvalidMessage,
+                        format!("{} {what}", side.as_str()),
+                    ));
+                }
+                return;
+            }
+            IdField::Null => {
+                findings.push(report(
+                    Rule::NullId,
+                    format!(
+                        "{} response has id null: JSON-RPC allows it for unreadable requests, MCP does not{}",
+                        side.as_str(),
+                        if self.revision().is_some_and(|r| r >= Revision::V2025_11_25) { " (omit the id instead)" } else { "" }
+                    ),
+                ));
+                return;
+            }
+            IdField::BadType(_) => return,
+        };
+        if let Some(open) = self.open[requester.index()].shift_remove(id) {
+            if let Some(used) = self.used[requester.index()].get_mut(id) {
+                used.answered = Some(at.line);
+            }
+            self.answered(at, requester, id, open, msg, report, findings);
+            return;
+        }
+        if let Some(used) = self.used[requester.index()]
+            .get(id)
+            .filter(|u| u.answered.is_some())
+        {
+            findings.push(
+                report(
+                    Rule::DuplicateResponse,
+                    format!(
+                        "{} answered {} request {id} (line {}) a second time; it was already answered at line {}",
+                        side.as_str(),
+                        requester.as_str(),
+                        used.line,
+                        used.answered.unwrap_or_default()
+                    ),
+                )
+                .related(used.line),
+            );
+            return;
+        }
+        let loose = self.open[requester.index()]
+            .keys()
+            .find(|k| k.loosely_equals(id))
+            .cloned();
+        if let Some(request_id) = loose {
+            let open = self.open[requester.index()]
+                .shift_remove(&request_id)
+                .expect("key found above");
+            if let Some(used) = self.used[requester.index()].get_mut(&request_id) {
+                used.answered = Some(at.line);
+            }
+            findings.push(
+                report(
+                    Rule::IdTypeMismatch,
+                    format!(
+                        "response id {id} does not equal request id {request_id} of `{}` (line {}); the {} cannot match it, so that request hangs",
+                        open.method,
+                        open.line,
+                        requester.as_str()
+                    ),
+                )
+                .related(open.line),
+            );
+            return;
+        }
+        if !self.mid_session && side != Side::Unknown {
+            findings.push(report(
+                Rule::OrphanResponse,
+                format!(
+                    "{} response id {id} matches no request the {} sent",
+                    side.as_str(),
+                    requester.as_str()
+                ),
+            ));
+        }
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the pieces of one pairing; bundling them would only rename them"
+    )]
+    fn answered(
+        &mut self,
+        at: &At,
+        requester: Side,
+        id: &RequestId,
+        open: Open,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        if let (Some(start), Some(end)) = (&open.time, &at.time) {
+            let took = start.seconds_until(end);
+            if took > self.config.slow_seconds {
+                findings.push(
+                    report(
+                        Rule::SlowResponse,
+                        format!(
+                            "`{}` (id {id}, line {}) took {}, over the --slow limit of {}",
+                            open.method,
+                            open.line,
+                            duration(took),
+                            duration(self.config.slow_seconds)
+                        ),
+                    )
+                    .method(Some(&open.method))
+                    .related(open.line),
+                );
+            }
+        }
+        if requester != Side::Client {
+            return;
+        }
+        match (&*open.method, &self.phase) {
+            ("initialize", Phase::Initializing(_)) => {
+                self.initialize_answered(at, msg, report, findings)
+            }
+            ("server/discover", Phase::Probing) => {
+                if let Some(result) = msg.result() {
+                    self.era = Some(Era::Modern);
+                    self.phase = Phase::Ready;
+                    self.negotiated = self.requested.clone();
+                    self.server = Implementation::from_value(
+                        result
+                            .get("_meta")
+                            .and_then(|m| m.get(protocol::META_SERVER_INFO)),
+                    );
+                } else if msg
+                    .error()
+                    .and_then(|e| e.code)
+                    .is_some_and(protocol::is_modern_discover_error)
+                {
+                    self.era = Some(Era::Modern);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn initialize_answered(
+        &mut self,
+        at: &At,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let Some(result) = msg.result() else {
+            let error = msg.error().unwrap_or(crate::classify::ErrorInfo {
+                code: None,
+                message: None,
+            });
+            findings.push(report(
+                Rule::InitializeFailed,
+                format!(
+                    "server rejected `initialize` with error {}: {:?}",
+                    error
+                        .code
+                        .map_or("without a code".to_string(), |c| c.to_string()),
+                    excerpt(error.message.as_deref().unwrap_or(""))
+                ),
+            ));
+            self.phase = Phase::Failed;
+            return;
+        };
+        self.phase = Phase::AwaitInitialized {
+            result_line: at.line,
+        };
+        self.server = Implementation::from_value(result.get("serverInfo"));
+        let answered = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(v) = &answered {
+            match (Revision::parse(v), self.requested.as_deref().and_then(Revision::parse)) {
+                (None, _) => findings.push(report(
+                    Rule::UnknownProtocolVersion,
+                    format!("server answered protocol version {:?}, which is not a released revision", excerpt(v)),
+                )),
+                (Some(got), Some(asked)) if got < asked => findings.push(report(
+                    Rule::VersionDowngrade,
+                    format!("client asked for {asked} and the server answered {got}: features newer than {got} are off for this session"),
+                )),
+                _ => {}
+            }
+        }
+        self.negotiated = answered;
+    }
+
+    /// Ends the session: open requests become hangs.
+    pub fn finish(self, findings: &mut Findings) -> Summary {
+        let end_line = self.last.as_ref().map_or(0, |a| a.line);
+        if let Phase::AwaitInitialized { result_line } = self.phase {
+            findings.push(Finding::new(
+                Rule::MissingInitialized,
+                result_line,
+                "`initialize` succeeded but the client never sent `notifications/initialized`"
+                    .to_string(),
+            ));
+        }
+        for side in [Side::Client, Side::Server, Side::Unknown] {
+            for (id, open) in &self.open[side.index()] {
+                if let Some(f) = self.hang(side, id, open, end_line) {
+                    findings.push(f);
+                }
+            }
+        }
+        let inf = &self.inference;
+        if inf.seen > 0 || inf.text_lines > 0 {
+            let mut parts = vec![format!(
+                "no direction markers: the sender of {} of {} messages was inferred from the method table and id pairing",
+                inf.placed, inf.seen
+            )];
+            if let Some(line) = inf.first_unplaced {
+                parts.push(format!(
+                    "{} could not be placed (first at line {line})",
+                    inf.unplaced
+                ));
+            }
+            if let Some(line) = inf.first_text {
+                parts.push(format!(
+                    "{} non-JSON lines may be stderr or stray stdout, which this format cannot tell apart (first at line {line})",
+                    inf.text_lines
+                ));
+            }
+            findings.push(Finding::new(
+                Rule::DirectionInferred,
+                self.first.as_ref().map_or(1, |a| a.line),
+                parts.join("; "),
+            ));
+        }
+        let pending = [Side::Client, Side::Server, Side::Unknown]
+            .into_iter()
+            .flat_map(|side| {
+                self.open[side.index()]
+                    .iter()
+                    .filter(|(_, o)| o.cancelled.is_none())
+                    .map(move |(id, o)| OpenRequest {
+                        id: id.clone(),
+                        method: o.method.to_string(),
+                        dir: side.dir(),
+                        line: o.line,
+                    })
+            })
+            .collect();
+        Summary {
+            era: self.era(),
+            requested_version: self.requested.clone(),
+            protocol_version: self.negotiated.clone(),
+            revision: self.revision(),
+            client: self.client,
+            server: self.server,
+            counts: self.counts,
+            pending,
+            first_line: self.first.as_ref().map(|a| a.line),
+            last_line: self.last.as_ref().map(|a| a.line),
+            first_time: self.first.and_then(|a| a.time),
+            last_time: self.last.and_then(|a| a.time),
+            mid_session: self.mid_session,
+        }
+    }
+
+    /// The finding for a request still open at the end of the log.
+    fn hang(&self, side: Side, id: &RequestId, open: &Open, end_line: u64) -> Option<Finding> {
+        if &*open.method == "subscriptions/listen" {
+            return None; // long-lived by design
+        }
+        let owner = side.other();
+        let end_time = self.last.as_ref().and_then(|a| a.time.as_ref());
+        let waited = |until: Option<&Timestamp>| match (&open.time, until) {
+            (Some(start), Some(end)) => Some(duration(start.seconds_until(end).max(0.0))),
+            _ => None,
+        };
+        let what = match &open.subject {
+            Some(s) => format!("`{}` {s:?}", open.method),
+            None => format!("`{}`", open.method),
+        };
+        let finding = if let Some(cancel) = &open.cancelled {
+            let after =
+                waited(cancel.time.as_ref()).map_or(String::new(), |w| format!(" after {w}"));
+            Finding::new(
+                Rule::CancelledRequest,
+                open.line,
+                format!(
+                    "{} cancelled {what} (id {id}) at line {}{after}; it was never answered",
+                    side.as_str(),
+                    cancel.line
+                ),
+            )
+            .related(cancel.line)
+        } else {
+            let mut text = format!(
+                "{} request {what} (id {id}) was never answered: the {} owes the reply",
+                side.as_str(),
+                owner.as_str()
+            );
+            match waited(end_time) {
+                Some(w) => text.push_str(&format!(
+                    "; it had waited {w} when the log ends at line {end_line}"
+                )),
+                None => text.push_str(&format!("; the log ends at line {end_line}")),
+            }
+            text.push_str(&self.since(owner, open));
+            Finding::new(Rule::UnansweredRequest, open.line, text)
+        };
+        Some(
+            finding
+                .time(open.time.as_ref())
+                .dir(side.dir())
+                .id(Some(id))
+                .method(Some(&open.method)),
+        )
+    }
+
+    /// What the owing side did after a request: the hang's context.
+    fn since(&self, owner: Side, open: &Open) -> String {
+        let i = owner.index();
+        let answered = self.counts.responses[i] - open.counts.responses[i];
+        let sent = self.counts.messages[i] - open.counts.messages[i];
+        let noise = self.counts.noise[i] - open.counts.noise[i];
+        let stderr = self.counts.stderr - open.counts.stderr;
+        let mut parts = Vec::new();
+        if answered > 0 {
+            parts.push(format!(
+                "answered {answered} later request{}",
+                plural(answered)
+            ));
+        }
+        if sent > answered {
+            parts.push(format!(
+                "sent {} other message{}",
+                sent - answered,
+                plural(sent - answered)
+            ));
+        }
+        if noise > 0 {
+            parts.push(format!(
+                "wrote {noise} non-message line{} on its JSON stream",
+                plural(noise)
+            ));
+        }
+        if owner == Side::Server && stderr > 0 {
+            let last = self
+                .last_stderr
+                .as_ref()
+                .map_or(String::new(), |(line, text)| {
+                    format!(" (last at line {line}: {text:?})")
+                });
+            parts.push(format!(
+                "wrote {stderr} stderr line{}{last}",
+                plural(stderr)
+            ));
+        }
+        let mut text = if parts.is_empty() {
+            format!("; after it the {} sent nothing", owner.as_str())
+        } else {
+            format!("; after it the {} {}", owner.as_str(), parts.join(", "))
+        };
+        if let Some((line, what)) = self.exit.as_ref().filter(|(line, _)| *line > open.line) {
+            text.push_str(&format!("; then at line {line}: {what}"));
+        }
+        text
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Request => "request",
+        Kind::Notification => "notification",
+        Kind::Response => "response",
+    }
+}

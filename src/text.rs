@@ -1,0 +1,107 @@
+//! Text helpers shared by every stage: short excerpts of log content and
+//! escaping of untrusted text before it reaches a terminal.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// The longest excerpt a finding keeps, in characters.
+pub const EXCERPT_CHARS: usize = 200;
+
+/// At most [`EXCERPT_CHARS`] characters of `text`, with `…` when cut.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// An excerpt of raw bytes, decoding only the first few hundred bytes
+/// (invalid UTF-8 becomes U+FFFD).
+pub fn excerpt_bytes(bytes: &[u8]) -> String {
+    let head = &bytes[..bytes.len().min(EXCERPT_CHARS * 4)];
+    let mut text = excerpt(&String::from_utf8_lossy(head));
+    if head.len() < bytes.len() && !text.ends_with('…') {
+        text.push('…');
+    }
+    text
+}
+
+/// Escapes control characters, ANSI escape sequences (their ESC byte) and
+/// bidirectional-override characters so that text from a log cannot move
+/// the cursor, recolour or reorder a terminal. Everything else is unchanged.
+pub fn escape_control(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => {
+                let n = c as u32;
+                if n < 0x100 {
+                    let _ = write!(out, "\\x{n:02x}");
+                } else {
+                    let _ = write!(out, "\\u{{{n:04x}}}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+/// Seconds as a short human duration: `850 ms`, `7.2 s`, `3 min 05 s`.
+pub fn duration(seconds: f64) -> String {
+    if seconds < 1.0 {
+        format!("{} ms", (seconds * 1000.0).round() as i64)
+    } else if seconds < 60.0 {
+        format!("{seconds:.1} s")
+    } else {
+        let s = seconds.round() as i64;
+        if s < 3600 {
+            format!("{} min {:02} s", s / 60, s % 60)
+        } else {
+            format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_capped_on_char_boundaries() {
+        let long = "é".repeat(500);
+        let e = excerpt(&long);
+        assert_eq!(e.chars().count(), EXCERPT_CHARS + 1);
+        assert!(e.ends_with('…'));
+        assert_eq!(excerpt("short"), "short");
+        assert_eq!(excerpt_bytes(b"a\xffb"), "a\u{fffd}b");
+        assert!(excerpt_bytes(&[b'x'; 5000]).ends_with('…'));
+    }
+
+    #[test]
+    fn escapes_terminal_controls() {
+        assert_eq!(escape_control("plain"), "plain");
+        assert_eq!(escape_control("\x1b[2Jgone\x07"), "\\x1b[2Jgone\\x07");
+        assert_eq!(escape_control("a\nb\rc\td"), "a\\nb\\rc\\td");
+        assert_eq!(escape_control("\u{9b}x\u{202e}y"), "\\x9bx\\u{202e}y");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration(0.25), "250 ms");
+        assert_eq!(duration(7.25), "7.2 s");
+        assert_eq!(duration(185.0), "3 min 05 s");
+        assert_eq!(duration(7300.0), "2 h 01 min");
+    }
+}

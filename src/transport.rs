@@ -1,0 +1,601 @@
+//! The stdio transport layer: records -> JSON-RPC frames.
+//!
+//! Owns everything about how bytes become messages: byte order marks, CRLF,
+//! blank lines, invalid UTF-8, stray text, Content-Length headers, messages
+//! spread over several lines and lines cut off at the end of the log. It emits
+//! [`Item`]s for the session and reports the transport rules. It knows nothing
+//! of ids, methods or the handshake, and does no I/O.
+
+use serde_json::Value;
+
+use crate::classify::{self, Frame, Message};
+use crate::finding::{Finding, Findings};
+use crate::reader::{Body, Dir, Record, Timestamp};
+use crate::rules::Rule;
+use crate::text::{excerpt, excerpt_bytes};
+
+/// Where and when something was seen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct At {
+    pub line: u64,
+    pub time: Option<Timestamp>,
+}
+
+/// What the transport hands to the session.
+#[derive(Debug)]
+pub enum Item {
+    Message {
+        at: At,
+        dir: Dir,
+        msg: Message,
+    },
+    Batch {
+        at: At,
+        dir: Dir,
+        items: Vec<Result<Message, String>>,
+    },
+    /// A line of the server's stderr (an excerpt of it).
+    Stderr {
+        at: At,
+        text: String,
+    },
+    /// A line on a JSON stream that yielded no message (stray text, broken
+    /// JSON, a header): already reported here, counted by the session.
+    Noise {
+        at: At,
+        dir: Dir,
+    },
+    /// A session event from a recorder (`# ...`).
+    Event {
+        at: At,
+        text: String,
+    },
+}
+
+/// Lines a multi-line message may span before mcpdbg stops reassembling it.
+const MULTILINE_MAX_LINES: usize = 10_000;
+/// Bytes a multi-line message may hold while being reassembled.
+const MULTILINE_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// A message being reassembled from several lines.
+struct Pending {
+    start: At,
+    start_excerpt: String,
+    text: String,
+    /// The continuation lines, kept to be re-read one by one if the
+    /// reassembly fails.
+    lines: Vec<(At, Vec<u8>, bool)>,
+}
+
+/// Per-direction transport state.
+#[derive(Default)]
+struct Stream {
+    multiline: Option<Pending>,
+    crlf: u64,
+    blank: u64,
+    headers: u64,
+}
+
+/// The transport state of one file.
+pub struct Transport {
+    streams: [Stream; 3],
+    /// The line number of the last record, and whether it was terminated.
+    last: Option<(u64, bool)>,
+}
+
+fn slot(dir: Dir) -> usize {
+    match dir {
+        Dir::ClientToServer => 0,
+        Dir::ServerToClient => 1,
+        Dir::Unknown | Dir::Stderr => 2,
+    }
+}
+
+/// Whether text on a JSON stream is an attempt at JSON: `{` followed by a
+/// key or `}` (or nothing, as in a pretty-printed first line), or `[`
+/// followed by `{`, `[`, `]` or nothing. `[INFO] ready` and `{foo}` are text.
+fn looks_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    let mut chars = t.chars();
+    let next = |chars: std::str::Chars<'_>| chars.as_str().trim_start().chars().next();
+    match chars.next() {
+        Some('{') => matches!(next(chars), None | Some('"' | '}')),
+        Some('[') => matches!(next(chars), None | Some('{' | '[' | ']')),
+        _ => false,
+    }
+}
+
+fn is_header(text: &str) -> bool {
+    let lower = text.get(..15).map(str::to_ascii_lowercase);
+    lower.as_deref() == Some("content-length:")
+        || text
+            .get(..13)
+            .is_some_and(|p| p.eq_ignore_ascii_case("content-type:"))
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Transport::new()
+    }
+}
+
+impl Transport {
+    pub fn new() -> Transport {
+        Transport {
+            streams: Default::default(),
+            last: None,
+        }
+    }
+
+    /// Takes one record; appends what it yields to `out`.
+    pub fn push(&mut self, record: Record, findings: &mut Findings, out: &mut Vec<Item>) {
+        self.last = Some((record.line, record.terminated));
+        let at = At {
+            line: record.line,
+            time: record.time,
+        };
+        match record.body {
+            Body::Line {
+                dir: Dir::Stderr,
+                bytes,
+            } => {
+                let text = excerpt_bytes(bytes.strip_suffix(b"\r").unwrap_or(&bytes));
+                out.push(Item::Stderr { at, text });
+            }
+            Body::Line { dir, bytes } => {
+                if self.streams[slot(dir)].multiline.is_some() {
+                    self.continue_multiline(at, dir, bytes, record.terminated, findings, out);
+                } else {
+                    self.line(at, dir, &bytes, record.terminated, findings, out);
+                }
+            }
+            Body::Event(text) => out.push(Item::Event { at, text }),
+            Body::Unreadable(bytes) => findings.push(
+                Finding::new(
+                    Rule::MalformedRecord,
+                    at.line,
+                    format!(
+                        "line has no direction marker (`>`, `<`, `!` or `#`) and is skipped: \"{}\"",
+                        excerpt_bytes(&bytes)
+                    ),
+                )
+                .time(at.time.as_ref()),
+            ),
+        }
+    }
+
+    /// Strips a CR and decodes UTF-8, reporting both. Returns the text.
+    fn normalise<'a>(
+        &mut self,
+        at: &At,
+        dir: Dir,
+        bytes: &'a [u8],
+        findings: &mut Findings,
+    ) -> std::borrow::Cow<'a, str> {
+        let bytes = match bytes.strip_suffix(b"\r") {
+            Some(stripped) => {
+                let stream = &mut self.streams[slot(dir)];
+                stream.crlf += 1;
+                if stream.crlf == 1 {
+                    findings.push(
+                        Finding::new(
+                            Rule::CrlfLineEnding,
+                            at.line,
+                            format!("{} line ends in CRLF (\\r\\n), expected LF", dir.writer()),
+                        )
+                        .time(at.time.as_ref())
+                        .dir(dir),
+                    );
+                }
+                stripped
+            }
+            None => bytes,
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(text) => text.into(),
+            Err(e) => {
+                findings.push(
+                    Finding::new(
+                        Rule::InvalidUtf8,
+                        at.line,
+                        format!(
+                            "{} line is not valid UTF-8 (bad byte 0x{:02x} at offset {}); analysed with the bytes replaced",
+                            dir.writer(),
+                            bytes[e.valid_up_to()],
+                            e.valid_up_to()
+                        ),
+                    )
+                    .time(at.time.as_ref())
+                    .dir(dir),
+                );
+                String::from_utf8_lossy(bytes)
+            }
+        }
+    }
+
+    /// One complete line on a JSON stream (not a continuation).
+    fn line(
+        &mut self,
+        at: At,
+        dir: Dir,
+        bytes: &[u8],
+        terminated: bool,
+        findings: &mut Findings,
+        out: &mut Vec<Item>,
+    ) {
+        let bytes = match bytes.strip_prefix(b"\xef\xbb\xbf") {
+            Some(rest) => {
+                findings.push(
+                    Finding::new(
+                        Rule::Bom,
+                        at.line,
+                        format!(
+                            "{} line starts with a UTF-8 byte order mark (EF BB BF)",
+                            dir.writer()
+                        ),
+                    )
+                    .time(at.time.as_ref())
+                    .dir(dir),
+                );
+                rest
+            }
+            None => bytes,
+        };
+        let text = self.normalise(&at, dir, bytes, findings);
+        self.text_line(at, dir, &text, terminated, findings, out);
+    }
+
+    fn text_line(
+        &mut self,
+        at: At,
+        dir: Dir,
+        text: &str,
+        terminated: bool,
+        findings: &mut Findings,
+        out: &mut Vec<Item>,
+    ) {
+        let stream = &mut self.streams[slot(dir)];
+        if text.trim().is_empty() {
+            // The empty line after Content-Length headers is part of that framing.
+            if stream.headers > 0 {
+                return;
+            }
+            stream.blank += 1;
+            if stream.blank == 1 && dir != Dir::Unknown {
+                findings.push(
+                    Finding::new(
+                        Rule::BlankLine,
+                        at.line,
+                        format!(
+                            "{} wrote an empty line on its JSON-RPC stream",
+                            dir.writer()
+                        ),
+                    )
+                    .time(at.time.as_ref())
+                    .dir(dir),
+                );
+            }
+            return;
+        }
+        if is_header(text) {
+            stream.headers += 1;
+            if stream.headers == 1 {
+                findings.push(
+                    Finding::new(
+                        Rule::ContentLengthFraming,
+                        at.line,
+                        format!(
+                            "{} frames messages with LSP-style headers: \"{}\"",
+                            dir.writer(),
+                            excerpt(text)
+                        ),
+                    )
+                    .time(at.time.as_ref())
+                    .dir(dir),
+                );
+            }
+            out.push(Item::Noise { at, dir });
+            return;
+        }
+        // A header glued to the end of a body: `{...}Content-Length: 93`.
+        if stream.headers > 0 {
+            if let Some(pos) = text.find("Content-Length:").filter(|&p| p > 0) {
+                let (body, header) = text.split_at(pos);
+                self.text_line(at.clone(), dir, body, true, findings, out);
+                self.text_line(at, dir, header, terminated, findings, out);
+                return;
+            }
+        }
+        if !looks_like_json(text) {
+            if dir != Dir::Unknown {
+                let stream_name = if dir == Dir::ServerToClient {
+                    "stdout"
+                } else {
+                    "stdin"
+                };
+                findings.push(
+                    Finding::new(
+                        Rule::StrayOutput,
+                        at.line,
+                        format!(
+                            "{} wrote non-JSON text to {stream_name}: \"{}\"",
+                            dir.writer(),
+                            excerpt(text)
+                        ),
+                    )
+                    .time(at.time.as_ref())
+                    .dir(dir),
+                );
+            }
+            out.push(Item::Noise { at, dir });
+            return;
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => emit(at, dir, value, findings, out),
+            Err(e) if e.is_eof() && terminated => {
+                self.streams[slot(dir)].multiline = Some(Pending {
+                    start: at,
+                    start_excerpt: excerpt(text),
+                    text: text.to_string(),
+                    lines: Vec::new(),
+                });
+            }
+            Err(e) => self.broken(at, dir, text, &e, terminated, findings, out),
+        }
+    }
+
+    /// A line that looks like JSON and does not parse.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site; the pieces are all distinct"
+    )]
+    fn broken(
+        &mut self,
+        at: At,
+        dir: Dir,
+        text: &str,
+        error: &serde_json::Error,
+        terminated: bool,
+        findings: &mut Findings,
+        out: &mut Vec<Item>,
+    ) {
+        // Several messages glued on one line: report, then analyse each.
+        let values: Vec<Value> = serde_json::Deserializer::from_str(text)
+            .into_iter::<Value>()
+            .map_while(Result::ok)
+            .collect();
+        let glued = values.len() >= 2
+            && serde_json::Deserializer::from_str(text)
+                .into_iter::<Value>()
+                .all(|v| v.is_ok());
+        let (rule, message) = if glued {
+            (
+                Rule::InvalidJson,
+                format!(
+                    "{} wrote {} JSON messages on one line with no newline between them",
+                    dir.writer(),
+                    values.len()
+                ),
+            )
+        } else if !terminated && error.is_eof() {
+            (
+                Rule::TruncatedLine,
+                format!(
+                    "the log ends in the middle of a {} message: \"{}\"",
+                    dir.writer(),
+                    excerpt(text)
+                ),
+            )
+        } else {
+            (
+                Rule::InvalidJson,
+                format!(
+                    "{} line does not parse as JSON ({}): \"{}\"",
+                    dir.writer(),
+                    describe(error),
+                    excerpt(text)
+                ),
+            )
+        };
+        findings.push(
+            Finding::new(rule, at.line, message)
+                .time(at.time.as_ref())
+                .dir(dir),
+        );
+        if glued {
+            for value in values {
+                emit(at.clone(), dir, value, findings, out);
+            }
+        } else {
+            out.push(Item::Noise { at, dir });
+        }
+    }
+
+    fn continue_multiline(
+        &mut self,
+        at: At,
+        dir: Dir,
+        bytes: Vec<u8>,
+        terminated: bool,
+        findings: &mut Findings,
+        out: &mut Vec<Item>,
+    ) {
+        let text = self.normalise(&at, dir, &bytes, findings).into_owned();
+        let pending = self.streams[slot(dir)]
+            .multiline
+            .as_mut()
+            .expect("caller checked");
+        pending.text.push('\n');
+        pending.text.push_str(&text);
+        pending.lines.push((at.clone(), bytes, terminated));
+        match serde_json::from_str::<Value>(&pending.text) {
+            Ok(value) => {
+                let pending = self.streams[slot(dir)].multiline.take().expect("present");
+                findings.push(
+                    Finding::new(
+                        Rule::MultiLineJson,
+                        pending.start.line,
+                        format!(
+                            "{} wrote one message over {} lines (lines {}-{}); the receiver reads each line as a separate message and loses it",
+                            dir.writer(),
+                            pending.lines.len() + 1,
+                            pending.start.line,
+                            at.line
+                        ),
+                    )
+                    .time(pending.start.time.as_ref())
+                    .dir(dir)
+                    .related(at.line),
+                );
+                emit(pending.start, dir, value, findings, out);
+            }
+            Err(e)
+                if e.is_eof()
+                    && terminated
+                    && pending.lines.len() < MULTILINE_MAX_LINES
+                    && pending.text.len() < MULTILINE_MAX_BYTES => {}
+            Err(_) => self.abandon(dir, findings, out),
+        }
+    }
+
+    /// Gives up on a reassembly: the first line is broken JSON, the others
+    /// are read again one by one.
+    fn abandon(&mut self, dir: Dir, findings: &mut Findings, out: &mut Vec<Item>) {
+        let Some(pending) = self.streams[slot(dir)].multiline.take() else {
+            return;
+        };
+        let at_end = self.last.is_some_and(|(line, terminated)| {
+            !terminated
+                && pending
+                    .lines
+                    .last()
+                    .map_or(pending.start.line, |(a, _, _)| a.line)
+                    == line
+        });
+        let (rule, message) = if at_end {
+            (
+                Rule::TruncatedLine,
+                format!(
+                    "the log ends in the middle of a {} message that starts here: \"{}\"",
+                    dir.writer(),
+                    pending.start_excerpt
+                ),
+            )
+        } else {
+            (
+                Rule::InvalidJson,
+                format!(
+                    "{} line starts a JSON value that never completes: \"{}\"",
+                    dir.writer(),
+                    pending.start_excerpt
+                ),
+            )
+        };
+        findings.push(
+            Finding::new(rule, pending.start.line, message)
+                .time(pending.start.time.as_ref())
+                .dir(dir),
+        );
+        out.push(Item::Noise {
+            at: pending.start,
+            dir,
+        });
+        if at_end {
+            return;
+        }
+        for (at, bytes, terminated) in pending.lines {
+            // Re-read without a second CRLF or UTF-8 report: those were made.
+            let text =
+                String::from_utf8_lossy(bytes.strip_suffix(b"\r").unwrap_or(&bytes)).into_owned();
+            if self.streams[slot(dir)].multiline.is_some() {
+                self.continue_multiline(at, dir, bytes, terminated, findings, out);
+            } else {
+                self.text_line(at, dir, &text, terminated, findings, out);
+            }
+        }
+    }
+
+    /// Ends the file: flushes unfinished reassemblies and adds the counts to
+    /// the once-per-side findings.
+    pub fn finish(&mut self, findings: &mut Findings, out: &mut Vec<Item>) {
+        for dir in [Dir::ClientToServer, Dir::ServerToClient, Dir::Unknown] {
+            while self.streams[slot(dir)].multiline.is_some() {
+                self.abandon(dir, findings, out);
+            }
+            let stream = &self.streams[slot(dir)];
+            for (rule, count, what) in [
+                (Rule::CrlfLineEnding, stream.crlf, "end in CRLF"),
+                (Rule::BlankLine, stream.blank, "are empty"),
+                (Rule::ContentLengthFraming, stream.headers, "are headers"),
+            ] {
+                if count > 1 {
+                    if let Some(f) = findings.find_mut(|f| f.rule == rule && f.dir == Some(dir)) {
+                        f.message.push_str(&format!(
+                            "; {} {} lines in all {what}",
+                            count,
+                            dir.writer()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn emit(at: At, dir: Dir, value: Value, findings: &mut Findings, out: &mut Vec<Item>) {
+    match classify::classify(value) {
+        Frame::Message(msg) => out.push(Item::Message { at, dir, msg }),
+        Frame::Batch(items) => out.push(Item::Batch { at, dir, items }),
+        Frame::Invalid(why) => {
+            findings.push(
+                Finding::new(
+                    Rule::InvalidMessage,
+                    at.line,
+                    format!(
+                        "{} sent JSON that is not a JSON-RPC message: {why}",
+                        dir.writer()
+                    ),
+                )
+                .time(at.time.as_ref())
+                .dir(dir),
+            );
+            out.push(Item::Noise { at, dir });
+        }
+    }
+}
+
+/// serde_json's error without its position (the line is ours to give).
+fn describe(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let text = match text.find(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    };
+    format!("{text} at column {}", error.column())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lookalikes() {
+        assert!(looks_like_json("{\"jsonrpc\":\"2.0\"}"));
+        assert!(looks_like_json("{"));
+        assert!(looks_like_json("  { \"a\": 1"));
+        assert!(looks_like_json("[{\"a\":1}]"));
+        assert!(looks_like_json("[]"));
+        assert!(!looks_like_json("[INFO] server ready"));
+        assert!(!looks_like_json("{foo}"));
+        assert!(!looks_like_json("Starting server"));
+        assert!(!looks_like_json("[2026-01-01] started"));
+    }
+
+    #[test]
+    fn headers() {
+        assert!(is_header("Content-Length: 93"));
+        assert!(is_header("content-length:93"));
+        assert!(is_header("Content-Type: application/vscode-jsonrpc"));
+        assert!(!is_header("Content"));
+    }
+}
