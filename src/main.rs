@@ -94,11 +94,20 @@ Exit status:
   2  usage error, or a file could not be read";
 
 /// List every rule with its severity and summary
+///
+/// The rule name is the id used in every output of `check`.
 #[derive(Parser)]
 struct RulesArgs {
-    /// Output format
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    /// Output format (`markdown` prints the README's table)
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    format: RulesFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RulesFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -239,8 +248,9 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
 fn run_rules(args: RulesArgs) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     match args.format {
-        FormatArg::Table => render::table::rules(Rule::ALL, &mut out)?,
-        FormatArg::Json => render::json::rules(Rule::ALL, &mut out)?,
+        RulesFormat::Table => render::table::rules(Rule::ALL, &mut out)?,
+        RulesFormat::Json => render::json::rules(Rule::ALL, &mut out)?,
+        RulesFormat::Markdown => render::markdown::rules(Rule::ALL, &mut out)?,
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -143,7 +143,7 @@ enum Phase {
     /// `initialize` sent (its id, if it had a usable one).
     Initializing(Option<RequestId>),
     /// `initialize` answered; waiting for `notifications/initialized`.
-    AwaitInitialized { result_line: u64 },
+    AwaitInitialized { result: At },
     /// `initialize` was answered with an error; a retry is allowed.
     Failed,
     /// Working: handshake done, modern era, or a log that starts mid-session.
@@ -206,6 +206,8 @@ pub struct Session {
     first: Option<At>,
     last: Option<At>,
     last_stderr: Option<(u64, String)>,
+    /// Recent stderr lines that look like errors (bounded), to quote in hangs.
+    stderr_errors: std::collections::VecDeque<(u64, String)>,
     exit: Option<(u64, String)>,
     inference: Inference,
 }
@@ -228,6 +230,7 @@ impl Session {
             first: None,
             last: None,
             last_stderr: None,
+            stderr_errors: Default::default(),
             exit: None,
             inference: Inference::default(),
         }
@@ -287,6 +290,12 @@ impl Session {
             Item::Stderr { at, text } => {
                 self.touch(&at);
                 self.counts.stderr += 1;
+                if looks_like_error(&text) {
+                    if self.stderr_errors.len() == STDERR_ERRORS_KEPT {
+                        self.stderr_errors.pop_front();
+                    }
+                    self.stderr_errors.push_back((at.line, text.clone()));
+                }
                 self.last_stderr = Some((at.line, text));
             }
             Item::Noise { at, dir } => {
@@ -441,7 +450,7 @@ impl Session {
                         let id = msg
                             .params()
                             .and_then(|p| p.get("requestId"))
-                            .and_then(|v| RequestId::from_json(v));
+                            .and_then(RequestId::from_json);
                         id.map_or(Side::Unknown, |id| {
                             self.opener_of(&id).unwrap_or(Side::Unknown)
                         })
@@ -708,14 +717,11 @@ impl Session {
             (
                 Phase::Initializing(_) | Phase::AwaitInitialized { .. } | Phase::Ready,
                 "initialize",
-            ) => {
-                if self.era() != Some(Era::Modern) && !self.mid_session {
-                    findings.push(report(
-                        Rule::InitializeRepeated,
-                        "`initialize` sent again in a session that was already initialised"
-                            .to_string(),
-                    ));
-                }
+            ) if self.era() != Some(Era::Modern) && !self.mid_session => {
+                findings.push(report(
+                    Rule::InitializeRepeated,
+                    "`initialize` sent again in a session that was already initialised".to_string(),
+                ));
             }
             (Phase::AwaitInitialized { .. }, "notifications/initialized") => {
                 self.phase = Phase::Ready
@@ -970,9 +976,7 @@ impl Session {
             self.phase = Phase::Failed;
             return;
         };
-        self.phase = Phase::AwaitInitialized {
-            result_line: at.line,
-        };
+        self.phase = Phase::AwaitInitialized { result: at.clone() };
         self.server = Implementation::from_value(result.get("serverInfo"));
         let answered = result
             .get("protocolVersion")
@@ -997,13 +1001,15 @@ impl Session {
     /// Ends the session: open requests become hangs.
     pub fn finish(self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
-        if let Phase::AwaitInitialized { result_line } = self.phase {
-            findings.push(Finding::new(
-                Rule::MissingInitialized,
-                result_line,
-                "`initialize` succeeded but the client never sent `notifications/initialized`"
-                    .to_string(),
-            ));
+        if let Phase::AwaitInitialized { result } = &self.phase {
+            let text = format!(
+                "`initialize` succeeded but the client never sent `notifications/initialized` before the log ends at line {end_line}"
+            );
+            findings.push(
+                Finding::new(Rule::MissingInitialized, result.line, text)
+                    .time(result.time.as_ref())
+                    .dir(Dir::ServerToClient),
+            );
         }
         for side in [Side::Client, Side::Server, Side::Unknown] {
             for (id, open) in &self.open[side.index()] {
@@ -1096,18 +1102,24 @@ impl Session {
             )
             .related(cancel.line)
         } else {
-            let mut text = format!(
-                "{} request {what} (id {id}) was never answered: the {} owes the reply",
-                side.as_str(),
-                owner.as_str()
-            );
+            let mut text = if side == Side::Unknown {
+                format!("request {what} (id {id}) from an unknown side was never answered")
+            } else {
+                format!(
+                    "{} request {what} (id {id}) was never answered: the {} owes the reply",
+                    side.as_str(),
+                    owner.as_str()
+                )
+            };
             match waited(end_time) {
                 Some(w) => text.push_str(&format!(
                     "; it had waited {w} when the log ends at line {end_line}"
                 )),
                 None => text.push_str(&format!("; the log ends at line {end_line}")),
             }
-            text.push_str(&self.since(owner, open));
+            if owner != Side::Unknown {
+                text.push_str(&self.since(owner, open));
+            }
             Finding::new(Rule::UnansweredRequest, open.line, text)
         };
         Some(
@@ -1147,12 +1159,19 @@ impl Session {
             ));
         }
         if owner == Side::Server && stderr > 0 {
-            let last = self
-                .last_stderr
-                .as_ref()
-                .map_or(String::new(), |(line, text)| {
+            let error = self
+                .stderr_errors
+                .iter()
+                .find(|(line, _)| *line > open.line);
+            let last = match (error, &self.last_stderr) {
+                (Some((el, et)), Some((ll, lt))) if el != ll => {
+                    format!(" (first error at line {el}: {et:?}; last at line {ll}: {lt:?})")
+                }
+                (Some((line, text)), _) | (None, Some((line, text))) => {
                     format!(" (last at line {line}: {text:?})")
-                });
+                }
+                (None, None) => String::new(),
+            };
             parts.push(format!(
                 "wrote {stderr} stderr line{}{last}",
                 plural(stderr)
@@ -1168,6 +1187,23 @@ impl Session {
         }
         text
     }
+}
+
+/// How many error-looking stderr lines a session keeps for hang stories.
+const STDERR_ERRORS_KEPT: usize = 256;
+
+/// Whether a stderr line reads like an error report (the line that names
+/// the exception, not the `Traceback` header).
+fn looks_like_error(text: &str) -> bool {
+    let t = text.trim_start();
+    t.contains("Error:")
+        || t.contains("Exception:")
+        || t.contains("panicked at")
+        || t.starts_with("Error")
+        || t.starts_with("FATAL")
+        || t.starts_with("fatal:")
+        || t.contains("[error]")
+        || t.contains(" ERROR ")
 }
 
 fn plural(n: u64) -> &'static str {

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use crate::report::Report;
 
 pub mod json;
+pub mod markdown;
 pub mod table;
 
 /// The output formats of `check`.

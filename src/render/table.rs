@@ -74,6 +74,11 @@ fn implementation(i: &Option<Implementation>) -> String {
     }
 }
 
+/// `1 stderr line`, `2 stderr lines`.
+fn count(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 fn summary(s: &Summary) -> String {
     let mut b = Rows::default();
     let era = match (s.era, s.mid_session) {
@@ -102,10 +107,10 @@ fn summary(s: &Summary) -> String {
     if unknown > 0 {
         messages.push_str(&format!(", {unknown} of unknown direction"));
     }
-    messages.push_str(&format!(", {} stderr lines", c.stderr));
+    messages.push_str(&format!(", {}", count(c.stderr, "stderr line")));
     let noise: u64 = c.noise.iter().sum();
     if noise > 0 {
-        messages.push_str(&format!(", {noise} non-message lines"));
+        messages.push_str(&format!(", {}", count(noise, "non-message line")));
     }
     b.push_record(["messages", &messages]);
     let open = if s.pending.is_empty() {

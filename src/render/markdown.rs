@@ -1,0 +1,23 @@
+//! Markdown output: the rule catalogue as a table for the README.
+
+use std::io::{self, Write};
+
+use crate::rules::Rule;
+
+/// One row per rule: name, severity, group, summary.
+pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "| rule | severity | group | summary |")?;
+    writeln!(out, "|---|---|---|---|")?;
+    for rule in rules {
+        let i = rule.info();
+        writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            i.name,
+            i.severity,
+            i.group.as_str(),
+            i.summary.replace('|', "\\|")
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,647 @@
+//! Whole-process tests: the real binary over every fixture, compared with
+//! the expected output kept in `tests/snapshots/`, plus the contracts
+//! (rule coverage, clean sessions, the JSON schema, exit codes) and hostile
+//! input.
+//!
+//! To accept new output after an intended change, run the tests with
+//! `MCPDBG_UPDATE_SNAPSHOTS=1` and review the diff of `tests/snapshots/`.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use mcpdbg::rules::Rule;
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary, run from the repository root with a clean environment for
+/// everything that changes output.
+fn mcpdbg() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpdbg"));
+    cmd.current_dir(root());
+    for var in [
+        "NO_COLOR",
+        "COLUMNS",
+        "LINES",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "TERM",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn run(args: &[&str]) -> Output {
+    mcpdbg().args(args).output().expect("binary runs")
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = mcpdbg()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The binary may stop reading early; a broken pipe here is fine.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("binary ends");
+    writer.join().expect("writer thread");
+    out
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// Every fixture, as a path relative to the repository root, sorted.
+fn fixtures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("fixtures dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "log") {
+                out.push(path.strip_prefix(root()).expect("under root").to_path_buf());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root().join("fixtures"), &mut out);
+    out.sort();
+    out
+}
+
+fn transcript(out: &Output) -> String {
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        out.status
+            .code()
+            .map_or("signal".to_string(), |c| c.to_string()),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Compares `actual` with the snapshot at `path`, or rewrites the snapshot
+/// when MCPDBG_UPDATE_SNAPSHOTS is set. Returns a description of a mismatch.
+fn snapshot(path: &Path, actual: &str) -> Option<String> {
+    let path = root().join(path);
+    if std::env::var_os("MCPDBG_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, actual).expect("write snapshot");
+        return None;
+    }
+    let expected = match std::fs::read_to_string(&path) {
+        Ok(s) => s,
+        Err(_) => {
+            return Some(format!(
+                "{}: no snapshot (run with MCPDBG_UPDATE_SNAPSHOTS=1)",
+                path.display()
+            ));
+        }
+    };
+    if expected == actual {
+        return None;
+    }
+    let (n, (e, a)) = expected
+        .lines()
+        .chain(std::iter::repeat("<end>"))
+        .zip(actual.lines().chain(std::iter::repeat("<end>")))
+        .enumerate()
+        .find(|(_, (e, a))| e != a)
+        .expect("texts differ");
+    Some(format!(
+        "{}: line {} differs\n  expected: {e}\n  actual:   {a}",
+        path.display(),
+        n + 1
+    ))
+}
+
+#[test]
+fn every_fixture_matches_its_snapshot() {
+    let mut failures = Vec::new();
+    for fixture in fixtures() {
+        let out = run(&[
+            "check",
+            "--color",
+            "never",
+            fixture.to_str().expect("utf-8 path"),
+        ]);
+        let rel = fixture
+            .strip_prefix("fixtures")
+            .expect("under fixtures")
+            .with_extension("txt");
+        failures.extend(snapshot(
+            &Path::new("tests/snapshots").join(rel),
+            &transcript(&out),
+        ));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} snapshot(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn json_output_of_the_sample_matches_its_snapshot() {
+    let out = run(&["check", "--format", "json", "fixtures/sample-session.log"]);
+    assert_eq!(out.status.code(), Some(1));
+    if let Some(diff) = snapshot(
+        Path::new("tests/snapshots/sample-session.json"),
+        &String::from_utf8_lossy(&out.stdout),
+    ) {
+        panic!("{diff}");
+    }
+}
+
+fn rules_fired(path: &str) -> Vec<String> {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["rule"].as_str().expect("rule").to_string())
+        .collect()
+}
+
+#[test]
+fn every_rule_fires_on_its_own_fixture() {
+    let mut missing = Vec::new();
+    for rule in Rule::ALL {
+        let path = format!("fixtures/rules/{}.log", rule.name());
+        if !root().join(&path).exists() {
+            missing.push(format!("{path} does not exist"));
+            continue;
+        }
+        let fired = rules_fired(&path);
+        if !fired.iter().any(|r| r == rule.name()) {
+            missing.push(format!(
+                "{path} does not fire {} (fired: {fired:?})",
+                rule.name()
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+#[test]
+fn every_rule_fixture_is_named_after_a_rule() {
+    for fixture in fixtures()
+        .iter()
+        .filter(|f| f.starts_with("fixtures/rules"))
+    {
+        let stem = fixture.file_stem().and_then(|s| s.to_str()).expect("name");
+        assert!(
+            Rule::from_name(stem).is_some(),
+            "{} names no rule",
+            fixture.display()
+        );
+    }
+}
+
+#[test]
+fn clean_sessions_have_no_findings() {
+    let clean: Vec<_> = fixtures()
+        .into_iter()
+        .filter(|f| f.starts_with("fixtures/clean"))
+        .collect();
+    assert!(
+        clean.len() >= 7,
+        "expected a clean fixture per revision and the special cases"
+    );
+    for fixture in clean {
+        let path = fixture.to_str().expect("utf-8");
+        let out = run(&["check", "--format", "json", "--fail-on", "info", path]);
+        assert_eq!(rules_fired(path), Vec::<String>::new(), "{path}");
+        assert_eq!(out.status.code(), Some(0), "{path}");
+    }
+}
+
+#[test]
+fn each_era_and_revision_is_recognised() {
+    for (fixture, era, version) in [
+        ("legacy-2024-11-05", "legacy", "2024-11-05"),
+        ("legacy-2025-03-26", "legacy", "2025-03-26"),
+        ("legacy-2025-06-18", "legacy", "2025-06-18"),
+        ("legacy-2025-11-25", "legacy", "2025-11-25"),
+        ("modern-2026-07-28", "modern", "2026-07-28"),
+        ("discover-fallback-to-initialize", "legacy", "2025-11-25"),
+    ] {
+        let doc = json_of(&run(&[
+            "check",
+            "--format",
+            "json",
+            &format!("fixtures/clean/{fixture}.log"),
+        ]));
+        let session = &doc["files"][0]["sessions"][0];
+        assert_eq!(session["era"], era, "{fixture}");
+        assert_eq!(session["protocol_version"], version, "{fixture}");
+        assert!(session["client"]["name"].is_string(), "{fixture}");
+        assert!(session["server"]["name"].is_string(), "{fixture}");
+    }
+}
+
+/// Recursively checks that an object has exactly the `required` keys plus
+/// some of the `optional` ones.
+fn keys(v: &Value, required: &[&str], optional: &[&str], what: &str) {
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{what} is not an object"));
+    let have: BTreeSet<&str> = obj.keys().map(String::as_str).collect();
+    for k in required {
+        assert!(have.contains(k), "{what} lacks {k}");
+    }
+    for k in &have {
+        assert!(
+            required.contains(k) || optional.contains(k),
+            "{what} has unexpected key {k}"
+        );
+    }
+}
+
+#[test]
+fn json_schema_version_1_is_pinned() {
+    let out = run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/sample-session.log",
+        "fixtures/rules/id-reuse.log",
+    ]);
+    let doc = json_of(&out);
+    keys(&doc, &["version", "files", "summary"], &[], "document");
+    assert_eq!(doc["version"], 1);
+    keys(
+        &doc["summary"],
+        &["error", "warning", "info"],
+        &[],
+        "summary",
+    );
+    let files = doc["files"].as_array().expect("files");
+    assert_eq!(files.len(), 2);
+    let mut optional_seen = BTreeSet::new();
+    for file in files {
+        keys(
+            file,
+            &["path", "format", "sessions", "findings"],
+            &[],
+            "file",
+        );
+        for session in file["sessions"].as_array().expect("sessions") {
+            keys(
+                session,
+                &[
+                    "era",
+                    "protocol_version",
+                    "requested_version",
+                    "revision",
+                    "client",
+                    "server",
+                    "messages",
+                    "pending",
+                    "first_line",
+                    "last_line",
+                    "mid_session",
+                ],
+                &[],
+                "session",
+            );
+            keys(&session["client"], &["name", "version"], &[], "client");
+            keys(
+                &session["messages"],
+                &[
+                    "client_to_server",
+                    "server_to_client",
+                    "unknown_direction",
+                    "server_stderr",
+                    "non_message_lines",
+                ],
+                &[],
+                "messages",
+            );
+            for p in session["pending"].as_array().expect("pending") {
+                keys(
+                    p,
+                    &["id", "method", "direction", "line"],
+                    &[],
+                    "pending request",
+                );
+            }
+        }
+        for f in file["findings"].as_array().expect("findings") {
+            let optional = ["time", "direction", "id", "method", "related"];
+            keys(
+                f,
+                &["rule", "severity", "session", "line", "message"],
+                &optional,
+                "finding",
+            );
+            optional_seen.extend(
+                f.as_object()
+                    .expect("object")
+                    .keys()
+                    .filter(|k| optional.contains(&k.as_str()))
+                    .cloned(),
+            );
+            assert!(
+                ["error", "warning", "info"].contains(&f["severity"].as_str().expect("severity"))
+            );
+            assert!(Rule::from_name(f["rule"].as_str().expect("rule")).is_some());
+        }
+    }
+    assert_eq!(
+        optional_seen.len(),
+        5,
+        "the fixtures should show every optional finding field: {optional_seen:?}"
+    );
+    // Ids keep their JSON type: a string id stays a string.
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/rules/id-type-mismatch.log",
+    ]));
+    assert_eq!(doc["files"][0]["findings"][0]["id"], Value::from("1"));
+}
+
+#[test]
+fn exit_codes_follow_fail_on() {
+    let clean = "fixtures/clean/legacy-2025-06-18.log";
+    let warns = "fixtures/rules/slow-response.log";
+    let errs = "fixtures/rules/unanswered-request.log";
+    let info = "fixtures/rules/starts-mid-session.log";
+    let code = |args: &[&str]| run(args).status.code();
+    assert_eq!(code(&["check", clean]), Some(0));
+    assert_eq!(code(&["check", warns]), Some(0));
+    assert_eq!(code(&["check", "--fail-on", "warning", warns]), Some(1));
+    assert_eq!(code(&["check", errs]), Some(1));
+    assert_eq!(code(&["check", "--fail-on", "never", errs]), Some(0));
+    assert_eq!(code(&["check", info]), Some(0));
+    assert_eq!(code(&["check", "--fail-on", "info", info]), Some(1));
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let out = run(&["check", "fixtures/no-such-file.log"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot open fixtures/no-such-file.log"),
+        "{err}"
+    );
+    // The files that could be read are still reported.
+    let out = run(&[
+        "check",
+        "fixtures/no-such-file.log",
+        "fixtures/clean/legacy-2025-06-18.log",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("legacy-2025-06-18.log"));
+    let out = run(&[
+        "check",
+        "--revision",
+        "2025-01-01",
+        "fixtures/sample-session.log",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown revision"));
+    let out = run(&["check", "fixtures"]);
+    assert_eq!(out.status.code(), Some(2), "a directory cannot be read");
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let fixture = "fixtures/rules/too-many-findings.log";
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(std::iter::repeat_n(fixture, 40));
+    let mut child = mcpdbg()
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).expect("some output");
+    drop(stdout);
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn stdin_is_read_with_dash_or_no_file() {
+    let input =
+        std::fs::read(root().join("fixtures/rules/unanswered-request.log")).expect("fixture");
+    for args in [
+        &["check", "--format", "json", "-"][..],
+        &["check", "--format", "json"][..],
+    ] {
+        let out = run_stdin(args, &input);
+        assert_eq!(out.status.code(), Some(1));
+        let doc = json_of(&out);
+        assert_eq!(doc["files"][0]["path"], "-");
+        assert_eq!(doc["files"][0]["findings"][0]["rule"], "unanswered-request");
+    }
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let fixture = "fixtures/rules/unanswered-request.log";
+    let plain = run(&["check", fixture]);
+    assert!(
+        !plain.stdout.contains(&0x1b),
+        "no colour when stdout is a pipe"
+    );
+    let forced = run(&["check", "--color", "always", fixture]);
+    assert!(forced.stdout.contains(&0x1b));
+}
+
+#[test]
+fn text_from_the_log_cannot_drive_the_terminal() {
+    let input = b"> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\\u001b]0;pwned\\u0007\"}}\n\
+< \x1b[2J\x1b]0;title\x07cleared\n! \x1b[31mred\n";
+    let out = run_stdin(&["check", "-"], input);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        !out.stdout.contains(&0x1b),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!out.stdout.contains(&0x07));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\\x1b[2J"));
+}
+
+/// A deterministic byte generator (xorshift) for hostile inputs.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn assert_survives(name: &str, input: &[u8]) {
+    for format in ["json", "table"] {
+        let out = run_stdin(&["check", "--format", format, "-"], input);
+        let code = out.status.code();
+        assert!(
+            matches!(code, Some(0 | 1)),
+            "{name} ({format}): exit {code:?}, stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if format == "json" {
+            json_of(&out);
+        }
+    }
+}
+
+#[test]
+fn hostile_inputs_never_crash() {
+    assert_survives("empty", b"");
+    assert_survives("one newline", b"\n");
+    assert_survives(
+        "invalid utf-8",
+        b"> \xff\xfe{\"a\x80\"}\n< \xc3\x28\n\xed\xa0\x80\n",
+    );
+    assert_survives(
+        "no markers, invalid utf-8",
+        b"\xff\xff\xff\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\xff\"}\n",
+    );
+    for seed in 1..=8 {
+        assert_survives(&format!("random bytes {seed}"), &noise(seed, 64 * 1024));
+    }
+    let mut mixed = Vec::new();
+    for (i, chunk) in noise(99, 32 * 1024).chunks(97).enumerate() {
+        mixed.extend_from_slice(
+            [
+                &b"> "[..],
+                b"< ",
+                b"! ",
+                b"# ",
+                b"2026-11-02T09:00:00Z > ",
+                b"{",
+            ][i % 6],
+        );
+        mixed.extend_from_slice(chunk);
+        mixed.push(b'\n');
+    }
+    assert_survives("random bytes behind markers", &mixed);
+    let deep = format!("> {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    assert_survives("deep nesting", deep.as_bytes());
+    let deep_object = format!("> {}\n", "{\"a\":".repeat(50_000));
+    assert_survives("deep unterminated object", deep_object.as_bytes());
+}
+
+#[test]
+fn a_50_mb_single_line_is_handled() {
+    // A tool result of 50 MB of text, in one line, without a newline at the end.
+    let mut big =
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\""
+            .to_vec();
+    big.resize(big.len() + 50 * 1024 * 1024, b'x');
+    big.extend_from_slice(b"\"}]}}");
+    let mut input = b"> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"dump\"}}\n< ".to_vec();
+    input.extend_from_slice(&big);
+    let out = run_stdin(&["check", "--format", "json", "-"], &input);
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+    let doc = json_of(&out);
+    // Answered: no hang, and nothing quotes the 50 MB.
+    assert!(
+        !doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["rule"] == "unanswered-request")
+    );
+    assert!(out.stdout.len() < 64 * 1024);
+    // And 50 MB of garbage in one line.
+    let garbage: Vec<u8> = noise(7, 50 * 1024 * 1024)
+        .into_iter()
+        .map(|b| if b == b'\n' { b' ' } else { b })
+        .collect();
+    let out = run_stdin(&["check", "--format", "json", "-"], &garbage);
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+    assert!(
+        out.stdout.len() < 64 * 1024,
+        "findings quote excerpts, not lines"
+    );
+}
+
+#[test]
+fn rules_command_lists_the_catalogue() {
+    let out = run(&["rules", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc = json_of(&out);
+    let names: Vec<&str> = doc["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    let expected: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+    assert_eq!(names, expected);
+    let table = String::from_utf8(run(&["rules"]).stdout).expect("utf-8");
+    for name in expected {
+        assert!(table.contains(name), "{name} missing from the table");
+    }
+}
+
+#[test]
+fn readme_rules_table_matches_the_catalogue() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let start = readme
+        .find("<!-- rules:start -->")
+        .expect("rules:start marker");
+    let end = readme.find("<!-- rules:end -->").expect("rules:end marker");
+    let table = &readme[start..end];
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
+    let expected: Vec<String> = Rule::ALL
+        .iter()
+        .map(|r| {
+            let i = r.info();
+            format!(
+                "| `{}` | {} | {} | {} |",
+                i.name,
+                i.severity,
+                i.group.as_str(),
+                i.summary.replace('|', "\\|")
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        expected.iter().map(String::as_str).collect::<Vec<_>>(),
+        "regenerate the README table with `mcpdbg rules --format markdown`"
+    );
+}
