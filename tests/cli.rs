@@ -620,9 +620,7 @@ fn rules_command_lists_the_catalogue() {
 #[test]
 fn readme_rules_table_matches_the_catalogue() {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let start = readme
-        .find("<!-- rules:start -->")
-        .expect("rules:start marker");
+    let start = readme.find("<!-- rules:start").expect("rules:start marker");
     let end = readme.find("<!-- rules:end -->").expect("rules:end marker");
     let table = &readme[start..end];
     let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
