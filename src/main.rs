@@ -44,11 +44,12 @@ enum Command {
 ///   native   `[TIMESTAMP] MARKER RAW-LINE`, MARKER one of `>` (client to
 ///            server), `<` (server to client), `!` (server stderr), `#`
 ///            (event); also `->`/`<-`, `c2s`/`s2c`, `send`/`recv`, `stderr`
-///
 ///   ndjson   plain newline-delimited JSON with no markers (a `tee` of the
 ///            pipe); directions are inferred
+///
+/// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
-#[command(after_long_help = CHECK_EXAMPLES)]
+#[command(after_long_help = CHECK_EXAMPLES, verbatim_doc_comment)]
 struct CheckArgs {
     /// Capture files to check; `-` or none reads standard input
     files: Vec<PathBuf>,

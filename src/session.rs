@@ -96,7 +96,11 @@ impl Implementation {
         let v = v?;
         Some(Implementation {
             name: v.get("name")?.as_str()?.to_string(),
-            version: v.get("version").and_then(Value::as_str).map(str::to_owned),
+            version: v
+                .get("version")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
         })
     }
 }
