@@ -14,14 +14,17 @@
 //!       ──Report──▶ render::{table, json} ──▶ Write     report.rs, render/
 //! ```
 //!
+//! `record.rs` is the recorder (`mcpdbg record`): it relays a live session
+//! and writes the native transcript that the pipeline reads.
 //! `check.rs` wires the stages; `main.rs` only parses arguments and maps
 //! the outcome to an exit code. `protocol.rs` holds the spec's facts (revisions
 //! and the method table), `rules.rs` the rule catalogue.
 //!
 //! # Invariants, written as absences
 //!
-//! - Nothing but `reader` and `main` does I/O; `session` and `classify` never
-//!   read the clock: all time comes from the log.
+//! - Nothing but `reader`, `record` and `main` does I/O; only `record` reads
+//!   the clock (to stamp what it records): the analysis takes all time from
+//!   the log.
 //! - Bad input never produces `Err` or a panic: it becomes a finding. `Err`
 //!   means a file could not be opened, read or written.
 //! - No stage holds the whole input: memory follows open requests and used
@@ -35,6 +38,7 @@ pub mod classify;
 pub mod finding;
 pub mod protocol;
 pub mod reader;
+pub mod record;
 pub mod render;
 pub mod report;
 pub mod rules;

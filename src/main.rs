@@ -33,6 +33,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Check(CheckArgs),
+    Record(RecordArgs),
     Rules(RulesArgs),
 }
 
@@ -93,6 +94,47 @@ Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
   2  usage error, or a file could not be read";
+
+/// Run a server and record its stdio session byte for byte
+///
+/// Use it as the server command in a host's configuration: the host starts
+/// `mcpdbg record --out FILE -- SERVER ARGS...` and talks to it as to the
+/// server. Bytes are relayed unchanged in both directions; stderr is copied to
+/// mcpdbg's own stderr; FILE receives the native transcript (created
+/// owner-only), which `mcpdbg check FILE` analyses.
+#[derive(Parser)]
+#[command(after_long_help = RECORD_EXAMPLES)]
+struct RecordArgs {
+    /// Where to write the transcript; `{time}` and `{pid}` are replaced
+    ///
+    /// `{time}` becomes the UTC start time (20261129T140311Z) and `{pid}` the
+    /// recorder's process id, so one host config line gives a file per session.
+    /// An existing file is never overwritten (see --append) and a symbolic link
+    /// is never followed.
+    #[arg(long, short, value_name = "FILE")]
+    out: String,
+
+    /// Add this session to the end of an existing transcript
+    #[arg(long)]
+    append: bool,
+
+    /// When the session ends, check the recording and print the report to stderr
+    #[arg(long)]
+    check: bool,
+
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+}
+
+const RECORD_EXAMPLES: &str = "\
+Examples:
+  mcpdbg record --out /tmp/notes-{time}.log -- python notes_server.py
+  mcpdbg record --append --out ~/mcp.log --check -- npx -y @example/server
+
+Exit status:
+  the server's exit status (128 + N when it was killed by signal N);
+  2 when the transcript cannot be opened, 127 when the server cannot be started";
 
 /// List every rule with its severity and summary
 ///
@@ -159,6 +201,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => run_check(args),
+        Command::Record(args) => run_record(args),
         Command::Rules(args) => run_rules(args),
     };
     match result {
@@ -244,6 +287,43 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
+    let options = mcpdbg::record::RecordOptions {
+        out: args.out,
+        append: args.append,
+        command: args.command,
+    };
+    let recorded = match mcpdbg::record::run(&options) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcpdbg record: {e}");
+            let code = if e.to_string().starts_with("cannot start") {
+                127
+            } else {
+                2
+            };
+            return Ok(ExitCode::from(code));
+        }
+    };
+    if args.check {
+        let name = recorded.path.display().to_string();
+        let report = Report {
+            files: vec![check::check(
+                &name,
+                Box::new(File::open(&recorded.path)?),
+                &Options::default(),
+            )?],
+        };
+        let stderr = io::stderr();
+        let style = Style {
+            color: stderr.is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        };
+        render::render(&report, OutputFormat::Table, style, &mut stderr.lock())?;
+    }
+    Ok(ExitCode::from((recorded.exit_code & 0xff) as u8))
 }
 
 fn run_rules(args: RulesArgs) -> io::Result<ExitCode> {

@@ -181,6 +181,15 @@ with a marker such as `>` (client to server), `<` (server to client), `!` (serve
 editing a transcript by hand or concatenating other text into it."
     },
 
+    RecordingGap => {
+        name: "recording-gap", group: Transport, severity: Warning, revisions: "all",
+        summary: "the recorder could not keep up and dropped part of the session",
+        explanation: "`mcpdbg record` never makes the session wait for the disk: when the disk \
+is too slow or full, it drops lines and writes a `# gap: ...` event saying how many bytes of \
+which stream are missing. Findings near a gap may be wrong (a response in the gap looks like \
+a hang). Record to a faster or emptier disk."
+    },
+
     // ---- envelope: one message on its own ----
     JsonrpcVersion => {
         name: "jsonrpc-version", group: Envelope, severity: Error, revisions: "all",

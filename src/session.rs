@@ -212,7 +212,8 @@ pub struct Session {
     last_stderr: Option<(u64, String)>,
     /// Recent stderr lines that look like errors (bounded), to quote in hangs.
     stderr_errors: std::collections::VecDeque<(u64, String)>,
-    exit: Option<(u64, String)>,
+    /// Lifecycle events (stdin closed, exit, signals), bounded, for hang stories.
+    ends: Vec<(u64, String)>,
     inference: Inference,
 }
 
@@ -235,7 +236,7 @@ impl Session {
             last: None,
             last_stderr: None,
             stderr_errors: Default::default(),
-            exit: None,
+            ends: Vec::new(),
             inference: Inference::default(),
         }
     }
@@ -315,8 +316,26 @@ impl Session {
                 let lower = text.trim().to_ascii_lowercase();
                 if lower.starts_with("start") && self.is_empty() {
                     self.known_start = true;
-                } else if lower.contains("exit") || lower.contains("killed by signal") {
-                    self.exit = Some((at.line, excerpt(text.trim())));
+                } else if lower.starts_with("gap") {
+                    findings.push(
+                        Finding::new(
+                            Rule::RecordingGap,
+                            at.line,
+                            format!(
+                                "the recording has a gap here ({}); findings near it may be wrong",
+                                excerpt(text.trim())
+                            ),
+                        )
+                        .time(at.time.as_ref()),
+                    );
+                } else if ["exit", "killed", "stdin closed", "signal", "received"]
+                    .iter()
+                    .any(|w| lower.contains(w))
+                {
+                    if self.ends.len() == ENDS_KEPT {
+                        self.ends.remove(0);
+                    }
+                    self.ends.push((at.line, excerpt(text.trim())));
                 }
             }
         }
@@ -933,25 +952,37 @@ impl Session {
             ("initialize", Phase::Initializing(_)) => {
                 self.initialize_answered(at, msg, report, findings)
             }
-            ("server/discover", Phase::Probing) => {
-                if let Some(result) = msg.result() {
-                    self.era = Some(Era::Modern);
+            ("server/discover", _) if msg.result().is_some() => {
+                // The answer may arrive after the client already went on
+                // with modern requests (pipelined), so the phase may be Ready.
+                self.era = Some(Era::Modern);
+                if self.phase == Phase::Probing {
                     self.phase = Phase::Ready;
+                }
+            }
+            ("server/discover", _)
+                if msg
+                    .error()
+                    .and_then(|e| e.code)
+                    .is_some_and(protocol::is_modern_discover_error) =>
+            {
+                self.era = Some(Era::Modern);
+            }
+            _ => {}
+        }
+        if self.era() == Some(Era::Modern) {
+            if let Some(result) = msg.result() {
+                if self.negotiated.is_none() {
                     self.negotiated = self.requested.clone();
+                }
+                if self.server.is_none() {
                     self.server = Implementation::from_value(
                         result
                             .get("_meta")
                             .and_then(|m| m.get(protocol::META_SERVER_INFO)),
                     );
-                } else if msg
-                    .error()
-                    .and_then(|e| e.code)
-                    .is_some_and(protocol::is_modern_discover_error)
-                {
-                    self.era = Some(Era::Modern);
                 }
             }
-            _ => {}
         }
     }
 
@@ -1186,12 +1217,21 @@ impl Session {
         } else {
             format!("; after it the {} {}", owner.as_str(), parts.join(", "))
         };
-        if let Some((line, what)) = self.exit.as_ref().filter(|(line, _)| *line > open.line) {
-            text.push_str(&format!("; then at line {line}: {what}"));
+        let ends: Vec<String> = self
+            .ends
+            .iter()
+            .filter(|(line, _)| *line > open.line)
+            .map(|(line, what)| format!("line {line}: {what}"))
+            .collect();
+        if !ends.is_empty() {
+            text.push_str(&format!("; then {}", ends.join(", ")));
         }
         text
     }
 }
+
+/// How many lifecycle events a session keeps for hang stories.
+const ENDS_KEPT: usize = 8;
 
 /// How many error-looking stderr lines a session keeps for hang stories.
 const STDERR_ERRORS_KEPT: usize = 256;

@@ -74,6 +74,8 @@ struct Stream {
     crlf: u64,
     blank: u64,
     headers: u64,
+    /// The next line of this stream ended without a newline (a recorder event said so).
+    partial_next: bool,
 }
 
 /// The transport state of one file.
@@ -143,13 +145,27 @@ impl Transport {
                 out.push(Item::Stderr { at, text });
             }
             Body::Line { dir, bytes } => {
+                let terminated = record.terminated && !std::mem::take(&mut self.streams[slot(dir)].partial_next);
                 if self.streams[slot(dir)].multiline.is_some() {
-                    self.continue_multiline(at, dir, bytes, record.terminated, findings, out);
+                    self.continue_multiline(at, dir, bytes, terminated, findings, out);
                 } else {
-                    self.line(at, dir, &bytes, record.terminated, findings, out);
+                    self.line(at, dir, &bytes, terminated, findings, out);
                 }
             }
-            Body::Event(text) => out.push(Item::Event { at, text }),
+            Body::Event(text) => {
+                // `mcpdbg record` announces a line that ended without a newline.
+                if let Some(stream) = text.trim().strip_prefix("partial line follows on ") {
+                    let dir = match stream {
+                        "stdin" => Some(Dir::ClientToServer),
+                        "stdout" => Some(Dir::ServerToClient),
+                        _ => None,
+                    };
+                    if let Some(dir) = dir {
+                        self.streams[slot(dir)].partial_next = true;
+                    }
+                }
+                out.push(Item::Event { at, text })
+            }
             Body::Unreadable(bytes) => findings.push(
                 Finding::new(
                     Rule::MalformedRecord,
@@ -381,7 +397,7 @@ impl Transport {
             (
                 Rule::TruncatedLine,
                 format!(
-                    "the log ends in the middle of a {} message: \"{}\"",
+                    "the {} stream ends in the middle of a message (no newline): \"{}\"",
                     dir.writer(),
                     excerpt(text)
                 ),

@@ -1,0 +1,78 @@
+"""An MCP client on the official Python SDK, for the record tests.
+
+usage: client.py SCENARIO MODE MCPDBG TRANSCRIPT TAPDIR
+
+Starts `tap.py -- MCPDBG record --out TRANSCRIPT -- python server.py`, runs
+SCENARIO in connection MODE (auto or legacy) and prints what it saw as JSON.
+TAPDIR receives client-sent.bin, client-received.bin, server-received.bin and
+server-sent.bin.
+
+Scenarios: session (list tools, add, count with progress, a failing tool),
+stray (the stray tool), hang (the hang tool; the client gives up after a
+short wait and stops the server with SIGTERM, without cancelling).
+"""
+
+import asyncio
+import json
+import os
+import signal
+import sys
+
+from mcp import Client, StdioServerParameters
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+async def run(scenario, mode, mcpdbg, transcript, tapdir):
+    env = dict(os.environ)
+    env["SERVER_TAP_RECEIVED"] = os.path.join(tapdir, "server-received.bin")
+    env["SERVER_TAP_SENT"] = os.path.join(tapdir, "server-sent.bin")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            os.path.join(HERE, "tap.py"),
+            os.path.join(tapdir, "client-sent.bin"),
+            os.path.join(tapdir, "client-received.bin"),
+            "--",
+            mcpdbg, "record", "--out", transcript, "--",
+            sys.executable, os.path.join(HERE, "server.py"),
+        ],
+        env=env,
+    )
+    seen = {"progress": []}
+
+    async def on_progress(progress, total, message):
+        seen["progress"].append([progress, total, message])
+
+    async with Client(params, mode=mode) as client:
+        seen["protocol_version"] = client.protocol_version
+        tools = await client.list_tools()
+        seen["tools"] = sorted(t.name for t in tools.tools)
+        if scenario == "session":
+            seen["add"] = (await client.call_tool("add", {"a": 2, "b": 3})).content[0].text
+            seen["count"] = (await client.call_tool("count", {"n": 3}, progress_callback=on_progress)).content[0].text
+            failed = await client.call_tool("fail", {"reason": "disk on fire"})
+            seen["fail_is_error"] = failed.is_error
+        elif scenario == "stray":
+            seen["stray"] = (await client.call_tool("stray", {})).content[0].text
+        elif scenario == "hang":
+            call = asyncio.ensure_future(client.call_tool("hang", {}))
+            done, _ = await asyncio.wait([call], timeout=1.0)
+            seen["hang_answered"] = bool(done)
+            # Give up without cancelling and stop the server the way a host
+            # does: SIGTERM to the process it started (here, the recorder).
+            with open(os.path.join(tapdir, "recorder.pid")) as pid_file:
+                os.kill(int(pid_file.read()), signal.SIGTERM)
+            for _ in range(200):
+                if os.path.exists(os.path.join(tapdir, "recorder.done")):
+                    break
+                await asyncio.sleep(0.05)
+            print(json.dumps(seen), flush=True)
+            os._exit(0)
+        else:
+            raise SystemExit(f"unknown scenario {scenario}")
+    print(json.dumps(seen), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(run(*sys.argv[1:6]))

@@ -1,0 +1,108 @@
+"""A small MCP server on the official Python SDK, for the record tests.
+
+It serves over stdio with explicit streams that copy every byte it reads and
+writes to the files named by SERVER_TAP_RECEIVED and SERVER_TAP_SENT, so the
+tests can compare them with the recorder's transcript. With explicit streams
+the SDK leaves fd 1 on the wire, so the `stray` tool really writes to stdout.
+
+Tools: add, count (reports progress), fail (raises), stray (prints a line to
+stdout, then answers), hang (never answers).
+"""
+
+import asyncio
+import io
+import os
+import sys
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.stdio import stdio_server
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class TeeIn(io.RawIOBase):
+    def __init__(self, fd, tap):
+        self.fd, self.tap = fd, tap
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        data = os.read(self.fd, len(buffer))
+        self.tap.write(data)
+        self.tap.flush()
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class TeeOut(io.RawIOBase):
+    def __init__(self, fd, tap):
+        self.fd, self.tap = fd, tap
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        data = bytes(data)
+        write_all(self.fd, data)
+        self.tap.write(data)
+        self.tap.flush()
+        return len(data)
+
+
+server = MCPServer("sdk-test-server")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+async def count(n: int, ctx: Context) -> str:
+    """Count to n, reporting progress."""
+    for i in range(n):
+        await ctx.report_progress(i + 1, n, f"step {i + 1}")
+    return f"counted to {n}"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always raises."""
+    raise ValueError(reason)
+
+
+@server.tool()
+def stray() -> str:
+    """Writes a debug line to stdout (the bug the tests look for), then answers."""
+    write_all(1, b"debug: stray tool called\n")
+    return "done"
+
+
+@server.tool()
+async def hang() -> str:
+    """Never answers."""
+    await asyncio.Event().wait()
+    return "unreachable"
+
+
+async def main():
+    received = open(os.environ.get("SERVER_TAP_RECEIVED", os.devnull), "wb")
+    sent = open(os.environ.get("SERVER_TAP_SENT", os.devnull), "wb")
+    stdin = anyio.wrap_file(io.TextIOWrapper(io.BufferedReader(TeeIn(0, received)), encoding="utf-8", errors="replace"))
+    stdout = anyio.wrap_file(io.TextIOWrapper(TeeOut(1, sent), encoding="utf-8", newline="\n", write_through=True))
+    print("sdk test server starting", file=sys.stderr, flush=True)
+    async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+    print("sdk test server stopping", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    anyio.run(main)
