@@ -2,12 +2,14 @@
 //! the native transcript.
 //!
 //! Three relay threads (host stdin -> server stdin, server stdout -> host
-//! stdout, server stderr -> our stderr) forward each chunk as soon as it is
-//! read, then hand the completed lines to one writer thread through a bounded
-//! queue. Relaying never waits for the disk: when the queue is full, lines are
-//! dropped and a `gap` event says how many bytes are missing. The writer
-//! flushes whenever the queue runs empty, so a crash loses at most the lines in
-//! flight.
+//! stdout, server stderr -> our stderr) read chunks, queue each (shared, not
+//! copied) for one writer thread, then forward it. Queueing before forwarding
+//! keeps causality in the transcript: a request is always written before the
+//! response it causes. Relaying never waits for the disk: when the bounded
+//! queue is full, the chunk is still forwarded but not recorded, and a `gap`
+//! event says how many bytes are missing. The writer splits chunks into lines
+//! and flushes whenever the queue runs empty, so a crash loses at most the
+//! lines in flight.
 //!
 //! This is the one part of mcpdbg that reads the clock (to stamp records) and
 //! handles processes and signals; it does no analysis.
@@ -65,10 +67,15 @@ impl Stream {
 
 /// What the relay threads send to the writer.
 enum Entry {
-    /// Complete lines of one stream, each with its timestamp.
-    Lines(Stream, Vec<(String, Vec<u8>)>),
-    /// A line that ended without a newline (at the end of its stream).
-    Partial(Stream, String, Vec<u8>),
+    /// Bytes read from a stream, in read order, with the time they were read.
+    /// The writer splits them into lines; a line is stamped with the time of
+    /// the chunk that completes it.
+    Chunk(Stream, String, Arc<Vec<u8>>),
+    /// Bytes of a stream that were not queued (the queue was full): the
+    /// writer drops the line they cut and notes the gap.
+    Gap(Stream, String, usize),
+    /// The stream ended: a last line without newline is written now.
+    Eof(Stream, String),
     Event(String, String),
     /// The session is over: write what came before and stop. Threads that
     /// are still alive (a host that never closes stdin, the signal handler)
@@ -79,20 +86,21 @@ enum Entry {
 impl Entry {
     fn bytes(&self) -> usize {
         match self {
-            Entry::Lines(_, lines) => lines.iter().map(|(_, l)| l.len() + 40).sum(),
-            Entry::Partial(_, _, l) => l.len() + 40,
-            Entry::Event(_, text) => text.len() + 40,
-            Entry::Stop => 0,
+            Entry::Chunk(_, _, chunk) => chunk.len(),
+            Entry::Event(_, text) => text.len(),
+            Entry::Gap(..) | Entry::Eof(..) | Entry::Stop => 0,
         }
     }
 }
 
-/// Bytes that may wait in the queue before relay threads start dropping lines.
+/// Bytes that may wait in the queue before relay threads start dropping data.
 const QUEUE_BYTES: usize = 64 * 1024 * 1024;
 /// Entries that may wait in the queue.
 const QUEUE_ENTRIES: usize = 4096;
 /// Read size of the relay threads.
 const CHUNK: usize = 256 * 1024;
+/// The pipe size asked for on the server's stdin and stdout.
+const PIPE_SIZE: libc::c_int = 1024 * 1024;
 /// The longest line kept whole; the rest of a longer line becomes a gap.
 const MAX_LINE: usize = 256 * 1024 * 1024;
 
@@ -106,6 +114,36 @@ pub fn now() -> String {
 struct Queue {
     tx: SyncSender<Entry>,
     in_flight: Arc<AtomicUsize>,
+    /// Read buffers the writer is done with, for the relays to reuse.
+    pool: Pool,
+}
+
+/// Spare read buffers: reusing them spares a fresh zeroed allocation (and
+/// its page faults) per chunk.
+#[derive(Clone, Default)]
+struct Pool(Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+
+impl Pool {
+    const KEEP: usize = 64;
+
+    fn take(&self) -> Vec<u8> {
+        let mut buf = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default();
+        buf.resize(CHUNK, 0);
+        buf
+    }
+
+    fn give(&self, chunk: Arc<Vec<u8>>) {
+        if let (Ok(buf), Ok(mut pool)) = (Arc::try_unwrap(chunk), self.0.lock()) {
+            if pool.len() < Pool::KEEP {
+                pool.push(buf);
+            }
+        }
+    }
 }
 
 impl Queue {
@@ -125,11 +163,15 @@ impl Queue {
         }
     }
 
-    /// Queues an event, waiting for room: events are rare and must not be lost.
-    fn event(&self, text: impl Into<String>) {
-        let entry = Entry::Event(now(), text.into());
+    /// Queues an entry, waiting for room: for the rare entries that must not
+    /// be lost (events, gaps, ends of streams).
+    fn send(&self, entry: Entry) {
         self.in_flight.fetch_add(entry.bytes(), Ordering::Relaxed);
         let _ = self.tx.send(entry);
+    }
+
+    fn event(&self, text: impl Into<String>) {
+        self.send(Entry::Event(now(), text.into()));
     }
 }
 
@@ -200,11 +242,13 @@ pub fn run(options: &RecordOptions) -> io::Result<Recorded> {
     let file = open_transcript(&path, options.append)?;
     let (tx, rx) = mpsc::sync_channel(QUEUE_ENTRIES);
     let in_flight = Arc::new(AtomicUsize::new(0));
+    let pool = Pool::default();
     let queue = Queue {
         tx,
         in_flight: in_flight.clone(),
+        pool: pool.clone(),
     };
-    let writer = thread::spawn(move || write_transcript(file, rx, in_flight));
+    let writer = thread::spawn(move || write_transcript(file, rx, in_flight, pool));
     queue.event(format!("start {}", command_line(&options.command)));
 
     let (program, args) = options
@@ -239,6 +283,21 @@ pub fn run(options: &RecordOptions) -> io::Result<Recorded> {
     let child_stdin = child.stdin.take().expect("piped");
     let child_stdout = child.stdout.take().expect("piped");
     let child_stderr = child.stderr.take().expect("piped");
+    // Larger pipes mean fewer, larger reads and writes when a server sends a
+    // lot; a failure only costs speed.
+    {
+        use std::os::fd::AsRawFd;
+        for fd in [
+            child_stdin.as_raw_fd(),
+            child_stdout.as_raw_fd(),
+            io::stdout().as_raw_fd(),
+        ] {
+            // SAFETY: fcntl(2) on descriptors we own for the whole call.
+            unsafe {
+                libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_SIZE);
+            }
+        }
+    }
     let (done_tx, done_rx) = mpsc::channel();
     {
         let queue = queue.clone();
@@ -347,84 +406,165 @@ fn forward_signals(pid: u32, queue: Queue) -> io::Result<()> {
     Ok(())
 }
 
-/// Relays one stream chunk by chunk and queues its completed lines.
+/// Relays one stream chunk by chunk and queues the chunks for the writer.
 fn relay(mut source: impl Read, mut sink: Option<impl Write>, stream: Stream, queue: &Queue) {
-    let mut buf = vec![0u8; CHUNK];
-    let mut line: Vec<u8> = Vec::new();
-    let mut oversize = 0usize;
     let mut dropped = 0usize;
+    let mut spare: Option<Vec<u8>> = None;
     loop {
+        let mut buf = spare.take().unwrap_or_else(|| queue.pool.take());
         let n = match source.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                spare = Some(buf);
+                continue;
+            }
             Err(_) => break,
         };
-        let chunk = &buf[..n];
-        // Forward first: the session must not wait for the transcript.
+        // Queue before forwarding, so that a request is always in the
+        // transcript before the response it causes. Queueing never waits: a
+        // full queue means a gap, never a slower session.
+        buf.truncate(n);
+        let buf = Arc::new(buf);
+        let stamp = now();
+        if dropped > 0 && queue.offer(Entry::Gap(stream, stamp.clone(), dropped)) {
+            dropped = 0;
+        }
+        if dropped > 0 || !queue.offer(Entry::Chunk(stream, stamp, buf.clone())) {
+            dropped += n;
+        }
         if let Some(out) = sink.as_mut() {
-            if out.write_all(chunk).and_then(|()| out.flush()).is_err() {
+            if out.write_all(&buf).and_then(|()| out.flush()).is_err() {
                 // The reader went away (server stdin closed, host stdout
                 // closed): keep draining and recording, stop forwarding.
                 sink = None;
             }
         }
-        let stamp = now();
-        let mut lines = Vec::new();
+        queue.pool.give(buf);
+    }
+    drop(sink);
+    if dropped > 0 {
+        queue.send(Entry::Gap(stream, now(), dropped));
+    }
+    queue.send(Entry::Eof(stream, now()));
+}
+
+/// One stream's line assembly in the writer.
+#[derive(Default)]
+struct Assembly {
+    /// The start of a line whose end has not been read yet.
+    partial: Vec<u8>,
+    /// Skip up to the next newline: its start was lost in a gap.
+    skip: bool,
+    /// Bytes not recorded since the last gap note.
+    lost: usize,
+}
+
+/// Turns the relay threads' entries into transcript records.
+struct Transcript<W: Write> {
+    out: W,
+    streams: [Assembly; 3],
+}
+
+impl<W: Write> Transcript<W> {
+    fn new(out: W) -> Transcript<W> {
+        Transcript {
+            out,
+            streams: Default::default(),
+        }
+    }
+
+    fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        match entry {
+            Entry::Chunk(stream, stamp, chunk) => self.chunk(*stream, stamp, chunk),
+            Entry::Gap(stream, stamp, bytes) => {
+                let s = &mut self.streams[*stream as usize];
+                let lost = bytes + s.lost + s.partial.len();
+                s.partial.clear();
+                s.lost = 0;
+                s.skip = true;
+                write_record(&mut self.out, stamp, b"#", gap(lost, *stream).as_bytes())
+            }
+            Entry::Eof(stream, stamp) => {
+                let s = &mut self.streams[*stream as usize];
+                if s.lost > 0 {
+                    let lost = std::mem::take(&mut s.lost);
+                    write_record(&mut self.out, stamp, b"#", gap(lost, *stream).as_bytes())?;
+                }
+                let s = &mut self.streams[*stream as usize];
+                if !s.partial.is_empty() {
+                    let line = std::mem::take(&mut s.partial);
+                    let note = format!("partial line follows on {}", stream.name());
+                    write_record(&mut self.out, stamp, b"#", note.as_bytes())?;
+                    write_record(&mut self.out, stamp, stream.marker(), &line)?;
+                }
+                let closed = format!("{} closed", stream.name());
+                write_record(&mut self.out, stamp, b"#", closed.as_bytes())
+            }
+            Entry::Event(stamp, text) => write_record(&mut self.out, stamp, b"#", text.as_bytes()),
+            Entry::Stop => Ok(()),
+        }
+    }
+
+    fn chunk(&mut self, stream: Stream, stamp: &str, chunk: &[u8]) -> io::Result<()> {
+        let s = &mut self.streams[stream as usize];
         let mut rest = chunk;
+        if s.skip {
+            match memchr::memchr(b'\n', rest) {
+                Some(i) => {
+                    let lost = std::mem::take(&mut s.lost) + i + 1;
+                    s.skip = false;
+                    rest = &rest[i + 1..];
+                    write_record(&mut self.out, stamp, b"#", gap(lost, stream).as_bytes())?;
+                }
+                None => {
+                    s.lost += rest.len();
+                    return Ok(());
+                }
+            }
+        }
         while let Some(i) = memchr::memchr(b'\n', rest) {
-            take(&mut line, &rest[..i], &mut oversize);
-            lines.push((stamp.clone(), std::mem::take(&mut line)));
-            if oversize > 0 {
-                dropped += oversize;
-                oversize = 0;
+            let s = &mut self.streams[stream as usize];
+            if s.partial.is_empty() {
+                write_record(&mut self.out, stamp, stream.marker(), &rest[..i])?;
+            } else {
+                let room = MAX_LINE.saturating_sub(s.partial.len());
+                let keep = i.min(room);
+                s.partial.extend_from_slice(&rest[..keep]);
+                s.lost += i - keep;
+                let line = std::mem::take(&mut s.partial);
+                write_record(&mut self.out, stamp, stream.marker(), &line)?;
             }
             rest = &rest[i + 1..];
         }
-        take(&mut line, rest, &mut oversize);
-        if !lines.is_empty() {
-            if dropped > 0 && queue.offer(Entry::Event(stamp.clone(), gap(dropped, stream))) {
-                dropped = 0;
-            }
-            let size: usize = lines.iter().map(|(_, l)| l.len() + 1).sum();
-            if !queue.offer(Entry::Lines(stream, lines)) {
-                dropped += size;
-            }
+        let s = &mut self.streams[stream as usize];
+        let room = MAX_LINE.saturating_sub(s.partial.len());
+        let keep = rest.len().min(room);
+        s.partial.extend_from_slice(&rest[..keep]);
+        s.lost += rest.len() - keep;
+        if s.lost > 0 && s.partial.is_empty() {
+            let lost = std::mem::take(&mut s.lost);
+            write_record(&mut self.out, stamp, b"#", gap(lost, stream).as_bytes())?;
         }
+        Ok(())
     }
-    drop(sink);
-    if dropped > 0 || oversize > 0 {
-        queue.event(gap(dropped + oversize, stream));
-    }
-    if !line.is_empty() {
-        let entry = Entry::Partial(stream, now(), line);
-        queue.in_flight.fetch_add(entry.bytes(), Ordering::Relaxed);
-        let _ = queue.tx.send(entry);
-    }
-    queue.event(format!("{} closed", stream.name()));
-}
-
-/// Appends to the line being assembled, up to [`MAX_LINE`].
-fn take(line: &mut Vec<u8>, part: &[u8], oversize: &mut usize) {
-    let room = MAX_LINE.saturating_sub(line.len());
-    let keep = part.len().min(room);
-    line.extend_from_slice(&part[..keep]);
-    *oversize += part.len() - keep;
 }
 
 fn gap(bytes: usize, stream: Stream) -> String {
     format!("gap: {bytes} bytes of {} were not recorded", stream.name())
 }
 
-/// The writer thread: turns entries into transcript lines.
+/// The writer thread: turns entries into transcript lines, flushing whenever
+/// the queue runs empty.
 fn write_transcript(
     file: File,
     rx: Receiver<Entry>,
     in_flight: Arc<AtomicUsize>,
+    pool: Pool,
 ) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(1024 * 1024, file);
-    let mut failed: Option<io::Error> = None;
-    let mut lost = 0usize;
+    // Lines longer than the buffer go straight to the file, uncopied.
+    let mut transcript = Transcript::new(BufWriter::with_capacity(64 * 1024, file));
+    let mut failed = false;
     let mut stopped = false;
     while let Ok(first) = rx.recv() {
         let mut next = Some(first);
@@ -434,58 +574,32 @@ fn write_transcript(
                 break;
             }
             in_flight.fetch_sub(entry.bytes(), Ordering::Relaxed);
-            if let Err(e) = write_entry(&mut out, &entry) {
-                lost += entry.bytes();
-                if failed.is_none() {
+            if let Err(e) = transcript.entry(&entry) {
+                if !failed {
                     eprintln!(
-                        "mcpdbg record: cannot write the transcript: {e}; the session goes on, unrecorded parts become gaps"
+                        "mcpdbg record: cannot write the transcript: {e}; the session goes on unrecorded"
                     );
-                    failed = Some(e);
+                    failed = true;
                 }
-            } else if lost > 0 {
-                let note = Entry::Event(
-                    now(),
-                    format!("gap: about {lost} bytes were not recorded (write error)"),
-                );
-                if write_entry(&mut out, &note).is_ok() {
-                    lost = 0;
-                }
+            }
+            if let Entry::Chunk(_, _, chunk) = entry {
+                pool.give(chunk);
             }
             next = rx.try_recv().ok();
         }
-        if let Err(e) = out.flush() {
-            if failed.is_none() {
-                eprintln!("mcpdbg record: cannot write the transcript: {e}");
-                failed = Some(e);
+        if let Err(e) = transcript.out.flush() {
+            if !failed {
+                eprintln!(
+                    "mcpdbg record: cannot write the transcript: {e}; the session goes on unrecorded"
+                );
+                failed = true;
             }
         }
         if stopped {
             break;
         }
     }
-    out.flush()
-}
-
-fn write_entry(out: &mut impl Write, entry: &Entry) -> io::Result<()> {
-    match entry {
-        Entry::Lines(stream, lines) => {
-            for (stamp, line) in lines {
-                write_record(out, stamp, stream.marker(), line)?;
-            }
-            Ok(())
-        }
-        Entry::Partial(stream, stamp, line) => {
-            write_record(
-                out,
-                stamp,
-                b"#",
-                format!("partial line follows on {}", stream.name()).as_bytes(),
-            )?;
-            write_record(out, stamp, stream.marker(), line)
-        }
-        Entry::Event(stamp, text) => write_record(out, stamp, b"#", text.as_bytes()),
-        Entry::Stop => Ok(()),
-    }
+    transcript.out.flush()
 }
 
 fn write_record(out: &mut impl Write, stamp: &str, marker: &[u8], line: &[u8]) -> io::Result<()> {
@@ -533,14 +647,45 @@ mod tests {
         assert!(crate::reader::Timestamp::parse(&t).is_some());
     }
 
+    fn replay(entries: &[Entry]) -> String {
+        let mut t = Transcript::new(Vec::new());
+        for e in entries {
+            t.entry(e).unwrap();
+        }
+        String::from_utf8(t.out).unwrap()
+    }
+
+    fn chunk(stream: Stream, time: &str, bytes: &str) -> Entry {
+        Entry::Chunk(stream, time.into(), Arc::new(bytes.as_bytes().to_vec()))
+    }
+
     #[test]
-    fn partial_lines_are_announced_before_the_record() {
-        let mut out = Vec::new();
-        write_entry(
-            &mut out,
-            &Entry::Partial(Stream::Stdout, "T".into(), b"{\"a\"".to_vec()),
-        )
-        .unwrap();
-        assert_eq!(out, b"T # partial line follows on stdout\nT < {\"a\"\n");
+    fn lines_are_assembled_across_chunks_and_stamped_when_complete() {
+        let out = replay(&[
+            chunk(Stream::Stdout, "T1", "{\"a\":1}\n{\"b\""),
+            chunk(Stream::Stdin, "T2", "{\"c\":3}\n"),
+            chunk(Stream::Stdout, "T3", ":2}\n\n"),
+            chunk(Stream::Stdout, "T4", "{\"d\""),
+            Entry::Eof(Stream::Stdout, "T5".into()),
+        ]);
+        assert_eq!(
+            out,
+            "T1 < {\"a\":1}\nT2 > {\"c\":3}\nT3 < {\"b\":2}\nT3 < \n\
+             T5 # partial line follows on stdout\nT5 < {\"d\"\nT5 # stdout closed\n"
+        );
+    }
+
+    #[test]
+    fn a_gap_drops_the_lines_it_cut_and_says_so() {
+        let out = replay(&[
+            chunk(Stream::Stdout, "T1", "{\"a\":1}\n{\"b\""),
+            Entry::Gap(Stream::Stdout, "T2".into(), 100),
+            chunk(Stream::Stdout, "T3", "tail of a lost line\n{\"c\":3}\n"),
+        ]);
+        assert_eq!(
+            out,
+            "T1 < {\"a\":1}\nT2 # gap: 104 bytes of stdout were not recorded\n\
+             T3 # gap: 20 bytes of stdout were not recorded\nT3 < {\"c\":3}\n"
+        );
     }
 }
