@@ -299,12 +299,7 @@ fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mcpdbg record: {e}");
-            let code = if e.to_string().starts_with("cannot start") {
-                127
-            } else {
-                2
-            };
-            return Ok(ExitCode::from(code));
+            return Ok(ExitCode::from(e.exit_code()));
         }
     };
     if args.check {

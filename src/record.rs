@@ -229,6 +229,46 @@ fn command_line(command: &[OsString]) -> String {
         .join(" ")
 }
 
+/// Why a recording could not run.
+#[derive(Debug)]
+pub enum RecordError {
+    /// The transcript could not be opened (exists, is a link, no permission).
+    Transcript(io::Error),
+    /// The server command could not be started.
+    Start(String, io::Error),
+    /// Anything else that failed around the session.
+    Io(io::Error),
+}
+
+impl RecordError {
+    /// The exit status `mcpdbg record` ends with: 127 (or 126 without
+    /// permission) when the server cannot start, as shells do; 2 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RecordError::Start(_, e) if e.kind() == io::ErrorKind::PermissionDenied => 126,
+            RecordError::Start(..) => 127,
+            RecordError::Transcript(_) | RecordError::Io(_) => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::Transcript(e) | RecordError::Io(e) => write!(f, "{e}"),
+            RecordError::Start(program, e) => write!(f, "cannot start {program}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+impl From<io::Error> for RecordError {
+    fn from(e: io::Error) -> Self {
+        RecordError::Io(e)
+    }
+}
+
 /// The outcome of a recording.
 pub struct Recorded {
     pub path: PathBuf,
@@ -237,9 +277,13 @@ pub struct Recorded {
 }
 
 /// Runs the server under the recorder until it exits.
-pub fn run(options: &RecordOptions) -> io::Result<Recorded> {
+pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
     let path = expand_path(&options.out, std::process::id(), &Utc::now());
-    let file = open_transcript(&path, options.append)?;
+    let (program, args) = options
+        .command
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no server command given"))?;
+    let file = open_transcript(&path, options.append).map_err(RecordError::Transcript)?;
     let (tx, rx) = mpsc::sync_channel(QUEUE_ENTRIES);
     let in_flight = Arc::new(AtomicUsize::new(0));
     let pool = Pool::default();
@@ -251,10 +295,6 @@ pub fn run(options: &RecordOptions) -> io::Result<Recorded> {
     let writer = thread::spawn(move || write_transcript(file, rx, in_flight, pool));
     queue.event(format!("start {}", command_line(&options.command)));
 
-    let (program, args) = options
-        .command
-        .split_first()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no server command given"))?;
     let mut child = match Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
@@ -271,9 +311,9 @@ pub fn run(options: &RecordOptions) -> io::Result<Recorded> {
             let _ = queue.tx.send(Entry::Stop);
             drop(queue);
             let _ = writer.join();
-            return Err(io::Error::new(
-                e.kind(),
-                format!("cannot start {}: {e}", program.to_string_lossy()),
+            return Err(RecordError::Start(
+                program.to_string_lossy().into_owned(),
+                e,
             ));
         }
     };
