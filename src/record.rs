@@ -605,6 +605,7 @@ fn write_transcript(
     // Lines longer than the buffer go straight to the file, uncopied.
     let mut transcript = Transcript::new(BufWriter::with_capacity(64 * 1024, file));
     let mut failed = false;
+    let mut warned_gap = false;
     let mut stopped = false;
     while let Ok(first) = rx.recv() {
         let mut next = Some(first);
@@ -614,6 +615,13 @@ fn write_transcript(
                 break;
             }
             in_flight.fetch_sub(entry.bytes(), Ordering::Relaxed);
+            if let (Entry::Gap(stream, _, bytes), false) = (&entry, warned_gap) {
+                eprintln!(
+                    "mcpdbg record: the transcript could not keep up; {bytes} bytes of {} were relayed but not recorded (see the `# gap` events)",
+                    stream.name()
+                );
+                warned_gap = true;
+            }
             if let Err(e) = transcript.entry(&entry) {
                 if !failed {
                     eprintln!(
@@ -639,7 +647,12 @@ fn write_transcript(
             break;
         }
     }
-    transcript.out.flush()
+    // Write errors were reported as they happened; they never change the
+    // outcome of the session, whose exit status stays the server's.
+    if let (Err(e), false) = (transcript.out.flush(), failed) {
+        eprintln!("mcpdbg record: cannot write the transcript: {e}");
+    }
+    Ok(())
 }
 
 fn write_record(out: &mut impl Write, stamp: &str, marker: &[u8], line: &[u8]) -> io::Result<()> {

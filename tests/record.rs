@@ -582,3 +582,40 @@ fn check_flag_reports_on_stderr_after_the_session() {
         "{err}"
     );
 }
+
+#[test]
+fn a_full_disk_never_blocks_the_session() {
+    // /dev/full accepts the open and fails every write with ENOSPC.
+    let mut child = Command::new(mcpdbg())
+        .args(["record", "--append", "--out", "/dev/full", "--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("recorder starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let payload: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("{{\"n\":{i}}}\n").into_bytes())
+        .collect();
+    let expected = payload.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&payload));
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut out)
+        .expect("read");
+    writer.join().expect("writer").expect("write");
+    let status = wait_for(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(out, expected, "the session is relayed in full");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read");
+    assert!(err.contains("cannot write the transcript"), "{err}");
+}
