@@ -291,6 +291,11 @@ impl Message {
         self.obj.get("params").and_then(Value::as_object)
     }
 
+    /// Whether `params` is present at all (object or not).
+    pub fn has_params(&self) -> bool {
+        self.obj.contains_key("params")
+    }
+
     pub fn result(&self) -> Option<&Value> {
         self.obj.get("result")
     }
@@ -305,6 +310,11 @@ impl Message {
             code: e.get("code").and_then(Value::as_i64),
             message: e.get("message").and_then(Value::as_str).map(str::to_owned),
         })
+    }
+
+    /// `error.data`, when present.
+    pub fn error_data(&self) -> Option<&Value> {
+        self.obj.get("error")?.get("data")
     }
 
     /// A string member of `params._meta`.

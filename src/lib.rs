@@ -34,6 +34,7 @@
 //! - Rule metadata lives only in `rules.rs`.
 
 pub mod check;
+pub mod checks;
 pub mod classify;
 pub mod finding;
 pub mod protocol;

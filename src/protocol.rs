@@ -261,6 +261,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The `_meta` key that carries the protocol version on every 2026 request.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key with the client's capabilities on every 2026 request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key that ties a 2026 notification to its `subscriptions/listen`.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// The `_meta` key with the client's name and version (2026, SHOULD).
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The `_meta` key with the server's name and version on results (2026, SHOULD).

@@ -1,6 +1,7 @@
 //! The rule catalogue: every rule's stable name, default severity, the
-//! revisions it applies to, a one-line summary and the explanation of why it
-//! matters and how to fix it, each in one table row.
+//! revisions it applies to, a one-line summary, why it matters, how to fix
+//! it, the spec sentence it enforces and an example transcript that triggers
+//! it, each in one table row.
 //!
 //! The name is the rule's id in every output and never changes. This module
 //! does not decide when a rule fires; `transport` and `session` do.
@@ -38,6 +39,12 @@ pub enum Group {
     Envelope,
     Lifecycle,
     Pairing,
+    Capabilities,
+    Utilities,
+    Tools,
+    Security,
+    Modern,
+    Shapes,
     Analysis,
 }
 
@@ -48,6 +55,12 @@ impl Group {
             Group::Envelope => "envelope",
             Group::Lifecycle => "lifecycle",
             Group::Pairing => "ids and pairing",
+            Group::Capabilities => "capabilities",
+            Group::Utilities => "progress, cancellation, tasks",
+            Group::Tools => "tool calls",
+            Group::Security => "security",
+            Group::Modern => "2026 era",
+            Group::Shapes => "message shapes",
             Group::Analysis => "analysis notes",
         }
     }
@@ -62,14 +75,21 @@ pub struct RuleInfo {
     /// The revisions the rule applies to, in words.
     pub revisions: &'static str,
     pub summary: &'static str,
-    /// Why it matters and how to fix it.
-    pub explanation: &'static str,
+    /// Why it matters.
+    pub why: &'static str,
+    /// How to fix it.
+    pub fix: &'static str,
+    /// The spec revision(s) and sentence it enforces.
+    pub spec: &'static str,
+    /// A transcript excerpt (native format) that triggers it.
+    pub example: &'static str,
 }
 
 macro_rules! rules {
     ($( $variant:ident => {
         name: $name:literal, group: $group:ident, severity: $sev:ident,
-        revisions: $revs:literal, summary: $summary:literal, explanation: $expl:literal $(,)?
+        revisions: $revs:literal, summary: $summary:literal,
+        why: $why:literal, fix: $fix:literal, spec: $spec:literal, example: $example:literal $(,)?
     } ),* $(,)?) => {
         /// Every rule mcpdbg knows. See [`Rule::info`] for the metadata.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -86,7 +106,10 @@ macro_rules! rules {
                         severity: Severity::$sev,
                         revisions: $revs,
                         summary: $summary,
-                        explanation: $expl,
+                        why: $why,
+                        fix: $fix,
+                        spec: $spec,
+                        example: $example,
                     }),*
                 }
             }
@@ -94,341 +117,551 @@ macro_rules! rules {
     };
 }
 
+// A handshake for 2025-06-18 used by many examples:
+// > initialize, < result, > notifications/initialized.
 rules! {
     // ---- transport: how bytes become lines and lines become JSON ----
     StrayOutput => {
         name: "stray-output", group: Transport, severity: Error, revisions: "all",
         summary: "non-JSON text on a JSON-RPC stream",
-        explanation: "The stdio transport carries only JSON-RPC messages, one per line: the server \
-MUST NOT write anything else to stdout and the client MUST NOT write anything else to the \
-server's stdin. Hosts react differently: some skip the line silently, some log a parse error, \
-some close the connection. The usual cause is a print or logging call that writes to stdout. \
-Fix: send logs to stderr (in Python `print(..., file=sys.stderr)` or a logging handler on \
-stderr; in Node `console.error`)."
+        why: "The stdio transport carries only JSON-RPC messages, one per line. Hosts react differently to other text: some skip the line silently, some log a parse error, some close the connection. The usual cause is a print or logging call that writes to stdout.",
+        fix: "Send logs to stderr: in Python `print(..., file=sys.stderr)` or a logging handler on stderr; in Node `console.error`.",
+        spec: "stdio transport, all revisions: the server MUST NOT write anything to its stdout that is not a valid MCP message; the client MUST NOT write anything to the server's stdin that is not a valid MCP message",
+        example: r#"< Starting notes server on stdio..."#,
     },
     InvalidJson => {
         name: "invalid-json", group: Transport, severity: Error, revisions: "all",
         summary: "a line that looks like JSON but does not parse",
-        explanation: "The receiver cannot parse the line, so the message is lost: a request on it \
-is never answered and a response never reaches its caller. Common causes are a message cut off \
-by a crash or a buffer limit, two messages written without a newline between them, and \
-hand-built JSON. Fix: serialise messages with a JSON library and write each with one \
-newline after it."
+        why: "The receiver cannot parse the line, so the message is lost: a request on it is never answered and a response never reaches its caller. Common causes are a message cut off by a crash or a buffer limit, two messages written without a newline between them, and hand-built JSON.",
+        fix: "Serialise messages with a JSON library and write each with exactly one newline after it.",
+        spec: "JSON-RPC 2.0 and stdio transport, all revisions: every line is one JSON-RPC message",
+        example: r#"< {"jsonrpc":"2.0","id":1,"result":{"tools":[,]}}"#,
     },
     MultiLineJson => {
         name: "multi-line-json", group: Transport, severity: Error, revisions: "all",
         summary: "one message spread over several lines (e.g. pretty-printed)",
-        explanation: "stdio framing is one message per line and messages MUST NOT contain \
-embedded newlines. A pretty-printed message reaches the receiver as several lines, none of \
-which parses, so the message is lost and a request it answers hangs. mcpdbg reassembles it to \
-keep the analysis going. Fix: serialise without indentation (`json.dumps(msg)`, \
-`JSON.stringify(msg)`)."
+        why: "A pretty-printed message reaches the receiver as several lines, none of which parses, so the message is lost and the request it answers hangs. mcpdbg reassembles it to keep the analysis going.",
+        fix: "Serialise without indentation: `json.dumps(msg)`, `JSON.stringify(msg)`, `serde_json::to_string`.",
+        spec: "stdio transport, all revisions: messages are delimited by newlines and MUST NOT contain embedded newlines",
+        example: "< {\n<   \"jsonrpc\": \"2.0\",\n<   \"id\": 1,\n<   \"result\": {}\n< }",
     },
     CrlfLineEnding => {
         name: "crlf-line-ending", group: Transport, severity: Warning, revisions: "all",
         summary: "a line ends in CRLF instead of LF",
-        explanation: "Messages are delimited by a newline (LF). Some readers strip the CR, others \
-keep it in the line and fail to parse it or compare it. It usually comes from writing in text \
-mode on Windows. Fix: write LF only (open stdout in binary mode, or set `newline=\"\\n\"`). \
-Reported once per side with the count."
+        why: "Messages are delimited by a newline (LF). Some readers strip the CR, others keep it in the line and fail to parse or compare it. It usually comes from writing in text mode on Windows. Reported once per side with the count.",
+        fix: "Write LF only: open stdout in binary mode, or set `newline=\"\\n\"`.",
+        spec: "stdio transport, all revisions: messages are delimited by newlines (the spec does not mention CR; the TypeScript SDK strips it, others do not)",
+        example: "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r",
     },
     BlankLine => {
         name: "blank-line", group: Transport, severity: Warning, revisions: "all",
         summary: "an empty or whitespace-only line on a JSON-RPC stream",
-        explanation: "An empty line is not a message. Most readers skip it, but a strict one \
-answers it with a parse error or treats it as stray output. It usually comes from writing a \
-newline twice (`print(json.dumps(msg) + \"\\n\")`). Fix: write exactly one newline after each \
-message. Reported once per side with the count."
+        why: "An empty line is not a message. Most readers skip it, but a strict one answers it with a parse error or treats it as stray output. It usually comes from writing a newline twice. Reported once per side with the count.",
+        fix: "Write exactly one newline after each message (`print(json.dumps(msg))`, not `print(json.dumps(msg) + \"\\n\")`).",
+        spec: "stdio transport, all revisions: only valid MCP messages on stdin and stdout",
+        example: "< ",
     },
     Bom => {
         name: "bom", group: Transport, severity: Error, revisions: "all",
         summary: "a UTF-8 byte order mark in front of a message",
-        explanation: "JSON parsers reject a byte order mark (EF BB BF) in front of the text, so the \
-first message (usually `initialize`) is lost and the session never starts. It comes from \
-encoders set to `utf-8-sig` or from Windows tools. Fix: write UTF-8 without BOM."
+        why: "JSON parsers reject a byte order mark (EF BB BF) in front of the text, so the first message (usually `initialize`) is lost and the session never starts. It comes from encoders set to `utf-8-sig` or from Windows tools.",
+        fix: "Write UTF-8 without a byte order mark.",
+        spec: "JSON (RFC 8259): implementations MUST NOT add a byte order mark to networked JSON text",
+        example: "> \u{feff}{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}",
     },
     InvalidUtf8 => {
         name: "invalid-utf8", group: Transport, severity: Error, revisions: "all (stated as a MUST from 2025-03-26)",
         summary: "a line is not valid UTF-8",
-        explanation: "JSON-RPC messages MUST be UTF-8. A receiver either rejects the message or \
-replaces the bad bytes, corrupting the data (often a file's contents or a path). The usual \
-cause is writing text in a legacy encoding or cutting a multi-byte character in half. Fix: \
-encode as UTF-8 and cut text on character boundaries; mcpdbg analyses the line with the bad \
-bytes replaced."
+        why: "A receiver either rejects the message or replaces the bad bytes, corrupting the data (often a file's contents or a path). The usual cause is writing text in a legacy encoding or cutting a multi-byte character in half. mcpdbg analyses the line with the bad bytes replaced.",
+        fix: "Encode as UTF-8 and cut text on character boundaries.",
+        spec: "base protocol, 2025-03-26 and later: JSON-RPC messages MUST be UTF-8 encoded",
+        example: "(a line with a byte such as 0xff; not printable here)",
     },
     ContentLengthFraming => {
         name: "content-length-framing", group: Transport, severity: Error, revisions: "all",
         summary: "LSP-style Content-Length headers on a newline-delimited stream",
-        explanation: "MCP over stdio is newline-delimited JSON, not the Language Server Protocol's \
-`Content-Length:` framing. A peer that frames messages with headers is unreadable to every MCP \
-SDK: the header lines are stray output and messages glue together. It comes from reusing LSP \
-transport code. Fix: write one JSON message per line with no headers."
+        why: "MCP over stdio is newline-delimited JSON, not the Language Server Protocol's `Content-Length:` framing. Every MCP SDK reads the headers as stray output and messages glue together. It comes from reusing LSP transport code.",
+        fix: "Write one JSON message per line with no headers.",
+        spec: "stdio transport, all revisions: messages are delimited by newlines",
+        example: "< Content-Length: 46\n< \n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}",
     },
     TruncatedLine => {
         name: "truncated-line", group: Transport, severity: Warning, revisions: "all",
-        summary: "the last line has no newline and does not parse",
-        explanation: "The log ends in the middle of a message: the writer was killed, crashed or \
-the capture stopped while a message was being written. The message was probably never \
-delivered. If the capture was cut, nothing is wrong with the session itself; if the server \
-died, look at its stderr just before."
+        summary: "a stream ends with a line that has no newline and does not parse",
+        why: "The log ends in the middle of a message: the writer was killed, crashed, or the capture stopped while a message was being written. The message was probably never delivered. If the capture was cut, the session itself may be fine; if the server died, look at its stderr just before.",
+        fix: "Nothing to fix in the message; find out why the writer stopped.",
+        spec: "stdio transport, all revisions: each message is followed by a newline",
+        example: r#"< {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Q3 pla"#,
     },
     MalformedRecord => {
         name: "malformed-record", group: Transport, severity: Warning, revisions: "all",
         summary: "a transcript line without a direction marker",
-        explanation: "In the native transcript format every line is `[TIMESTAMP] MARKER RAW-LINE` \
-with a marker such as `>` (client to server), `<` (server to client), `!` (server stderr) or \
-`#` (event). A line without one cannot be attributed to a side and is skipped. It comes from \
-editing a transcript by hand or concatenating other text into it."
+        why: "In the native transcript format every line is `[TIMESTAMP] MARKER RAW-LINE`. A line without a marker cannot be attributed to a side and is skipped. It comes from editing a transcript by hand or concatenating other text into it.",
+        fix: "Prefix the line with `>` (client to server), `<` (server to client), `!` (stderr) or `#` (event), or remove it.",
+        spec: "the native transcript format (README)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\nthis line has no marker",
     },
-
     RecordingGap => {
         name: "recording-gap", group: Transport, severity: Warning, revisions: "all",
         summary: "the recorder could not keep up and dropped part of the session",
-        explanation: "`mcpdbg record` never makes the session wait for the disk: when the disk \
-is too slow or full, it drops lines and writes a `# gap: ...` event saying how many bytes of \
-which stream are missing. Findings near a gap may be wrong (a response in the gap looks like \
-a hang). Record to a faster or emptier disk."
+        why: "`mcpdbg record` never makes the session wait for the disk: when the disk is too slow or full, it relays the data but does not record it, and writes a `# gap` event. Findings near a gap may be wrong (a response in the gap looks like a hang).",
+        fix: "Record to a faster or emptier disk.",
+        spec: "the native transcript format (README)",
+        example: "# gap: 73400320 bytes of stdout were not recorded",
     },
 
     // ---- envelope: one message on its own ----
     JsonrpcVersion => {
         name: "jsonrpc-version", group: Envelope, severity: Error, revisions: "all",
         summary: "`jsonrpc` is missing or not \"2.0\"",
-        explanation: "Every MCP message MUST carry `\"jsonrpc\": \"2.0\"`. SDKs validate it and \
-drop or reject messages without it, so the message is lost. Fix: add the field with the \
-string value \"2.0\" (not the number 2.0)."
+        why: "SDKs validate the field and drop or reject messages without it, so the message is lost.",
+        fix: "Add `\"jsonrpc\": \"2.0\"` (the string, not the number 2.0).",
+        spec: "base protocol, all revisions: messages MUST follow JSON-RPC 2.0 (`jsonrpc` is the constant \"2.0\")",
+        example: r#"< {"jsonrpc":2.0,"id":1,"result":{}}"#,
     },
     NullId => {
         name: "null-id", group: Envelope, severity: Warning, revisions: "all",
         summary: "`id` is null",
-        explanation: "JSON-RPC allows `\"id\": null` in an error response to a message whose id \
-could not be read, but MCP does not: its ids are strings or integers and never null. From \
-2025-11-25 the id of such an error response is omitted instead. A request with a null id \
-cannot be answered at all. Fix: omit `id` on errors for unreadable requests (2025-11-25 and \
-later) and always use string or integer request ids."
+        why: "JSON-RPC allows `\"id\": null` in an error response to a message whose id could not be read, but MCP does not: its ids are strings or integers and never null. A request with a null id cannot be answered at all.",
+        fix: "From 2025-11-25 omit `id` on an error for an unreadable request; always give requests string or integer ids.",
+        spec: "base protocol, all revisions: the request ID MUST be a string or integer and MUST NOT be null; 2025-11-25: an error response may omit the id when it could not be read",
+        example: r#"< {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
     },
     InvalidIdType => {
         name: "invalid-id-type", group: Envelope, severity: Error, revisions: "all",
         summary: "`id` is a boolean, float, object or array",
-        explanation: "MCP request ids MUST be strings or integers. Other types are rejected by the \
-SDKs' validation, or compared inexactly (`1.0` against `1`), so responses never match their \
-requests. Fix: use an integer counter or a string."
+        why: "SDKs reject other types, or compare inexactly (`1.0` against `1`), so responses never match their requests.",
+        fix: "Use an integer counter or a string.",
+        spec: "base protocol, all revisions: RequestId is a string or integer",
+        example: r#"> {"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
     },
     NotificationWithId => {
         name: "notification-with-id", group: Envelope, severity: Error, revisions: "all",
         summary: "a notification method sent with an id",
-        explanation: "Notifications MUST NOT carry an id. With an id the message is a request to \
-the receiver, which answers with an error or not at all, while the sender does not expect an \
-answer; if the sender's library registered it as a request it waits forever. Fix: send \
-notifications without `id`."
+        why: "With an id the message is a request to the receiver, which answers with an error or not at all, while the sender does not expect an answer; if the sender's library registered it as a request, it waits forever.",
+        fix: "Send notifications without `id`.",
+        spec: "base protocol, all revisions: notifications MUST NOT include an ID",
+        example: r#"> {"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}"#,
     },
     RequestWithoutId => {
         name: "request-without-id", group: Envelope, severity: Error, revisions: "all",
         summary: "a request method sent without an id",
-        explanation: "Without an id the message is a notification: the receiver handles it (or \
-not) and never answers, so the caller waits for a response that cannot arrive. Fix: give \
-every request a unique string or integer id."
+        why: "Without an id the message is a notification: the receiver never answers, so the caller waits for a response that cannot arrive.",
+        fix: "Give every request a unique string or integer id.",
+        spec: "base protocol, all revisions: requests MUST include a string or integer ID",
+        example: r#"> {"jsonrpc":"2.0","method":"tools/list"}"#,
     },
     ResultAndError => {
         name: "result-and-error", group: Envelope, severity: Error, revisions: "all",
         summary: "a response with both `result` and `error`, or neither",
-        explanation: "A response MUST carry exactly one of `result` or `error`. With both, the \
-caller's library picks one (usually the error); with neither it rejects the message and the \
-request hangs. Fix: send either a result object or an error object."
+        why: "With both, the caller's library picks one (usually the error); with neither it rejects the message and the request hangs.",
+        fix: "Send either a result object or an error object.",
+        spec: "base protocol, 2024-11-05 to 2025-06-18: either a result or an error MUST be set, not both; later revisions split the two response types",
+        example: r#"< {"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"failed"}}"#,
     },
     MalformedError => {
         name: "malformed-error", group: Envelope, severity: Error, revisions: "all",
         summary: "an error object without an integer `code` and a string `message`",
-        explanation: "The error object MUST be `{code: integer, message: string, data?}`. A string \
-code, a missing message or a bare string as error fails validation in the caller's library: \
-the real error is replaced by a generic one, or the request hangs. Fix: use the standard \
-codes (-32602 invalid params, -32603 internal error, ...) as integers."
+        why: "A string code, a missing message or a bare string as error fails validation in the caller's library: the real error is replaced by a generic one, or the request hangs.",
+        fix: "Send `{\"code\": -32603, \"message\": \"...\", \"data\": ...}` with a standard integer code.",
+        spec: "base protocol, all revisions: error codes MUST be integers; `message` is a string",
+        example: r#"< {"jsonrpc":"2.0","id":1,"error":{"code":"INDEX_MISSING","message":"index not loaded"}}"#,
     },
     ParamsNotObject => {
         name: "params-not-object", group: Envelope, severity: Error, revisions: "all",
         summary: "`params` is present but not an object",
-        explanation: "MCP params are always a JSON object (named parameters); positional array \
-params and scalars are never valid. The receiver rejects the request with -32602 or ignores \
-the params. Fix: send an object, or omit `params`."
+        why: "MCP params are always a JSON object (named parameters); positional array params and scalars are never valid. The receiver rejects the request with -32602 or ignores the params.",
+        fix: "Send an object, or omit `params`.",
+        spec: "schema, all revisions: every request's and notification's params are an object",
+        example: r#"> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":["search",{"q":"x"}]}"#,
     },
     Batch => {
         name: "batch", group: Envelope, severity: Error, revisions: "all but 2025-03-26",
         summary: "a JSON-RPC batch (array) outside 2025-03-26",
-        explanation: "Batches are legal only in revision 2025-03-26 (and `initialize` is never \
-allowed inside one). Under every other revision the receiver does not expect an array: the \
-whole line is rejected or ignored, so every request in it hangs. Fix: send each message on \
-its own line. Silent when the log does not show the negotiated revision."
+        why: "Under every revision but 2025-03-26 the receiver does not expect an array: the whole line is rejected or ignored, so every request in it hangs. `initialize` is never allowed in a batch. Silent when the log does not show the negotiated revision.",
+        fix: "Send each message on its own line.",
+        spec: "2025-03-26: implementations MAY send batches and MUST support receiving them, `initialize` MUST NOT be part of one; 2025-06-18 removed batching",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> [{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]",
     },
     InvalidMessage => {
         name: "invalid-message", group: Envelope, severity: Error, revisions: "all",
         summary: "JSON that is not a JSON-RPC message",
-        explanation: "The line parses as JSON but is not a request, notification or response: not \
-an object, a `method` that is not a string, or a response without an id. The receiver drops \
-it. Fix: send only JSON-RPC 2.0 messages on the stream; log other data to stderr."
+        why: "The line parses as JSON but is not a request, notification or response: not an object, a `method` that is not a string, or a response without an id. The receiver drops it.",
+        fix: "Send only JSON-RPC 2.0 messages on the stream; log other data to stderr.",
+        spec: "base protocol, all revisions: every message is a JSON-RPC request, notification or response",
+        example: r#"< {"status":"ready"}"#,
     },
     UnknownMethod => {
         name: "unknown-method", group: Envelope, severity: Warning, revisions: "all",
         summary: "a method that no MCP revision defines",
-        explanation: "The receiver answers an unknown request with -32601 (method not found) and \
-ignores an unknown notification. Most often the name is misspelt or has the wrong case \
-(`tools/List`); mcpdbg suggests the known method it is closest to. Extension methods with a \
-reverse-DNS prefix (`com.example/op`), `experimental/`, `x-` and `rpc.` are not reported."
+        why: "The receiver answers an unknown request with -32601 (method not found) and ignores an unknown notification. Most often the name is misspelt or has the wrong case; mcpdbg suggests the known method it is closest to. Extension methods with a reverse-DNS prefix (`com.example/op`), `experimental/`, `x-` and `rpc.` are not reported.",
+        fix: "Use the method's exact name (`tools/list`), or namespace a custom method (`com.example/op`).",
+        spec: "schema, all revisions: the method table; unknown methods are answered with -32601",
+        example: r#"> {"jsonrpc":"2.0","id":3,"method":"tools/List"}"#,
     },
     WrongDirection => {
         name: "wrong-direction", group: Envelope, severity: Error, revisions: "all",
         summary: "a method sent by the side that must not send it",
-        explanation: "Each MCP method has a fixed sender: the client calls `tools/call`, the \
-server calls `sampling/createMessage`. A message from the wrong side is answered with \
--32601 or ignored. This often means the transcript's direction markers are swapped, or a \
-proxy echoes messages back. Fix: check who sends what in the method table."
+        why: "Each MCP method has a fixed sender: the client calls `tools/call`, the server calls `sampling/createMessage`. A message from the wrong side is answered with -32601 or ignored. It often means direction markers are swapped, or a proxy echoes messages back.",
+        fix: "Check who sends what in the method table (`mcpdbg explain` lists the rule's spec source).",
+        spec: "schema, all revisions: ClientRequest / ServerRequest and ClientNotification / ServerNotification unions",
+        example: r#"< {"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#,
     },
 
     // ---- lifecycle: the handshake ----
     MissingInitialize => {
         name: "missing-initialize", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
         summary: "the session does not start with `initialize`",
-        explanation: "In the legacy era `initialize` MUST be the first interaction. A server that \
-has not been initialised rejects or ignores every other request. Reported when the transcript \
-is known to start at the beginning of the session (a `# start` event from `mcpdbg record`, or \
-a server that rejected the first request); otherwise a late start is assumed and reported as \
-`starts-mid-session`. Fix: send `initialize`, wait for its result, send \
-`notifications/initialized`, then work."
+        why: "A server that has not been initialised rejects or ignores every other request. Reported only when the transcript is known to start at the beginning of the session (a `# start` event from `mcpdbg record`); otherwise a late capture is assumed and reported as `starts-mid-session`.",
+        fix: "Send `initialize`, wait for its result, send `notifications/initialized`, then work.",
+        spec: "lifecycle, 2024-11-05 to 2025-11-25: the initialization phase MUST be the first interaction between client and server",
+        example: "# start node server.js\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
     },
     RequestBeforeInitialized => {
         name: "request-before-initialized", group: Lifecycle, severity: Warning, revisions: "2024-11-05 to 2025-11-25",
         summary: "a request other than ping before the handshake completed",
-        explanation: "The client SHOULD NOT send requests other than `ping` before the server has \
-answered `initialize` (and the handshake ends with its `notifications/initialized`); the \
-server SHOULD NOT send requests other than `ping` (and logging) before it received \
-`notifications/initialized`. Many servers reject such early requests or queue them until \
-a timeout. Fix: wait for the handshake to complete."
+        why: "Many servers reject early requests or queue them until a timeout; many clients do the same with a server's early requests.",
+        fix: "Client: wait for the initialize result and send `notifications/initialized` first. Server: wait for `notifications/initialized` before sending requests.",
+        spec: "lifecycle, 2024-11-05 to 2025-11-25: the client SHOULD NOT send requests other than pings before the server has responded to initialize; the server SHOULD NOT send requests other than pings and logging before receiving the initialized notification",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
     },
     MissingInitialized => {
         name: "missing-initialized", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
         summary: "`initialize` succeeded but `notifications/initialized` never followed",
-        explanation: "After a successful `initialize` result the client MUST send \
-`notifications/initialized`. Servers wait for it before they send their own requests, and \
-some refuse work until it arrives, so the session stalls after the handshake. Fix: send the \
-notification right after the initialize result."
+        why: "Servers wait for the notification before they send their own requests, and some refuse work until it arrives, so the session stalls after the handshake.",
+        fix: "Send `notifications/initialized` right after the initialize result.",
+        spec: "lifecycle, 2024-11-05 to 2025-11-25: after successful initialization, the client MUST send an initialized notification",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
     InitializeRepeated => {
         name: "initialize-repeated", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
         summary: "a second `initialize` in the same session",
-        explanation: "A session is initialised exactly once. A second `initialize` is rejected by \
-most servers, or silently resets their state. It usually means the client restarted its \
-protocol layer without restarting the server process. Fix: start a new server process for a \
-new session (a retry after a failed `initialize` is fine)."
+        why: "A session is initialised exactly once. A second `initialize` is rejected by most servers, or silently resets their state. It usually means the client restarted its protocol layer without restarting the server process.",
+        fix: "Start a new server process for a new session (a retry after a failed `initialize` is fine).",
+        spec: "lifecycle, 2024-11-05 to 2025-11-25: initialization is the first phase of a session",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}",
     },
     InitializeFailed => {
         name: "initialize-failed", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
         summary: "the server answered `initialize` with an error",
-        explanation: "The handshake failed, so nothing after it works. Version problems should \
-not produce this: a server that does not support the client's version answers with a version \
-it supports. Look at the error message and the server's stderr; -32602 often means malformed \
-initialize params."
+        why: "The handshake failed, so nothing after it works. Version differences should not cause this: a server that does not support the client's version answers with a version it supports.",
+        fix: "Read the error message and the server's stderr; -32602 usually means malformed initialize params.",
+        spec: "lifecycle, 2024-11-05 to 2025-11-25: version negotiation answers with a supported version, not an error",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32602,\"message\":\"Invalid request parameters\"}}",
     },
     VersionDowngrade => {
         name: "version-downgrade", group: Lifecycle, severity: Warning, revisions: "2024-11-05 to 2025-11-25",
         summary: "the server answered an older protocol revision than the client asked for",
-        explanation: "This is legal (the server picks a version it supports), but every feature of \
-the newer revision is now off: elicitation needs 2025-06-18, tasks need 2025-11-25, \
-structured tool output needs 2025-06-18. When a feature silently does not work, this is \
-usually why. Fix: upgrade the server's SDK, or expect the older behaviour."
+        why: "This is legal (the server picks a version it supports), but every feature of the newer revision is now off: elicitation needs 2025-06-18, tasks need 2025-11-25, structured tool output needs 2025-06-18. When a feature silently does not work, this is usually why.",
+        fix: "Upgrade the server's SDK, or expect the older behaviour.",
+        spec: "lifecycle, 2024-11-05 to 2025-11-25: if the server supports the requested version it MUST respond with the same version, otherwise with another version it supports",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
     UnknownProtocolVersion => {
         name: "unknown-protocol-version", group: Lifecycle, severity: Warning, revisions: "all",
         summary: "a protocolVersion that is not a released revision",
-        explanation: "The released revisions are 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 \
-and 2026-07-28. Any other string (a pre-release like 2024-10-07, a typo, a semantic version) \
-makes the other side fall back to a default or disconnect. mcpdbg gates its rules on the \
-nearest known revision it can infer. Fix: send one of the released revision strings."
+        why: "The released revisions are 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28. Any other string (a pre-release like 2024-10-07, a typo, a semantic version) makes the other side fall back to a default or disconnect.",
+        fix: "Send one of the released revision strings.",
+        spec: "versioning, all revisions: versions are the dates of released revisions",
+        example: r#"> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.0","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}"#,
     },
 
     // ---- ids and pairing ----
     UnansweredRequest => {
         name: "unanswered-request", group: Pairing, severity: Error, revisions: "all",
         summary: "a request that never got a response (a hang)",
-        explanation: "Every request MUST get exactly one response. One that never arrives is a \
-hang: the caller waits until a timeout, or forever. mcpdbg names the side that owes the \
-reply and what that side did afterwards (answered later requests, wrote stderr, exited). \
-Usual causes: the handler blocked or crashed, the request was lost to stray output or bad \
-framing, or the response used a different id. Reported at the end of the log."
+        why: "The caller waits until a timeout, or forever. mcpdbg names the side that owes the reply and what that side did afterwards (answered later requests, wrote stderr, exited). Usual causes: the handler blocked or crashed, the request was lost to stray output or bad framing, or the response used a different id. Reported at the end of the log.",
+        fix: "Look at what the owing side did after the request: its stderr, its exit, the requests it answered instead.",
+        spec: "base protocol, all revisions: responses MUST be sent in reply to requests",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n! sync: waiting for lock",
     },
     CancelledRequest => {
         name: "cancelled-request", group: Pairing, severity: Warning, revisions: "all",
         summary: "a request that was cancelled and never answered",
-        explanation: "The requester gave up, usually on a timeout, and sent \
-`notifications/cancelled`; the receiver then (correctly) sent no response. The hang is \
-still real: the handler took longer than the caller's timeout. Look at how long it waited \
-and what the other side did meanwhile."
+        why: "The requester gave up, usually on a timeout, and sent `notifications/cancelled`; the receiver then (correctly) sent no response. The hang is still real: the handler took longer than the caller's timeout.",
+        fix: "Make the handler faster, report progress, or raise the caller's timeout.",
+        spec: "cancellation, all revisions: the receiver SHOULD NOT send a response for a cancelled request",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4,\"reason\":\"timed out\"}}",
     },
     IdReuse => {
         name: "id-reuse", group: Pairing, severity: Error, revisions: "in flight: all; after completion: 2024-11-05 to 2025-11-25",
         summary: "the same sender used the same request id twice",
-        explanation: "Up to 2025-11-25 a request id MUST NOT have been used before by the same \
-sender within the session; from 2026-07-28 it must only differ from requests still in \
-flight. With a reused id the receiver or the caller's library matches a response to the \
-wrong request: a tool gets another call's data, or one caller hangs. Fix: use a counter \
-that never resets within the session."
+        why: "With a reused id the receiver or the caller's library matches a response to the wrong request: a tool gets another call's data, or one caller hangs.",
+        fix: "Use a counter that never resets within the session.",
+        spec: "base protocol, 2024-11-05 to 2025-11-25: the request ID MUST NOT have been previously used by the requestor within the same session; 2026-07-28: it MUST NOT match a request still in flight",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"q\":\"a\"}}}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"q\":\"b\"}}}",
     },
     DuplicateResponse => {
         name: "duplicate-response", group: Pairing, severity: Error, revisions: "all",
         summary: "a second response to a request that was already answered",
-        explanation: "A request gets at most one response. The caller's library drops the second \
-(or, if the id was reused meanwhile, hands it to the wrong caller). It usually means a \
-handler both returned and sent an error, or a retry loop answered twice."
+        why: "A request gets at most one response. The caller's library drops the second, or, if the id was reused meanwhile, hands it to the wrong caller. It usually means a handler both returned and sent an error, or a retry loop answered twice.",
+        fix: "Answer each request exactly once.",
+        spec: "base protocol, all revisions: a response per request",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
     },
     OrphanResponse => {
         name: "orphan-response", group: Pairing, severity: Error, revisions: "all",
         summary: "a response whose id matches no request of the other side",
-        explanation: "Responses must carry the id of a request the other side sent. An orphan is \
-dropped, and the request it was meant for hangs. Causes: a handler that makes up its own id, \
-a proxy that renumbers ids in one direction only, or a log that starts mid-session (then this \
-rule is silent)."
+        why: "An orphan is dropped, and the request it was meant for hangs. Causes: a handler that makes up its own id, a proxy that renumbers ids in one direction only, or a log that starts mid-session (then this rule is silent).",
+        fix: "Echo the id of the request being answered.",
+        spec: "base protocol, all revisions: responses MUST include the same ID as the request they correspond to",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
     },
     IdTypeMismatch => {
         name: "id-type-mismatch", group: Pairing, severity: Error, revisions: "all",
         summary: "a response id equal to a request id only after a type change (1 vs \"1\")",
-        explanation: "Ids are compared as exact JSON values: `1`, `\"1\"` and `1.0` are three \
-different ids. A response that echoes the id with another type is not matched by the \
-caller's library (a JavaScript Map or a Python dict), so the request hangs. Fix: echo the \
-request's id unchanged."
+        why: "Ids are compared as exact JSON values: `1`, `\"1\"` and `1.0` are three different ids. A response that echoes the id with another type is not matched by the caller's library (a JavaScript Map or a Python dict), so the request hangs.",
+        fix: "Echo the request's id unchanged.",
+        spec: "base protocol, all revisions: responses MUST include the same ID as the request",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n< {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}",
     },
     SlowResponse => {
         name: "slow-response", group: Pairing, severity: Warning, revisions: "all",
         summary: "a response that took longer than --slow (default 5 s)",
-        explanation: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or \
-give up. A request close to that limit is a hang waiting to happen. Only judged when the log \
-has timestamps; the threshold is set with `--slow`."
+        why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps.",
+        fix: "Make the handler faster or report progress; raise `--slow` if the delay is expected.",
+        spec: "lifecycle, all revisions: implementations SHOULD establish timeouts for all sent requests",
+        example: "2026-11-02T09:00:00.100000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n2026-11-02T09:00:08.300000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}",
+    },
+
+    // ---- capabilities and revisions ----
+    CapabilityNotNegotiated => {
+        name: "capability-not-negotiated", group: Capabilities, severity: Error, revisions: "all (error from 2025-06-18, warning before)",
+        summary: "a method used although the other side did not declare its capability",
+        why: "Capabilities say what each side supports: `tools/call` needs the server's `tools`, `sampling/createMessage` the client's `sampling`, a `list_changed` notification the matching `listChanged`. A peer that did not declare a capability answers -32601 or ignores the message. Reported as an error from 2025-06-18 (MUST) and as a warning before (SHOULD).",
+        fix: "Declare the capability in `initialize` (or `server/discover`), or do not use the feature.",
+        spec: "lifecycle: both parties SHOULD (2024-11-05, 2025-03-26) / MUST (2025-06-18 and later) only use capabilities that were successfully negotiated",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":10}}",
+    },
+    CapabilityRevisionMismatch => {
+        name: "capability-revision-mismatch", group: Capabilities, severity: Info, revisions: "all",
+        summary: "a capability declared that the negotiated revision does not have",
+        why: "A capability from a newer revision (client `elicitation` under 2025-03-26, `tasks` before 2025-11-25, server `completions` under 2024-11-05) means nothing in the session's revision: the other side will not use it. Often a sign of a version downgrade the declaring side did not notice.",
+        fix: "Declare only the capabilities of the negotiated revision, or negotiate the newer revision.",
+        spec: "schema per revision: ClientCapabilities and ServerCapabilities",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
+    },
+    MethodNotInRevision => {
+        name: "method-not-in-revision", group: Capabilities, severity: Error, revisions: "all",
+        summary: "a method the negotiated revision does not have",
+        why: "`elicitation/create` needs 2025-06-18, `tasks/*` need 2025-11-25, and 2026-07-28 removed `initialize`, `ping`, `logging/setLevel` and `resources/subscribe`. The other side answers -32601 or ignores the message.",
+        fix: "Negotiate the revision that has the method, or use that revision's replacement.",
+        spec: "schema per revision: the request and notification unions",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{\"roots\":{}},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"elicitation/create\",\"params\":{\"message\":\"Delete?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}",
+    },
+
+    // ---- progress, cancellation, tasks ----
+    ProgressUnknownToken => {
+        name: "progress-unknown-token", group: Utilities, severity: Error, revisions: "all",
+        summary: "a progress notification for a token no request carried",
+        why: "Progress is only for a request that opted in with `_meta.progressToken`. The receiver drops a notification with an unknown token, so the progress bar never moves. It usually means the token was made up, or taken from the request id.",
+        fix: "Use the `progressToken` from the request's `_meta`, and only when it is there.",
+        spec: "progress, all revisions: progress notifications MUST only reference tokens that were provided in an active request",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":10}}",
+    },
+    ProgressNotIncreasing => {
+        name: "progress-not-increasing", group: Utilities, severity: Warning, revisions: "all",
+        summary: "a progress value that is not greater than the previous one for the token",
+        why: "Progress MUST increase with each notification, even when the total is unknown. Hosts may ignore or mis-draw a value that goes back or stays.",
+        fix: "Send monotonically increasing `progress` values (a counter, bytes done, ...).",
+        spec: "progress, all revisions: the progress value MUST increase with each notification",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":50}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":20}}",
+    },
+    ProgressAfterResponse => {
+        name: "progress-after-response", group: Utilities, severity: Warning, revisions: "all",
+        summary: "a progress notification after the request was answered",
+        why: "Progress notifications MUST stop when the operation completes; the receiver has already forgotten the token and drops them. It usually means a background task kept reporting after the handler returned. (Task-augmented requests may report until the task ends; they are not reported.)",
+        fix: "Stop reporting progress before sending the response.",
+        spec: "progress, all revisions: progress notifications MUST stop after completion",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":100}}",
+    },
+    InitializeCancelled => {
+        name: "initialize-cancelled", group: Utilities, severity: Error, revisions: "2024-11-05 to 2025-11-25",
+        summary: "the client cancelled its `initialize` request",
+        why: "`initialize` MUST NOT be cancelled: the session is left neither initialised nor closed. Usually a host timeout that is too short for a slow-starting server.",
+        fix: "Give `initialize` a longer timeout; to give up, close the server's stdin and end the process.",
+        spec: "cancellation, 2024-11-05 to 2025-11-25: the initialize request MUST NOT be cancelled by clients",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":0,\"reason\":\"timed out\"}}",
+    },
+    CancelUnknownRequest => {
+        name: "cancel-unknown-request", group: Utilities, severity: Info, revisions: "all",
+        summary: "a cancellation for a request that is not in flight",
+        why: "The receiver ignores it (the spec says it SHOULD). If the request was answered just before, this is a harmless race; if no such request was ever sent, the canceller has its ids wrong, and the request it meant to stop is still running.",
+        fix: "Cancel only requests that are still in flight, by their exact id.",
+        spec: "cancellation, all revisions: `requestId` MUST correspond to a request previously issued in the same direction; invalid cancellations SHOULD be ignored",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":42}}",
+    },
+    ResponseAfterCancel => {
+        name: "response-after-cancel", group: Utilities, severity: Info, revisions: "all",
+        summary: "a response arrived for a request that had been cancelled",
+        why: "A legal race: the response was probably on its way when the cancellation arrived, and the requester ignores it. Worth seeing, because the work was done after all, and in 2026-07-28 a server MUST NOT send further messages for a request it saw cancelled.",
+        fix: "Nothing, unless it happens every time: then the receiver ignores cancellations.",
+        spec: "cancellation, all revisions: the sender of the cancellation SHOULD ignore any response that arrives afterwards",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[]}}",
+    },
+    TaskCancelledByNotification => {
+        name: "task-cancelled-by-notification", group: Utilities, severity: Error, revisions: "2025-11-25",
+        summary: "a task-augmented request cancelled with `notifications/cancelled`",
+        why: "A task outlives its request: `notifications/cancelled` does not stop it, so the task keeps running and consuming resources.",
+        fix: "Cancel tasks with the `tasks/cancel` request and the task id.",
+        spec: "cancellation, 2025-11-25: task-augmented requests MUST be cancelled with tasks/cancel, not this notification",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{},\"tasks\":{\"requests\":{\"tools\":{\"call\":{}}}}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{},\"task\":{\"ttl\":60000}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}",
+    },
+    TaskStatusAfterTerminal => {
+        name: "task-status-after-terminal", group: Utilities, severity: Error, revisions: "2025-11-25",
+        summary: "a task's status changed after it was completed, failed or cancelled",
+        why: "`completed`, `failed` and `cancelled` are terminal: a requestor that saw one has fetched or discarded the result. A later status means the receiver's task store is inconsistent, and results may be lost.",
+        fix: "Never change a task once it is terminal.",
+        spec: "tasks, 2025-11-25: tasks in a terminal status MUST NOT transition to any other status",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{},\"tasks\":{\"requests\":{\"tools\":{\"call\":{}}}}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tasks/status\",\"params\":{\"taskId\":\"t1\",\"status\":\"completed\",\"createdAt\":\"2026-01-01T00:00:00Z\",\"lastUpdatedAt\":\"2026-01-01T00:00:01Z\",\"ttl\":null}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tasks/status\",\"params\":{\"taskId\":\"t1\",\"status\":\"working\",\"createdAt\":\"2026-01-01T00:00:00Z\",\"lastUpdatedAt\":\"2026-01-01T00:00:02Z\",\"ttl\":null}}",
+    },
+
+    // ---- tool calls ----
+    ToolErrorAsProtocolError => {
+        name: "tool-error-as-protocol-error", group: Tools, severity: Warning, revisions: "all",
+        summary: "a tool failure answered with a JSON-RPC error instead of `isError: true`",
+        why: "A JSON-RPC error (here -32603 or a server-defined code) is a protocol failure: hosts show it to the user, or not at all, but the model never sees it, so it cannot react (retry, pick another file). Errors that come from the tool itself belong in the result.",
+        fix: "Return `{\"content\": [{\"type\": \"text\", \"text\": \"file not found: a.txt\"}], \"isError\": true}`; keep JSON-RPC errors for unknown tools and malformed requests.",
+        spec: "tools, all revisions: errors that originate from the tool SHOULD be reported inside the result object with isError set to true, not as an MCP protocol-level error response",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"file not found: a.txt\"}}",
+    },
+    ArgsNotArguments => {
+        name: "args-not-arguments", group: Tools, severity: Error, revisions: "all",
+        summary: "`tools/call` params with `args` and no `arguments`",
+        why: "The parameter is `arguments`. Servers ignore the unknown `args`, so the tool runs with no arguments, and fails or does the wrong thing.",
+        fix: "Rename `args` to `arguments`.",
+        spec: "schema, all revisions: CallToolRequest params are `name` and `arguments`",
+        example: r#"> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","args":{"path":"/tmp/a"}}}"#,
+    },
+    MissingContent => {
+        name: "missing-content", group: Tools, severity: Error, revisions: "all",
+        summary: "a `tools/call` result without `content`",
+        why: "`content` is required: clients validate the result and reject it, so the caller sees an error instead of the tool's output. It often happens when a server returns only `structuredContent`.",
+        fix: "Always return `content` (an empty array at least; with structured output also its JSON as a text block).",
+        spec: "schema, all revisions: CallToolResult.content is required",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"structuredContent\":{\"notes\":412}}}",
+    },
+
+    // ---- security ----
+    LeakedInternals => {
+        name: "leaked-internals", group: Security, severity: Warning, revisions: "all",
+        summary: "an error carries a stack trace, a traceback or absolute file paths",
+        why: "Error messages reach the host, its logs and often the model, and users paste them into public issues. A traceback or a path reveals the server's code layout, user names and installed software, and helps an attacker more than the user.",
+        fix: "Log the details to stderr and answer with a short message (`\"file not found: a.txt\"`).",
+        spec: "security considerations, all revisions: servers should not expose internal details in errors (mcpdbg's own rule)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":{\"uri\":\"notes://a\"}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"Traceback (most recent call last):\\n  File \\\"/home/ana/notes/server.py\\\", line 88, in read\\nKeyError: 'a'\"}}",
+    },
+
+    // ---- the modern era (2026-07-28) ----
+    MissingRequestMeta => {
+        name: "missing-request-meta", group: Modern, severity: Error, revisions: "2026-07-28",
+        summary: "a request without `_meta` protocolVersion or clientCapabilities",
+        why: "With no handshake, every request carries its own version and capabilities. A server answers a request without them with -32602.",
+        fix: "Put `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` in every request's `params._meta`.",
+        spec: "2026-07-28: `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` are required on every request",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},\"ttlMs\":0,\"cacheScope\":\"public\"}}\n> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
+    },
+    ServerSentRequest => {
+        name: "server-sent-request", group: Modern, severity: Error, revisions: "2026-07-28",
+        summary: "a server sent a JSON-RPC request in the 2026 era",
+        why: "In 2026-07-28 servers never send requests: sampling, roots and elicitation travel inside an `input_required` result instead. A modern client does not answer, so the server waits forever.",
+        fix: "Return an `InputRequiredResult` with `inputRequests` from the request that needs the input.",
+        spec: "2026-07-28 base protocol: servers MUST NOT initiate JSON-RPC requests",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"roots/list\"}",
+    },
+    ClientSentResponse => {
+        name: "client-sent-response", group: Modern, severity: Error, revisions: "2026-07-28",
+        summary: "a client sent a JSON-RPC response in the 2026 era",
+        why: "In 2026-07-28 clients never send responses (the server sends no requests to answer). The server drops it.",
+        fix: "Answer an `input_required` result by retrying the request with `inputResponses`.",
+        spec: "2026-07-28 base protocol: clients never send responses",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n> {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}",
+    },
+    MissingResultType => {
+        name: "missing-result-type", group: Modern, severity: Warning, revisions: "2026-07-28",
+        summary: "a 2026 result without `resultType`",
+        why: "Servers of 2026-07-28 MUST set `resultType` (`complete`, `input_required`, ...). Clients treat a missing one as `complete`, which hides an `input_required` answer from an old-style server.",
+        fix: "Add `\"resultType\": \"complete\"` to every result.",
+        spec: "2026-07-28: resultType is required on every result; clients MUST treat an absent value as complete",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"ttlMs\":0,\"cacheScope\":\"private\"}}",
+    },
+    InputRequiredMisuse => {
+        name: "input-required-misuse", group: Modern, severity: Error, revisions: "2026-07-28",
+        summary: "an `input_required` result on the wrong method, or with nothing to ask",
+        why: "Only `tools/call`, `prompts/get` and `resources/read` may answer `input_required`, and the result must carry `inputRequests` or `requestState`. Otherwise the client cannot retry and the request fails.",
+        fix: "Ask for input only from those three methods, and say what you need in `inputRequests`.",
+        spec: "2026-07-28 multi round-trip requests: servers MUST NOT answer other methods with InputRequiredResult; at least one of inputRequests or requestState MUST be present",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\"}}",
+    },
+    RetryReusedId => {
+        name: "retry-reused-id", group: Modern, severity: Error, revisions: "2026-07-28",
+        summary: "the retry after `input_required` reused the request's id",
+        why: "The retry is a new request and MUST use a new id; servers that keep per-id state (or proxies) confuse the two rounds.",
+        fix: "Give the retry a fresh id.",
+        spec: "2026-07-28 multi round-trip requests: the retry MUST use a new JSON-RPC id",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"delete\",\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"resultType\":\"input_required\",\"requestState\":\"r1\"}}\n> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"delete\",\"arguments\":{},\"requestState\":\"r1\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}}",
+    },
+    SubscriptionNotificationUnacknowledged => {
+        name: "subscription-notification-unacknowledged", group: Modern, severity: Error, revisions: "2026-07-28",
+        summary: "a subscription notification before its acknowledgement, or for no open listen",
+        why: "On a `subscriptions/listen` stream the server MUST first send `notifications/subscriptions/acknowledged`, and every notification carries the listen request's id as `subscriptionId`. Clients drop notifications they cannot attribute, so list changes go unnoticed.",
+        fix: "Acknowledge each listen first, and tag notifications with the id of an open listen request.",
+        spec: "2026-07-28 subscriptions: the acknowledgement MUST be the first message carrying the subscription's id; every stream notification MUST carry io.modelcontextprotocol/subscriptionId",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":1}}}",
+    },
+    NotificationNotAllowed => {
+        name: "notification-not-allowed", group: Modern, severity: Error, revisions: "2026-07-28",
+        summary: "a client notification other than `notifications/cancelled` in the 2026 era",
+        why: "In 2026-07-28 the client's only notification is `notifications/cancelled`; there is no `initialized` and no roots change notification. The server ignores the rest.",
+        fix: "Drop the notification (roots travel in `input_required` answers).",
+        spec: "2026-07-28 schema: ClientNotification is notifications/cancelled only",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}",
+    },
+
+    // ---- shapes of the messages mcpdbg reads ----
+    InvalidParams => {
+        name: "invalid-params", group: Shapes, severity: Error, revisions: "all",
+        summary: "params of a known method with a wrong type or a missing required field",
+        why: "The receiver validates params against the schema and answers -32602, or, if it does not validate, works with a missing or mistyped value. mcpdbg checks the params of `initialize` and `tools/call`, and names the JSON path of the problem.",
+        fix: "Send the field with the schema's type (see the path in the finding).",
+        spec: "schema per revision: InitializeRequestParams, CallToolRequestParams",
+        example: r#"> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"host"}}}"#,
+    },
+    InvalidResult => {
+        name: "invalid-result", group: Shapes, severity: Error, revisions: "all",
+        summary: "a result with a wrong type or a missing required field",
+        why: "The caller validates the result and rejects it, so it sees an error instead of the answer, or works with a missing value. mcpdbg checks the results of `initialize` and `tools/call` and their content blocks, and names the JSON path of the problem (`result.content[0].type`).",
+        fix: "Send the field with the schema's type (see the path in the finding).",
+        spec: "schema per revision: InitializeResult, CallToolResult, ContentBlock",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"text\":\"412 notes\"}]}}",
     },
 
     // ---- notes about the analysis itself ----
     StartsMidSession => {
         name: "starts-mid-session", group: Analysis, severity: Info, revisions: "all",
         summary: "the transcript starts after the handshake",
-        explanation: "The first client message is not a handshake, so the capture began late. The \
-rules that need the missing evidence stay silent: handshake order, responses to requests \
-before the capture, and rules that depend on a revision the log does not show (set it with \
-`--revision`)."
+        why: "The first client message is not a handshake, so the capture began late. The rules that need the missing evidence stay silent: handshake order, responses to requests before the capture, capabilities, and rules that depend on a revision the log does not show.",
+        fix: "Capture from the server's start (`mcpdbg record`), or give `--revision`.",
+        spec: "mcpdbg's own note",
+        example: r#"> {"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"search","arguments":{}}}"#,
     },
     DirectionInferred => {
         name: "direction-inferred", group: Analysis, severity: Info, revisions: "all",
         summary: "the format has no direction markers; directions were inferred",
-        explanation: "In a plain newline-delimited log (a `tee` of the pipe) nothing says who \
-wrote a line. mcpdbg infers it: a request's sender from the method table, a response from the \
-request it answers. Messages it cannot place, and text lines that may be stderr or stray \
-stdout, are counted here once instead of guessed. Record with `mcpdbg record` to get exact \
-directions."
+        why: "In a plain newline-delimited log (a `tee` of the pipe) nothing says who wrote a line. mcpdbg infers it: a request's sender from the method table, a response from the request it answers. Messages it cannot place, and text lines that may be stderr or stray stdout, are counted here once instead of guessed.",
+        fix: "Record with `mcpdbg record` to get exact directions.",
+        spec: "mcpdbg's own note",
+        example: r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
     },
     TooManyFindings => {
         name: "too-many-findings", group: Analysis, severity: Info, revisions: "all",
         summary: "a rule fired so often that later findings were counted, not listed",
-        explanation: "Each rule lists at most 200 findings per file so that the report stays \
-readable and memory stays bounded; the rest are counted in this finding. Fix the first few \
-and check again, or filter the log."
+        why: "Each rule lists at most 200 findings per file so that the report stays readable and memory stays bounded; the rest are counted in this finding.",
+        fix: "Fix the first few and check again, or filter with `--ignore`.",
+        spec: "mcpdbg's own note",
+        example: "(201 or more findings of one rule)",
     },
 }
-
 impl Rule {
     pub fn name(self) -> &'static str {
         self.info().name
@@ -468,11 +701,8 @@ mod tests {
             );
             assert!(!info.name.starts_with('-') && !info.name.ends_with('-'));
             assert!(!info.summary.is_empty() && !info.summary.ends_with('.'));
-            assert!(
-                info.explanation.len() > 80,
-                "{} needs an explanation",
-                info.name
-            );
+            assert!(info.why.len() > 60, "{} needs a why", info.name);
+            assert!(!info.fix.is_empty() && !info.spec.is_empty() && !info.example.is_empty());
             assert_eq!(Rule::from_name(info.name), Some(*rule));
         }
     }

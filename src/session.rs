@@ -11,13 +11,16 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::classify::{IdField, Kind, Message, Problem, RequestId};
+use crate::checks;
+use crate::classify::{IdField, Kind, Message, RequestId};
 use crate::finding::{Finding, Findings};
 use crate::protocol::{self, Era, Revision, Shape};
 use crate::reader::{Dir, Timestamp};
 use crate::rules::Rule;
 use crate::text::{duration, excerpt};
 use crate::transport::{At, Item};
+
+mod features;
 
 /// What the user told us about the session.
 #[derive(Clone, Debug)]
@@ -63,7 +66,7 @@ impl Side {
         }
     }
 
-    fn other(self) -> Side {
+    pub fn other(self) -> Side {
         match self {
             Side::Client => Side::Server,
             Side::Server => Side::Client,
@@ -215,6 +218,10 @@ pub struct Session {
     /// Lifecycle events (stdin closed, exit, signals), bounded, for hang stories.
     ends: Vec<(u64, String)>,
     inference: Inference,
+    /// The id of the client's `initialize`, once sent.
+    init_id: Option<RequestId>,
+    /// Capabilities, progress tokens, tasks, subscriptions.
+    features: features::State,
 }
 
 impl Session {
@@ -238,6 +245,8 @@ impl Session {
             stderr_errors: Default::default(),
             ends: Vec::new(),
             inference: Inference::default(),
+            init_id: None,
+            features: features::State::default(),
         }
     }
 
@@ -410,52 +419,36 @@ impl Session {
                 .id(msg.id.id())
                 .method(msg.method.as_deref())
         };
-        for problem in &msg.problems {
-            let f = match problem {
-                Problem::JsonrpcVersion(what) => report(
-                    Rule::JsonrpcVersion,
-                    format!("{} message: {what}", dir.writer()),
-                ),
-                Problem::InvalidIdType(what) => report(
-                    Rule::InvalidIdType,
-                    format!(
-                        "{} {} id is {what}; MCP ids are strings or integers",
-                        dir.writer(),
-                        kind_name(msg.kind)
-                    ),
-                ),
-                Problem::ResultAndError { both: true } => report(
-                    Rule::ResultAndError,
-                    format!("{} response has both `result` and `error`", dir.writer()),
-                ),
-                Problem::ResultAndError { both: false } => report(
-                    Rule::ResultAndError,
-                    format!("{} response has neither `result` nor `error`", dir.writer()),
-                ),
-                Problem::MalformedError(what) => report(
-                    Rule::MalformedError,
-                    format!("{} error response: {what}", dir.writer()),
-                ),
-                Problem::ParamsNotObject(what) => report(
-                    Rule::ParamsNotObject,
-                    format!(
-                        "`params` of {} is {what}, expected an object",
-                        msg.method.as_deref().unwrap_or("message")
-                    ),
-                ),
-            };
-            findings.push(f);
-        }
-        if let Some(name) = &msg.method {
-            self.check_method(name, msg.kind, side, &report, findings);
-        }
-        match msg.kind {
-            Kind::Request => self.request(at, side, &msg, &report, findings),
-            Kind::Notification => self.notification(at, side, &msg, &report, findings),
+        let request_method = match msg.kind {
+            Kind::Request => {
+                self.request(at, side, &msg, &report, findings);
+                None
+            }
+            Kind::Notification => {
+                self.notification(at, side, &msg, &report, findings);
+                None
+            }
             Kind::Response => {
                 self.counts.responses[side.index()] += 1;
-                self.response(at, side, &msg, &report, findings);
+                self.response(at, side, &msg, &report, findings)
             }
+        };
+        // The message on its own, judged with what the conversation tells.
+        let context = checks::Context {
+            revision: self.revision(),
+            era: self.era(),
+            side,
+            request_method: request_method.as_deref(),
+        };
+        for hit in checks::message(&msg, &context) {
+            let mut finding = report(hit.rule, hit.message);
+            if let Some(severity) = hit.severity {
+                finding.severity = severity;
+            }
+            if request_method.is_some() && finding.method.is_none() {
+                finding.method = request_method.as_deref().map(str::to_owned);
+            }
+            findings.push(finding);
         }
     }
 
@@ -508,55 +501,6 @@ impl Session {
         sides.next().is_none().then_some(first)
     }
 
-    fn check_method(
-        &self,
-        name: &str,
-        kind: Kind,
-        side: Side,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
-        let Some(info) = protocol::method(name) else {
-            if !protocol::is_extension_method(name) {
-                let hint = match protocol::did_you_mean(name) {
-                    Some(known) => format!("; did you mean `{known}`?"),
-                    None => String::new(),
-                };
-                findings.push(report(
-                    Rule::UnknownMethod,
-                    format!("method `{name}` is not defined by any MCP revision{hint}"),
-                ));
-            }
-            return;
-        };
-        let allowed = match info.sender {
-            protocol::Sender::Either => true,
-            protocol::Sender::Client => side != Side::Server,
-            protocol::Sender::Server => side != Side::Client,
-        };
-        if !allowed {
-            findings.push(report(
-                Rule::WrongDirection,
-                format!(
-                    "{} sent `{name}`, which only the {} sends",
-                    side.as_str(),
-                    side.other().as_str()
-                ),
-            ));
-        }
-        match (kind, info.shape) {
-            (Kind::Request, Shape::Notification) => findings.push(report(
-                Rule::NotificationWithId,
-                format!("notification `{name}` carries an id; the receiver treats it as a request and the sender waits for nothing"),
-            )),
-            (Kind::Notification, Shape::Request) => findings.push(report(
-                Rule::RequestWithoutId,
-                format!("request `{name}` has no id, so it is a notification: it is never answered"),
-            )),
-            _ => {}
-        }
-    }
-
     fn request(
         &mut self,
         at: &At,
@@ -568,16 +512,15 @@ impl Session {
         let method = msg.method.as_deref().unwrap_or_default();
         let is_notification_method =
             protocol::method(method).is_some_and(|m| m.shape == Shape::Notification);
-        if msg.id == IdField::Null {
-            findings.push(report(
-                Rule::NullId,
-                format!("{} request `{method}` has id null; MCP ids are strings or integers, so no response can be matched to it", side.as_str()),
-            ));
-        }
         if let (Some(id), false) = (msg.id.id(), is_notification_method) {
+            self.retry_check(side, id, msg, report, findings);
             self.track(at, side, id, msg, report, findings);
         }
         self.lifecycle(side, msg, report, findings);
+        self.gate(side, msg, report, findings);
+        if let (Some(id), false) = (msg.id.id(), is_notification_method) {
+            self.request_features(at, side, id, msg);
+        }
     }
 
     fn track(
@@ -656,16 +599,9 @@ impl Session {
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
     ) {
-        if msg.method.as_deref() == Some("notifications/cancelled") {
-            let id = msg
-                .params()
-                .and_then(|p| p.get("requestId"))
-                .and_then(RequestId::from_json);
-            if let Some(open) = id.and_then(|id| self.open[side.index()].get_mut(&id)) {
-                open.cancelled = Some(at.clone());
-            }
-        }
         self.lifecycle(side, msg, report, findings);
+        self.gate(side, msg, report, findings);
+        self.notification_features(at, side, msg, report, findings);
     }
 
     /// The handshake, for client messages and early server requests.
@@ -785,6 +721,8 @@ impl Session {
             .map(str::to_owned);
         self.set_requested(version, report, findings);
         self.client = Implementation::from_value(params.and_then(|p| p.get("clientInfo")));
+        self.init_id = msg.id.id().cloned();
+        self.features.client_caps = params.and_then(|p| p.get("capabilities")).cloned();
     }
 
     fn set_requested(
@@ -816,45 +754,19 @@ impl Session {
         msg: &Message,
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
-    ) {
+    ) -> Option<Box<str>> {
         let requester = side.other();
-        let id = match &msg.id {
-            IdField::Id(id) => id,
-            IdField::Absent => {
-                let allowed =
-                    msg.is_error() && self.revision().is_none_or(|r| r >= Revision::V2025_11_25);
-                if !allowed {
-                    let what = if msg.is_error() {
-                        "error response has no id (allowed only from 2025-11-25, for requests whose id could not be read)"
-                    } else {
-                        "response has no id, so it answers no request"
-                    };
-                    findings.push(report(
-                        Rule::InvalidMessage,
-                        format!("{} {what}", side.as_str()),
-                    ));
-                }
-                return;
-            }
-            IdField::Null => {
-                findings.push(report(
-                    Rule::NullId,
-                    format!(
-                        "{} response has id null: JSON-RPC allows it for unreadable requests, MCP does not{}",
-                        side.as_str(),
-                        if self.revision().is_some_and(|r| r >= Revision::V2025_11_25) { " (omit the id instead)" } else { "" }
-                    ),
-                ));
-                return;
-            }
-            IdField::BadType(_) => return,
+        // A missing, null or unusable id is an envelope matter (`checks`).
+        let IdField::Id(id) = &msg.id else {
+            return None;
         };
         if let Some(open) = self.open[requester.index()].shift_remove(id) {
             if let Some(used) = self.used[requester.index()].get_mut(id) {
                 used.answered = Some(at.line);
             }
+            let method = open.method.clone();
             self.answered(at, requester, id, open, msg, report, findings);
-            return;
+            return Some(method);
         }
         if let Some(used) = self.used[requester.index()]
             .get(id)
@@ -873,7 +785,7 @@ impl Session {
                 )
                 .related(used.line),
             );
-            return;
+            return None;
         }
         let loose = self.open[requester.index()]
             .keys()
@@ -898,9 +810,10 @@ impl Session {
                 )
                 .related(open.line),
             );
-            return;
+            return Some(open.method);
         }
-        if !self.mid_session && side != Side::Unknown {
+        let modern_client = self.era() == Some(Era::Modern) && side == Side::Client;
+        if !self.mid_session && side != Side::Unknown && !modern_client {
             findings.push(report(
                 Rule::OrphanResponse,
                 format!(
@@ -910,6 +823,7 @@ impl Session {
                 ),
             ));
         }
+        None
     }
 
     #[expect(
@@ -945,6 +859,22 @@ impl Session {
                 );
             }
         }
+        if let Some(cancel) = &open.cancelled {
+            findings.push(
+                report(
+                    Rule::ResponseAfterCancel,
+                    format!(
+                        "`{}` (id {id}) was answered after the {} cancelled it at line {}; the answer is ignored",
+                        open.method,
+                        requester.as_str(),
+                        cancel.line
+                    ),
+                )
+                .method(Some(&open.method))
+                .related(cancel.line),
+            );
+        }
+        self.response_features(at, requester, id, &open, msg, report, findings);
         if requester != Side::Client {
             return;
         }
@@ -959,6 +889,8 @@ impl Session {
                 if self.phase == Phase::Probing {
                     self.phase = Phase::Ready;
                 }
+                self.features.server_caps =
+                    msg.result().and_then(|r| r.get("capabilities")).cloned();
             }
             ("server/discover", _)
                 if msg
@@ -1031,6 +963,21 @@ impl Session {
             }
         }
         self.negotiated = answered;
+        self.features.server_caps = result.get("capabilities").cloned();
+        if let Some(rev) = self.revision() {
+            let sides = [
+                (Side::Client, &self.features.client_caps),
+                (Side::Server, &self.features.server_caps),
+            ];
+            for (side, caps) in sides {
+                for problem in caps
+                    .iter()
+                    .flat_map(|c| checks::capability_revision_problems(c, side, rev))
+                {
+                    findings.push(report(Rule::CapabilityRevisionMismatch, problem));
+                }
+            }
+        }
     }
 
     /// Ends the session: open requests become hangs.
@@ -1112,6 +1059,9 @@ impl Session {
     fn hang(&self, side: Side, id: &RequestId, open: &Open, end_line: u64) -> Option<Finding> {
         if &*open.method == "subscriptions/listen" {
             return None; // long-lived by design
+        }
+        if side == Side::Server && self.era() == Some(Era::Modern) {
+            return None; // `server-sent-request` said it: no 2026 client answers
         }
         let owner = side.other();
         let end_time = self.last.as_ref().and_then(|a| a.time.as_ref());
@@ -1252,12 +1202,4 @@ fn looks_like_error(text: &str) -> bool {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Request => "request",
-        Kind::Notification => "notification",
-        Kind::Response => "response",
-    }
 }

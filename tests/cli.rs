@@ -621,25 +621,84 @@ fn rules_command_lists_the_catalogue() {
 fn readme_rules_table_matches_the_catalogue() {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
     let start = readme.find("<!-- rules:start").expect("rules:start marker");
+    let start = start + readme[start..].find('\n').expect("marker line") + 1;
     let end = readme.find("<!-- rules:end -->").expect("rules:end marker");
-    let table = &readme[start..end];
-    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
-    let expected: Vec<String> = Rule::ALL
-        .iter()
-        .map(|r| {
-            let i = r.info();
-            format!(
-                "| `{}` | {} | {} | {} |",
-                i.name,
-                i.severity,
-                i.group.as_str(),
-                i.summary.replace('|', "\\|")
-            )
-        })
-        .collect();
+    let generated = run(&["rules", "--format", "markdown"]);
     assert_eq!(
-        rows,
-        expected.iter().map(String::as_str).collect::<Vec<_>>(),
+        &readme[start..end],
+        String::from_utf8(generated.stdout).expect("utf-8"),
         "regenerate the README table with `mcpdbg rules --format markdown`"
     );
+    // And the catalogue has every rule once.
+    let rows = readme[start..end]
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .count();
+    assert_eq!(rows, Rule::ALL.len());
+}
+
+#[test]
+fn every_rule_example_triggers_its_rule() {
+    // Examples that cannot be shown as text are described instead.
+    let described = ["invalid-utf8", "too-many-findings"];
+    let mut failures = Vec::new();
+    for rule in Rule::ALL {
+        let info = rule.info();
+        if described.contains(&info.name) {
+            continue;
+        }
+        let out = run_stdin(&["check", "--format", "json", "-"], info.example.as_bytes());
+        let doc = json_of(&out);
+        let fired: Vec<String> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["rule"].as_str().expect("rule").to_string())
+            .collect();
+        if !fired.iter().any(|r| r == info.name) {
+            failures.push(format!("{}: example fires {fired:?}", info.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn revision_gated_rules_stay_silent_where_the_revision_allows() {
+    for (rule, fixture) in [
+        ("batch", "clean/legacy-2025-03-26"),
+        ("id-reuse", "clean/modern-2026-07-28"),
+        (
+            "capability-not-negotiated",
+            "silent/completion-ungated-2024-11-05",
+        ),
+        ("method-not-in-revision", "clean/legacy-2025-06-18"),
+        ("method-not-in-revision", "clean/legacy-2025-11-25"),
+        ("capability-revision-mismatch", "clean/legacy-2025-06-18"),
+        ("invalid-message", "clean/legacy-2025-11-25"),
+        ("missing-request-meta", "clean/legacy-2025-06-18"),
+        ("server-sent-request", "clean/legacy-2025-06-18"),
+        ("client-sent-response", "clean/legacy-2025-06-18"),
+        ("missing-result-type", "clean/legacy-2025-06-18"),
+        ("notification-not-allowed", "clean/legacy-2025-06-18"),
+        ("input-required-misuse", "clean/modern-2026-07-28"),
+        ("retry-reused-id", "clean/modern-2026-07-28"),
+        (
+            "subscription-notification-unacknowledged",
+            "clean/modern-2026-07-28",
+        ),
+        ("missing-initialize", "clean/modern-2026-07-28"),
+        (
+            "task-cancelled-by-notification",
+            "silent/task-cancel-before-tasks-2025-06-18",
+        ),
+        ("progress-after-response", "clean/legacy-2025-11-25"),
+    ] {
+        let path = format!("fixtures/{fixture}.log");
+        assert!(root().join(&path).exists(), "{path} missing");
+        let fired = rules_fired(&path);
+        assert!(
+            !fired.iter().any(|r| r == rule),
+            "{rule} fired on {path}: {fired:?}"
+        );
+    }
 }

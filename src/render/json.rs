@@ -105,7 +105,7 @@ fn finding(f: &Finding) -> Value {
 }
 
 /// The rule catalogue as JSON: `{"version": 1, "rules": [{"name", "severity",
-/// "group", "revisions", "summary", "explanation"}]}`.
+/// "group", "revisions", "summary", "why", "fix", "spec", "example"}]}`.
 pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
     let list: Vec<Value> = rules
         .iter()
@@ -117,7 +117,10 @@ pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
                 "group": i.group.as_str(),
                 "revisions": i.revisions,
                 "summary": i.summary,
-                "explanation": i.explanation,
+                "why": i.why,
+                "fix": i.fix,
+                "spec": i.spec,
+                "example": i.example,
             })
         })
         .collect();

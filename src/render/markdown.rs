@@ -4,18 +4,19 @@ use std::io::{self, Write};
 
 use crate::rules::Rule;
 
-/// One row per rule: name, severity, group, summary.
+/// One row per rule: name, severity, group, revisions, summary.
 pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "| rule | severity | group | summary |")?;
-    writeln!(out, "|---|---|---|---|")?;
+    writeln!(out, "| rule | severity | group | revisions | summary |")?;
+    writeln!(out, "|---|---|---|---|---|")?;
     for rule in rules {
         let i = rule.info();
         writeln!(
             out,
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} |",
             i.name,
             i.severity,
             i.group.as_str(),
+            i.revisions,
             i.summary.replace('|', "\\|")
         )?;
     }

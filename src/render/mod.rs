@@ -8,6 +8,7 @@ use crate::report::Report;
 pub mod json;
 pub mod markdown;
 pub mod table;
+pub mod text;
 
 /// The output formats of `check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

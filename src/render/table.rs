@@ -205,19 +205,20 @@ fn findings(list: &[Finding], many_sessions: bool, style: Style) -> String {
 /// The rule catalogue as a table.
 pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
     let mut b = Builder::default();
-    b.push_record(["rule", "severity", "group", "summary"]);
+    b.push_record(["rule", "severity", "revisions", "summary"]);
     for rule in rules {
         let info = rule.info();
         b.push_record([
             info.name,
             info.severity.as_str(),
-            info.group.as_str(),
+            info.revisions,
             info.summary,
         ]);
     }
     let mut table = b.build();
     table.with(TableStyle::rounded());
-    table.modify(Columns::last(), Width::wrap(MESSAGE_WIDTH).keep_words(true));
+    table.modify(Columns::one(2), Width::wrap(24).keep_words(true));
+    table.modify(Columns::last(), Width::wrap(56).keep_words(true));
     writeln!(out, "{table}")
 }
 

@@ -1,0 +1,792 @@
+//! Rules that judge one message on its own, given what is known about its
+//! context: the revision, the era, the sender and, for a response, the method
+//! of the request it answers.
+//!
+//! Pure functions shared by the session (which supplies the context from the
+//! conversation) and `mcpdbg validate` (which takes it from the command line).
+//! Rules that need the conversation (pairing, the handshake, progress tokens,
+//! capabilities) live in `session`.
+
+use serde_json::{Map, Value};
+
+use crate::classify::{IdField, Kind, Message, Problem, type_name};
+use crate::protocol::{self, Era, Revision, Sender, Shape};
+use crate::rules::{Rule, Severity};
+use crate::session::Side;
+
+/// What is known about a message's surroundings.
+#[derive(Clone, Copy, Debug)]
+pub struct Context<'a> {
+    /// The revision the session uses, if known.
+    pub revision: Option<Revision>,
+    pub era: Option<Era>,
+    /// Who sent the message.
+    pub side: Side,
+    /// For a response: the method of the request it answers, if known.
+    pub request_method: Option<&'a str>,
+}
+
+/// One rule break found in a message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    pub rule: Rule,
+    pub message: String,
+    /// Set when the revision changes the rule's default severity.
+    pub severity: Option<Severity>,
+}
+
+fn hit(hits: &mut Vec<Hit>, rule: Rule, message: impl Into<String>) {
+    hits.push(Hit {
+        rule,
+        message: message.into(),
+        severity: None,
+    });
+}
+
+/// The rules for one message. The method-level rules (unknown method, wrong
+/// direction, revision, era) apply to requests and notifications; the result
+/// rules to responses whose request method is known.
+pub fn message(msg: &Message, ctx: &Context) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    envelope(msg, ctx, &mut hits);
+    match msg.kind {
+        Kind::Request | Kind::Notification => {
+            if let Some(method) = msg.method.as_deref() {
+                method_rules(msg, method, ctx, &mut hits);
+                params_rules(msg, method, &mut hits);
+            }
+        }
+        Kind::Response => response_rules(msg, ctx, &mut hits),
+    }
+    hits
+}
+
+fn writer(side: Side) -> &'static str {
+    side.as_str()
+}
+
+fn envelope(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
+    let who = writer(ctx.side);
+    let kind = match msg.kind {
+        Kind::Request => "request",
+        Kind::Notification => "notification",
+        Kind::Response => "response",
+    };
+    for problem in &msg.problems {
+        match problem {
+            Problem::JsonrpcVersion(what) => {
+                hit(hits, Rule::JsonrpcVersion, format!("{who} message: {what}"))
+            }
+            Problem::InvalidIdType(what) => hit(
+                hits,
+                Rule::InvalidIdType,
+                format!("{who} {kind} id is {what}; MCP ids are strings or integers"),
+            ),
+            Problem::ResultAndError { both: true } => hit(
+                hits,
+                Rule::ResultAndError,
+                format!("{who} response has both `result` and `error`"),
+            ),
+            Problem::ResultAndError { both: false } => hit(
+                hits,
+                Rule::ResultAndError,
+                format!("{who} response has neither `result` nor `error`"),
+            ),
+            Problem::MalformedError(what) => hit(
+                hits,
+                Rule::MalformedError,
+                format!("{who} error response: {what}"),
+            ),
+            Problem::ParamsNotObject(what) => hit(
+                hits,
+                Rule::ParamsNotObject,
+                format!(
+                    "`params` of {} is {what}, expected an object",
+                    msg.method.as_deref().unwrap_or("message")
+                ),
+            ),
+        }
+    }
+    match (&msg.id, msg.kind) {
+        (IdField::Null, Kind::Request) => hit(
+            hits,
+            Rule::NullId,
+            format!(
+                "{who} request `{}` has id null; MCP ids are strings or integers, so no response can be matched to it",
+                msg.method.as_deref().unwrap_or_default()
+            ),
+        ),
+        (IdField::Null, Kind::Response) => hit(
+            hits,
+            Rule::NullId,
+            format!(
+                "{who} response has id null: JSON-RPC allows it for unreadable requests, MCP does not{}",
+                if ctx.revision.is_some_and(|r| r >= Revision::V2025_11_25) {
+                    " (omit the id instead)"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        (IdField::Absent, Kind::Response) => {
+            let allowed = msg.is_error() && ctx.revision.is_none_or(|r| r >= Revision::V2025_11_25);
+            if !allowed {
+                let what = if msg.is_error() {
+                    "error response has no id (allowed only from 2025-11-25, for requests whose id could not be read)"
+                } else {
+                    "response has no id, so it answers no request"
+                };
+                hit(hits, Rule::InvalidMessage, format!("{who} {what}"));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn method_rules(msg: &Message, method: &str, ctx: &Context, hits: &mut Vec<Hit>) {
+    let modern = ctx.era == Some(Era::Modern);
+    let Some(info) = protocol::method(method) else {
+        if !protocol::is_extension_method(method) {
+            let hint = match protocol::did_you_mean(method) {
+                Some(known) => format!("; did you mean `{known}`?"),
+                None => String::new(),
+            };
+            hit(
+                hits,
+                Rule::UnknownMethod,
+                format!("method `{method}` is not defined by any MCP revision{hint}"),
+            );
+        }
+        if modern && ctx.side == Side::Server && msg.kind == Kind::Request {
+            hit(
+                hits,
+                Rule::ServerSentRequest,
+                format!("server sent request `{method}`; in 2026-07-28 servers send no requests"),
+            );
+        }
+        return;
+    };
+    match (msg.kind, info.shape) {
+        (Kind::Request, Shape::Notification) => hit(
+            hits,
+            Rule::NotificationWithId,
+            format!(
+                "notification `{method}` carries an id; the receiver treats it as a request and the sender waits for nothing"
+            ),
+        ),
+        (Kind::Notification, Shape::Request) => hit(
+            hits,
+            Rule::RequestWithoutId,
+            format!("request `{method}` has no id, so it is a notification: it is never answered"),
+        ),
+        _ => {}
+    }
+    let server_request_in_modern = modern && ctx.side == Side::Server && msg.kind == Kind::Request;
+    let client_notification_in_modern = modern
+        && ctx.side == Side::Client
+        && msg.kind == Kind::Notification
+        && method != "notifications/cancelled";
+    if server_request_in_modern {
+        hit(
+            hits,
+            Rule::ServerSentRequest,
+            format!(
+                "server sent request `{method}`; in 2026-07-28 servers send no requests (ask through an `input_required` result)"
+            ),
+        );
+    } else if client_notification_in_modern {
+        hit(
+            hits,
+            Rule::NotificationNotAllowed,
+            format!(
+                "client sent `{method}`; in 2026-07-28 its only notification is `notifications/cancelled`"
+            ),
+        );
+    } else {
+        let allowed = match info.sender {
+            Sender::Either => true,
+            Sender::Client => ctx.side != Side::Server,
+            Sender::Server => ctx.side != Side::Client,
+        };
+        if !allowed {
+            hit(
+                hits,
+                Rule::WrongDirection,
+                format!(
+                    "{} sent `{method}`, which only the {} sends",
+                    writer(ctx.side),
+                    writer(ctx.side.other())
+                ),
+            );
+        }
+        if let Some(rev) = ctx.revision {
+            if !info.in_revision(rev) {
+                let span = match info.until {
+                    Some(until) => format!("{} to {until}", info.since),
+                    None => format!("{} and later", info.since),
+                };
+                hit(
+                    hits,
+                    Rule::MethodNotInRevision,
+                    format!(
+                        "`{method}` is not part of {rev} (it exists in {span}); the receiver answers -32601 or ignores it"
+                    ),
+                );
+            }
+        }
+    }
+    if modern && ctx.side == Side::Client && msg.kind == Kind::Request {
+        let missing: Vec<&str> = [
+            protocol::META_PROTOCOL_VERSION,
+            protocol::META_CLIENT_CAPABILITIES,
+        ]
+        .into_iter()
+        .filter(|key| msg.meta(key).is_none())
+        .collect();
+        if !missing.is_empty() {
+            hit(
+                hits,
+                Rule::MissingRequestMeta,
+                format!(
+                    "request `{method}` lacks `params._meta` {}; a 2026 server answers -32602",
+                    missing.join(" and ")
+                ),
+            );
+        }
+    }
+}
+
+fn params_rules(msg: &Message, method: &str, hits: &mut Vec<Hit>) {
+    let Some(params) = msg.params() else {
+        if msg.has_params() {
+            return; // not an object: `params-not-object`
+        }
+        if method == "initialize" && msg.kind == Kind::Request {
+            hit(
+                hits,
+                Rule::InvalidParams,
+                "`params` of initialize is missing (it needs protocolVersion, capabilities, clientInfo)",
+            );
+        }
+        if method == "tools/call" && msg.kind == Kind::Request {
+            hit(
+                hits,
+                Rule::InvalidParams,
+                "`params` of tools/call is missing (it needs `name`)",
+            );
+        }
+        return;
+    };
+    let mut shape = Schema::new(hits, Rule::InvalidParams);
+    match method {
+        "initialize" => {
+            shape.string(params, "protocolVersion", "params");
+            shape.object(params, "capabilities", "params");
+            if let Some(info) = shape.object(params, "clientInfo", "params") {
+                implementation(&mut shape, info, "params.clientInfo");
+            }
+        }
+        "tools/call" => {
+            shape.string(params, "name", "params");
+            if let Some(args) = params.get("arguments") {
+                if !args.is_object() {
+                    shape.wrong("params.arguments", "an object", args);
+                }
+            }
+            if params.contains_key("args") && !params.contains_key("arguments") {
+                hit(
+                    shape.hits,
+                    Rule::ArgsNotArguments,
+                    format!(
+                        "`tools/call` of `{}` sends `args` instead of `arguments`: the tool runs with no arguments",
+                        params.get("name").and_then(Value::as_str).unwrap_or("?")
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
+    if msg
+        .problems
+        .iter()
+        .any(|p| matches!(p, Problem::ResultAndError { .. }))
+    {
+        return; // which of the two counts is the receiver's guess
+    }
+    let method = ctx.request_method;
+    let modern = ctx.era == Some(Era::Modern);
+    if let Some(error) = msg.error() {
+        if let (Some("tools/call"), Some(code)) = (method, error.code) {
+            let reserved = [-32002, -32020, -32021, -32022, -32042];
+            let tool_failure =
+                code == -32603 || ((-32099..=-32003).contains(&code) && !reserved.contains(&code));
+            if tool_failure {
+                hit(
+                    hits,
+                    Rule::ToolErrorAsProtocolError,
+                    format!(
+                        "`tools/call` failed with JSON-RPC error {code} ({:?}); the model never sees it: return a result with `isError: true`",
+                        crate::text::excerpt(error.message.as_deref().unwrap_or(""))
+                    ),
+                );
+            }
+        }
+        let mut text = error.message.unwrap_or_default();
+        if let Some(data) = msg.error_data() {
+            text.push('\n');
+            match data {
+                Value::String(s) => text.push_str(s),
+                other => text.push_str(&other.to_string()),
+            }
+        }
+        if let Some(what) = internals(&text) {
+            hit(
+                hits,
+                Rule::LeakedInternals,
+                format!("{} error carries {what}", writer(ctx.side)),
+            );
+        }
+        return;
+    }
+    let Some(Value::Object(result)) = msg.result() else {
+        if let Some(result) = msg.result() {
+            hit(
+                hits,
+                Rule::InvalidResult,
+                format!("`result` is {}, expected an object", type_name(result)),
+            );
+        }
+        return;
+    };
+    if modern && ctx.side == Side::Client {
+        hit(
+            hits,
+            Rule::ClientSentResponse,
+            "client sent a response; in 2026-07-28 clients send no responses",
+        );
+        return;
+    }
+    let result_type = result.get("resultType").and_then(Value::as_str);
+    if modern && ctx.side == Side::Server && !result.contains_key("resultType") {
+        hit(
+            hits,
+            Rule::MissingResultType,
+            format!(
+                "result{} has no `resultType`; clients take it as \"complete\"",
+                method.map_or(String::new(), |m| format!(" of `{m}`"))
+            ),
+        );
+    }
+    if result_type == Some("input_required") {
+        if let Some(m) =
+            method.filter(|m| !["tools/call", "prompts/get", "resources/read"].contains(m))
+        {
+            hit(
+                hits,
+                Rule::InputRequiredMisuse,
+                format!(
+                    "`{m}` answered `input_required`; only tools/call, prompts/get and resources/read may"
+                ),
+            );
+        }
+        if !result.contains_key("inputRequests") && !result.contains_key("requestState") {
+            hit(
+                hits,
+                Rule::InputRequiredMisuse,
+                "`input_required` result with neither `inputRequests` nor `requestState`",
+            );
+        }
+        return;
+    }
+    if result_type.is_some_and(|t| t != "complete") {
+        return; // an extension's result type (e.g. a task): not ours to judge
+    }
+    let mut shape = Schema::new(hits, Rule::InvalidResult);
+    match method {
+        Some("initialize") => {
+            shape.string(result, "protocolVersion", "result");
+            shape.object(result, "capabilities", "result");
+            if let Some(info) = shape.object(result, "serverInfo", "result") {
+                implementation(&mut shape, info, "result.serverInfo");
+            }
+            if let Some(v) = result.get("instructions").filter(|v| !v.is_string()) {
+                shape.wrong("result.instructions", "a string", v);
+            }
+        }
+        Some("tools/call") => {
+            if result.contains_key("task") {
+                return; // CreateTaskResult (2025-11-25)
+            }
+            match result.get("content") {
+                None => hit(
+                    shape.hits,
+                    Rule::MissingContent,
+                    format!(
+                        "`tools/call` result has no `content`{}",
+                        if result.contains_key("structuredContent") {
+                            " (only `structuredContent`)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ),
+                Some(Value::Array(blocks)) => {
+                    for (i, block) in blocks.iter().enumerate() {
+                        content_block(
+                            &mut shape,
+                            block,
+                            &format!("result.content[{i}]"),
+                            ctx.revision,
+                        );
+                    }
+                }
+                Some(other) => shape.wrong("result.content", "an array", other),
+            }
+            if let Some(v) = result.get("isError").filter(|v| !v.is_boolean()) {
+                shape.wrong("result.isError", "a boolean", v);
+            }
+            if let Some(v) = result.get("structuredContent") {
+                if !v.is_object() && ctx.revision.is_some_and(|r| r < Revision::V2026_07_28) {
+                    shape.wrong("result.structuredContent", "an object", v);
+                }
+            }
+            if result.get("isError") == Some(&Value::Bool(true)) {
+                let text: String = result
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                if let Some(what) = internals(&text).filter(|w| !w.contains("path")) {
+                    hit(
+                        shape.hits,
+                        Rule::LeakedInternals,
+                        format!("tool error result carries {what}"),
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `name` and `version`, both strings.
+fn implementation(shape: &mut Schema, info: &Map<String, Value>, path: &str) {
+    shape.string(info, "name", path);
+    shape.string(info, "version", path);
+}
+
+fn content_block(shape: &mut Schema, block: &Value, path: &str, revision: Option<Revision>) {
+    let Value::Object(b) = block else {
+        shape.wrong(path, "an object", block);
+        return;
+    };
+    let Some(kind) = shape.string(b, "type", path) else {
+        return;
+    };
+    let since = match kind {
+        "text" => {
+            shape.string(b, "text", path);
+            Revision::V2024_11_05
+        }
+        "image" | "audio" => {
+            shape.string(b, "data", path);
+            shape.string(b, "mimeType", path);
+            if kind == "audio" {
+                Revision::V2025_03_26
+            } else {
+                Revision::V2024_11_05
+            }
+        }
+        "resource" => {
+            if let Some(r) = shape.object(b, "resource", path) {
+                shape.string(r, "uri", &format!("{path}.resource"));
+                if !r.contains_key("text") && !r.contains_key("blob") {
+                    shape.message(format!("`{path}.resource` has neither `text` nor `blob`"));
+                }
+            }
+            Revision::V2024_11_05
+        }
+        "resource_link" => {
+            shape.string(b, "uri", path);
+            shape.string(b, "name", path);
+            Revision::V2025_06_18
+        }
+        other => {
+            shape.message(format!(
+                "`{path}.type` is {:?}, which is not a content block type (text, image, audio, resource, resource_link)",
+                crate::text::excerpt(other)
+            ));
+            return;
+        }
+    };
+    if let Some(rev) = revision.filter(|r| *r < since) {
+        shape.message(format!(
+            "`{path}` is a `{kind}` block, which {rev} does not have (it exists from {since})"
+        ));
+    }
+}
+
+/// A tiny schema checker that reports JSON paths.
+struct Schema<'h> {
+    hits: &'h mut Vec<Hit>,
+    rule: Rule,
+}
+
+impl<'h> Schema<'h> {
+    fn new(hits: &'h mut Vec<Hit>, rule: Rule) -> Schema<'h> {
+        Schema { hits, rule }
+    }
+
+    fn message(&mut self, text: String) {
+        hit(self.hits, self.rule, text);
+    }
+
+    fn wrong(&mut self, path: &str, expected: &str, found: &Value) {
+        self.message(format!(
+            "`{path}` is {}, expected {expected}",
+            type_name(found)
+        ));
+    }
+
+    fn field<'v>(
+        &mut self,
+        obj: &'v Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Option<&'v Value> {
+        let value = obj.get(key);
+        if value.is_none() {
+            self.message(format!("`{path}.{key}` is missing"));
+        }
+        value
+    }
+
+    fn string<'v>(
+        &mut self,
+        obj: &'v Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Option<&'v str> {
+        let value = self.field(obj, key, path)?;
+        if value.as_str().is_none() {
+            self.wrong(&format!("{path}.{key}"), "a string", value);
+        }
+        value.as_str()
+    }
+
+    fn object<'v>(
+        &mut self,
+        obj: &'v Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Option<&'v Map<String, Value>> {
+        let value = self.field(obj, key, path)?;
+        if value.as_object().is_none() {
+            self.wrong(&format!("{path}.{key}"), "an object", value);
+        }
+        value.as_object()
+    }
+}
+
+/// What in an error text reveals the server's internals, if anything.
+pub fn internals(text: &str) -> Option<&'static str> {
+    if text.contains("Traceback (most recent call last)")
+        || (text.contains("File \"") && text.contains("\", line "))
+    {
+        return Some("a Python traceback");
+    }
+    if text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at ") && l.contains(':') && l.contains('('))
+        .count()
+        >= 1
+    {
+        return Some("a JavaScript stack trace");
+    }
+    if text.contains("panicked at") || text.contains("stack backtrace:") {
+        return Some("a Rust panic");
+    }
+    if text.contains("Exception in thread") || (text.contains("\tat ") && text.contains(".java:")) {
+        return Some("a Java stack trace");
+    }
+    const ROOTS: [&str; 10] = [
+        "/home/",
+        "/Users/",
+        "/root/",
+        "/srv/",
+        "/opt/",
+        "/var/",
+        "/usr/",
+        "/tmp/",
+        "C:\\",
+        "/private/",
+    ];
+    if ROOTS.iter().any(|r| text.contains(r)) {
+        return Some("an absolute file path");
+    }
+    None
+}
+
+/// Capabilities a side declares that do not exist in `rev`.
+pub fn capability_revision_problems(caps: &Value, side: Side, rev: Revision) -> Vec<String> {
+    let Value::Object(caps) = caps else {
+        return Vec::new();
+    };
+    let table: &[(&str, Revision)] = match side {
+        Side::Client => &[
+            ("elicitation", Revision::V2025_06_18),
+            ("tasks", Revision::V2025_11_25),
+        ],
+        _ => &[
+            ("completions", Revision::V2025_03_26),
+            ("tasks", Revision::V2025_11_25),
+        ],
+    };
+    let mut problems = Vec::new();
+    for (key, since) in table {
+        if caps.contains_key(*key) && rev < *since {
+            problems.push(format!(
+                "{} declares capability `{key}`, which {rev} does not have (it exists from {since})",
+                side.as_str()
+            ));
+        }
+    }
+    if rev >= Revision::V2026_07_28 && caps.contains_key("tasks") {
+        problems.push(format!(
+            "{} declares capability `tasks`, which is no longer core in {rev} (tasks moved to an extension)",
+            side.as_str()
+        ));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::{Frame, classify};
+    use serde_json::json;
+
+    fn rules(
+        v: Value,
+        side: Side,
+        revision: Option<Revision>,
+        request_method: Option<&str>,
+    ) -> Vec<Rule> {
+        let Frame::Message(m) = classify(v) else {
+            panic!("not a message")
+        };
+        let ctx = Context {
+            revision,
+            era: revision.map(Revision::era),
+            side,
+            request_method,
+        };
+        message(&m, &ctx).into_iter().map(|h| h.rule).collect()
+    }
+
+    #[test]
+    fn tool_calls() {
+        let call = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","args":{"path":"/tmp/a"}}});
+        assert_eq!(
+            rules(call, Side::Client, None, None),
+            vec![Rule::ArgsNotArguments]
+        );
+        let result = json!({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text"}, 3, {"type":"video"}]}});
+        assert_eq!(
+            rules(result, Side::Server, None, Some("tools/call")),
+            vec![
+                Rule::InvalidResult,
+                Rule::InvalidResult,
+                Rule::InvalidResult
+            ]
+        );
+        let error =
+            json!({"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"file not found"}});
+        assert_eq!(
+            rules(error, Side::Server, None, Some("tools/call")),
+            vec![Rule::ToolErrorAsProtocolError]
+        );
+        let unknown =
+            json!({"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Unknown tool: x"}});
+        assert_eq!(
+            rules(unknown, Side::Server, None, Some("tools/call")),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn content_blocks_are_gated_on_the_revision() {
+        let audio = json!({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"audio","data":"AA==","mimeType":"audio/wav"}]}});
+        assert_eq!(
+            rules(
+                audio.clone(),
+                Side::Server,
+                Some(Revision::V2024_11_05),
+                Some("tools/call")
+            ),
+            vec![Rule::InvalidResult]
+        );
+        assert_eq!(
+            rules(
+                audio,
+                Side::Server,
+                Some(Revision::V2025_03_26),
+                Some("tools/call")
+            ),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn modern_era_rules() {
+        let rev = Some(Revision::V2026_07_28);
+        let bare = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}});
+        assert_eq!(
+            rules(bare, Side::Client, rev, None),
+            vec![Rule::MissingRequestMeta]
+        );
+        let ping = json!({"jsonrpc":"2.0","id":1,"method":"roots/list"});
+        assert_eq!(
+            rules(ping, Side::Server, rev, None),
+            vec![Rule::ServerSentRequest]
+        );
+        let result = json!({"jsonrpc":"2.0","id":1,"result":{"tools":[]}});
+        assert_eq!(
+            rules(result, Side::Server, rev, Some("tools/list")),
+            vec![Rule::MissingResultType]
+        );
+        let ask = json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required"}});
+        assert_eq!(
+            rules(ask, Side::Server, rev, Some("tools/list")),
+            vec![Rule::InputRequiredMisuse, Rule::InputRequiredMisuse]
+        );
+        let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+        assert_eq!(
+            rules(note, Side::Client, rev, None),
+            vec![Rule::NotificationNotAllowed]
+        );
+    }
+
+    #[test]
+    fn leaks() {
+        assert_eq!(
+            internals("Traceback (most recent call last):\n  File \"x.py\", line 3"),
+            Some("a Python traceback")
+        );
+        assert_eq!(
+            internals("Error: boom\n    at read (/app/index.js:12:3)"),
+            Some("a JavaScript stack trace")
+        );
+        assert_eq!(
+            internals("cannot open /home/ana/notes.db"),
+            Some("an absolute file path")
+        );
+        assert_eq!(internals("file not found: a.txt"), None);
+    }
+}

@@ -1,0 +1,535 @@
+//! The session rules above the handshake and id pairing: capabilities,
+//! progress, cancellation, tasks, the 2026 retry and subscription rules.
+//!
+//! An extension of [`Session`] (same state, same purity: no I/O, no clock).
+//! Memory stays bounded: finished progress tokens, task-augmented ids and
+//! task states are kept up to fixed caps.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde_json::Value;
+
+use super::{Open, Session, Side};
+use crate::classify::{Kind, Message, RequestId};
+use crate::finding::{Finding, Findings};
+use crate::protocol::{self, Era, Revision};
+use crate::rules::{Rule, Severity};
+use crate::text::excerpt;
+use crate::transport::At;
+
+/// How many finished progress tokens, task-augmented request ids and tasks
+/// are remembered.
+const KEPT: usize = 4096;
+
+/// A progress token and what became of its request.
+#[derive(Clone, Debug)]
+struct Token {
+    /// The side that sent the request (the other side reports progress).
+    requester: Side,
+    request_line: u64,
+    last: Option<f64>,
+    /// The line of the response, once answered.
+    done: Option<u64>,
+    /// A task-augmented request reports progress until the task ends.
+    task: bool,
+}
+
+/// What the feature rules remember.
+#[derive(Debug, Default)]
+pub(super) struct State {
+    pub(super) client_caps: Option<Value>,
+    pub(super) server_caps: Option<Value>,
+    tokens: HashMap<RequestId, Token>,
+    finished_tokens: VecDeque<RequestId>,
+    /// Task-augmented request ids per requester (bounded).
+    task_requests: [HashSet<RequestId>; 3],
+    task_order: VecDeque<(usize, RequestId)>,
+    /// Task id -> last status and where it was seen (bounded).
+    tasks: HashMap<String, (String, u64)>,
+    task_ids: VecDeque<String>,
+    /// Client request ids answered `input_required`, with their method.
+    input_required: HashMap<RequestId, Box<str>>,
+    /// `subscriptions/listen` ids the server acknowledged.
+    acked: HashSet<RequestId>,
+}
+
+type Report<'a> = &'a dyn Fn(Rule, String) -> Finding;
+
+/// Which side must declare what for a method: the side and the path of the
+/// capability, and whether the leaf must be `true` (a flag) rather than present.
+fn gate_of(method: &str, msg: &Message, rev: Revision) -> Option<(Side, Vec<&'static str>)> {
+    let path: Vec<&'static str> = match method {
+        "tools/list" | "tools/call" => vec!["tools"],
+        "prompts/list" | "prompts/get" => vec!["prompts"],
+        "resources/list" | "resources/templates/list" | "resources/read" => vec!["resources"],
+        "resources/subscribe" | "resources/unsubscribe" | "notifications/resources/updated" => {
+            vec!["resources", "subscribe"]
+        }
+        "logging/setLevel" | "notifications/message" => vec!["logging"],
+        "completion/complete" if rev >= Revision::V2025_03_26 => vec!["completions"],
+        "notifications/tools/list_changed" => vec!["tools", "listChanged"],
+        "notifications/prompts/list_changed" => vec!["prompts", "listChanged"],
+        "notifications/resources/list_changed" => vec!["resources", "listChanged"],
+        "sampling/createMessage" => vec!["sampling"],
+        "roots/list" => vec!["roots"],
+        "notifications/roots/list_changed" => vec!["roots", "listChanged"],
+        "elicitation/create" => {
+            let url = msg
+                .params()
+                .and_then(|p| p.get("mode"))
+                .and_then(Value::as_str)
+                == Some("url");
+            match (rev >= Revision::V2025_11_25, url) {
+                (true, true) => vec!["elicitation", "url"],
+                _ => vec!["elicitation"],
+            }
+        }
+        _ => return None,
+    };
+    let owner = match path[0] {
+        "sampling" | "roots" | "elicitation" => Side::Client,
+        _ => Side::Server,
+    };
+    Some((owner, path))
+}
+
+/// Whether `caps` declares `path`: objects must be present, a final flag
+/// (`subscribe`, `listChanged`, `url`) must be `true` or an object.
+fn declares(caps: &Value, path: &[&str]) -> bool {
+    let mut node = caps;
+    for (i, key) in path.iter().enumerate() {
+        match node.get(*key) {
+            Some(Value::Bool(true)) if i == path.len() - 1 => return true,
+            Some(v @ Value::Object(_)) => node = v,
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
+impl Session {
+    /// `capability-not-negotiated`: a gated method the owning side did not declare.
+    pub(super) fn gate(&self, side: Side, msg: &Message, report: Report, findings: &mut Findings) {
+        let (Some(method), Some(rev)) = (msg.method.as_deref(), self.revision()) else {
+            return;
+        };
+        if self.mid_session || self.era() != Some(Era::Legacy) || side == Side::Unknown {
+            return;
+        }
+        let severity = if rev >= Revision::V2025_06_18 {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        let mut check = |owner: Side, path: &[&str], what: String| {
+            let caps = match owner {
+                Side::Client => &self.features.client_caps,
+                _ => &self.features.server_caps,
+            };
+            // Only judged once the owner's capabilities are known.
+            let Some(caps) = caps else { return };
+            if !declares(caps, path) {
+                let mut finding = report(
+                    Rule::CapabilityNotNegotiated,
+                    format!(
+                        "{what}, but the {} did not declare the `{}` capability",
+                        owner.as_str(),
+                        path.join(".")
+                    ),
+                );
+                finding.severity = severity;
+                findings.push(finding);
+            }
+        };
+        if let Some((owner, path)) = gate_of(method, msg, rev) {
+            let what = if owner == side {
+                format!("{} sent `{method}`", side.as_str())
+            } else {
+                format!("{} used `{method}`", side.as_str())
+            };
+            check(owner, &path, what);
+        }
+        // Task augmentation needs the receiver's `tasks.requests.*` (2025-11-25).
+        let tasks_exist = rev == Revision::V2025_11_25;
+        if tasks_exist
+            && msg.kind == Kind::Request
+            && msg.params().is_some_and(|p| p.contains_key("task"))
+        {
+            let path: Option<&[&str]> = match method {
+                "tools/call" => Some(&["tasks", "requests", "tools", "call"]),
+                "sampling/createMessage" => {
+                    Some(&["tasks", "requests", "sampling", "createMessage"])
+                }
+                "elicitation/create" => Some(&["tasks", "requests", "elicitation", "create"]),
+                _ => None,
+            };
+            if let Some(path) = path {
+                check(
+                    side.other(),
+                    path,
+                    format!("{} made `{method}` a task", side.as_str()),
+                );
+            }
+        }
+    }
+
+    /// `retry-reused-id`: a 2026 retry after `input_required` with the old id.
+    pub(super) fn retry_check(
+        &mut self,
+        side: Side,
+        id: &RequestId,
+        msg: &Message,
+        report: Report,
+        findings: &mut Findings,
+    ) {
+        if side != Side::Client {
+            return;
+        }
+        if let Some(method) = self.features.input_required.remove(id) {
+            let retry = msg.params().is_some_and(|p| {
+                p.contains_key("inputResponses") || p.contains_key("requestState")
+            });
+            if retry || msg.method.as_deref() == Some(&*method) {
+                findings.push(report(
+                    Rule::RetryReusedId,
+                    format!("the retry of `{method}` after `input_required` reuses id {id}; a retry needs a new id"),
+                ));
+            }
+        }
+    }
+
+    /// Remembers a request's progress token and task augmentation.
+    pub(super) fn request_features(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message) {
+        let task = msg.params().is_some_and(|p| p.contains_key("task"));
+        if task {
+            self.remember_task_request(side, id);
+        }
+        if let Some(token) = msg.meta("progressToken").and_then(RequestId::from_json) {
+            self.features.tokens.insert(
+                token,
+                Token {
+                    requester: side,
+                    request_line: at.line,
+                    last: None,
+                    done: None,
+                    task,
+                },
+            );
+        }
+    }
+
+    fn remember_task_request(&mut self, side: Side, id: &RequestId) {
+        let f = &mut self.features;
+        if f.task_requests[side.index()].insert(id.clone()) {
+            f.task_order.push_back((side.index(), id.clone()));
+            if f.task_order.len() > KEPT {
+                if let Some((s, old)) = f.task_order.pop_front() {
+                    f.task_requests[s].remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Progress, cancellation, task status and subscription notifications.
+    pub(super) fn notification_features(
+        &mut self,
+        at: &At,
+        side: Side,
+        msg: &Message,
+        report: Report,
+        findings: &mut Findings,
+    ) {
+        match msg.method.as_deref() {
+            Some("notifications/cancelled") => self.cancelled(at, side, msg, report, findings),
+            Some("notifications/progress") => self.progress(side, msg, report, findings),
+            Some("notifications/tasks/status") => {
+                if let Some(params) = msg.params() {
+                    self.task_status(
+                        at,
+                        params.get("taskId"),
+                        params.get("status"),
+                        report,
+                        findings,
+                    );
+                }
+            }
+            _ => {}
+        }
+        if self.era() == Some(Era::Modern) && side == Side::Server {
+            self.subscription(msg, report, findings);
+        }
+    }
+
+    fn cancelled(
+        &mut self,
+        at: &At,
+        side: Side,
+        msg: &Message,
+        report: Report,
+        findings: &mut Findings,
+    ) {
+        let Some(id) = msg
+            .params()
+            .and_then(|p| p.get("requestId"))
+            .and_then(RequestId::from_json)
+        else {
+            return;
+        };
+        let legacy_2025_11_25 = self.revision() == Some(Revision::V2025_11_25);
+        if side == Side::Client
+            && self.init_id.as_ref() == Some(&id)
+            && self.era() != Some(Era::Modern)
+        {
+            findings.push(report(
+                Rule::InitializeCancelled,
+                format!("client cancelled its `initialize` (id {id}); the session is left neither initialised nor closed"),
+            ));
+        }
+        let task = legacy_2025_11_25 && self.features.task_requests[side.index()].contains(&id);
+        if task {
+            findings.push(report(
+                Rule::TaskCancelledByNotification,
+                format!("request {id} is task-augmented: `notifications/cancelled` does not stop its task; use `tasks/cancel`"),
+            ));
+        }
+        if let Some(open) = self.open[side.index()].get_mut(&id) {
+            open.cancelled = Some(at.clone());
+            return;
+        }
+        if task {
+            return; // answered with its task long ago: the rule above says it all
+        }
+        // 2026: the server ends a client's `subscriptions/listen` this way.
+        if self.era() == Some(Era::Modern) && side == Side::Server {
+            let listen = self.open[Side::Client.index()]
+                .get(&id)
+                .is_some_and(|o| &*o.method == "subscriptions/listen");
+            if listen {
+                self.open[Side::Client.index()].shift_remove(&id);
+                self.features.acked.remove(&id);
+                return;
+            }
+        }
+        let message = match self.used[side.index()].get(&id) {
+            Some(used) => format!(
+                "{} cancelled request {id} (line {}), which was already answered at line {}; a harmless race",
+                side.as_str(),
+                used.line,
+                used.answered.unwrap_or_default()
+            ),
+            None if self.mid_session => return,
+            None => format!(
+                "{} cancelled request {id}, but it never sent a request with that id",
+                side.as_str()
+            ),
+        };
+        findings.push(report(Rule::CancelUnknownRequest, message));
+    }
+
+    fn progress(&mut self, side: Side, msg: &Message, report: Report, findings: &mut Findings) {
+        let Some(params) = msg.params() else { return };
+        let Some(token_id) = params.get("progressToken").and_then(RequestId::from_json) else {
+            return;
+        };
+        let value = params.get("progress").and_then(Value::as_f64);
+        let Some(token) = self
+            .features
+            .tokens
+            .get_mut(&token_id)
+            .filter(|t| t.requester != side)
+        else {
+            if !self.mid_session && side != Side::Unknown {
+                findings.push(report(
+                    Rule::ProgressUnknownToken,
+                    format!(
+                        "{} reported progress for token {token_id}, which no request of the {} carried",
+                        side.as_str(),
+                        side.other().as_str()
+                    ),
+                ));
+            }
+            return;
+        };
+        if let (Some(done), false) = (token.done, token.task) {
+            findings.push(
+                report(
+                    Rule::ProgressAfterResponse,
+                    format!(
+                        "progress for token {token_id} after its request (line {}) was answered at line {done}",
+                        token.request_line
+                    ),
+                )
+                .related(done),
+            );
+        }
+        if let Some(value) = value {
+            if let Some(last) = token.last.filter(|last| value <= *last) {
+                findings.push(report(
+                    Rule::ProgressNotIncreasing,
+                    format!("progress for token {token_id} went from {last} to {value}; it must increase"),
+                ));
+            }
+            token.last = Some(value);
+        }
+    }
+
+    fn task_status(
+        &mut self,
+        at: &At,
+        task_id: Option<&Value>,
+        status: Option<&Value>,
+        report: Report,
+        findings: &mut Findings,
+    ) {
+        let (Some(task_id), Some(status)) = (
+            task_id.and_then(Value::as_str),
+            status.and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        let f = &mut self.features;
+        if let Some((old, line)) = f.tasks.get(task_id) {
+            if is_terminal(old) && old != status {
+                findings.push(
+                    report(
+                        Rule::TaskStatusAfterTerminal,
+                        format!(
+                            "task {:?} moved from terminal status `{old}` (line {line}) to `{}`",
+                            excerpt(task_id),
+                            excerpt(status)
+                        ),
+                    )
+                    .related(*line),
+                );
+                return;
+            }
+        } else {
+            f.task_ids.push_back(task_id.to_string());
+            if f.task_ids.len() > KEPT {
+                if let Some(old) = f.task_ids.pop_front() {
+                    f.tasks.remove(&old);
+                }
+            }
+        }
+        f.tasks
+            .insert(task_id.to_string(), (status.to_string(), at.line));
+    }
+
+    fn subscription(&mut self, msg: &Message, report: Report, findings: &mut Findings) {
+        let method = msg.method.as_deref().unwrap_or_default();
+        let stream_only = matches!(
+            method,
+            "notifications/tools/list_changed"
+                | "notifications/prompts/list_changed"
+                | "notifications/resources/list_changed"
+                | "notifications/resources/updated"
+                | "notifications/subscriptions/acknowledged"
+        );
+        let Some(sid) = msg
+            .meta(protocol::META_SUBSCRIPTION_ID)
+            .and_then(RequestId::from_json)
+        else {
+            if stream_only {
+                findings.push(report(
+                    Rule::SubscriptionNotificationUnacknowledged,
+                    format!("`{method}` carries no `_meta` subscriptionId; in 2026-07-28 it belongs on a `subscriptions/listen` stream"),
+                ));
+            }
+            return;
+        };
+        let open = self.open[Side::Client.index()]
+            .get(&sid)
+            .is_some_and(|o| &*o.method == "subscriptions/listen");
+        if !open {
+            findings.push(report(
+                Rule::SubscriptionNotificationUnacknowledged,
+                format!("`{method}` is tagged with subscription {sid}, which is no open `subscriptions/listen` request"),
+            ));
+        } else if method == "notifications/subscriptions/acknowledged" {
+            self.features.acked.insert(sid);
+        } else if !self.features.acked.contains(&sid) {
+            findings.push(report(
+                Rule::SubscriptionNotificationUnacknowledged,
+                format!("`{method}` on subscription {sid} came before its `notifications/subscriptions/acknowledged`"),
+            ));
+        }
+    }
+
+    /// Progress tokens end, tasks start or move, `input_required` is noted.
+    #[expect(clippy::too_many_arguments, reason = "the pieces of one pairing")]
+    pub(super) fn response_features(
+        &mut self,
+        at: &At,
+        requester: Side,
+        id: &RequestId,
+        open: &Open,
+        msg: &Message,
+        report: Report,
+        findings: &mut Findings,
+    ) {
+        let f = &mut self.features;
+        if let Some((token_id, token)) = f
+            .tokens
+            .iter_mut()
+            .find(|(_, t)| t.requester == requester && t.request_line == open.line)
+        {
+            token.done = Some(at.line);
+            f.finished_tokens.push_back(token_id.clone());
+            if f.finished_tokens.len() > KEPT {
+                if let Some(old) = f.finished_tokens.pop_front() {
+                    if f.tokens.get(&old).is_some_and(|t| t.done.is_some()) {
+                        f.tokens.remove(&old);
+                    }
+                }
+            }
+        }
+        let Some(result) = msg.result() else { return };
+        match &*open.method {
+            "tasks/get" | "tasks/cancel" => self.task_status(
+                at,
+                result.get("taskId"),
+                result.get("status"),
+                report,
+                findings,
+            ),
+            _ => {
+                if let Some(task) = result.get("task") {
+                    self.task_status(at, task.get("taskId"), task.get("status"), report, findings);
+                }
+            }
+        }
+        if requester == Side::Client
+            && result.get("resultType").and_then(Value::as_str) == Some("input_required")
+        {
+            self.features
+                .input_required
+                .insert(id.clone(), open.method.clone());
+            if self.features.input_required.len() > KEPT {
+                self.features.input_required.clear();
+            }
+        }
+        if &*open.method == "subscriptions/listen" {
+            self.features.acked.remove(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn capability_paths() {
+        let caps = json!({"tools": {}, "resources": {"subscribe": true, "listChanged": false}});
+        assert!(declares(&caps, &["tools"]));
+        assert!(declares(&caps, &["resources", "subscribe"]));
+        assert!(!declares(&caps, &["resources", "listChanged"]));
+        assert!(!declares(&caps, &["prompts"]));
+        assert!(!declares(&caps, &["tools", "listChanged"]));
+    }
+}
