@@ -5,9 +5,10 @@
 
 use std::io::{self, Read};
 
-use crate::finding::Findings;
+use crate::finding::{Finding, Findings};
 use crate::reader::{self, Format};
 use crate::report::FileReport;
+use crate::rules::{Rule, Severity};
 use crate::session::{Config, Session};
 use crate::transport::{Item, Transport};
 
@@ -17,6 +18,38 @@ pub struct Options {
     pub session: Config,
     /// Forces an input format instead of detecting it.
     pub format: Option<Format>,
+    /// Which rules to report, and at what severity.
+    pub filter: Filter,
+}
+
+/// `--select`, `--ignore` and `--severity`: which findings to keep and how
+/// severe they are.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Only these rules (empty: all).
+    pub select: Vec<Rule>,
+    pub ignore: Vec<Rule>,
+    /// Severity overrides; `None` turns the rule off.
+    pub severity: Vec<(Rule, Option<Severity>)>,
+}
+
+impl Filter {
+    /// Keeps the selected findings and applies the severity overrides.
+    pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
+        findings
+            .into_iter()
+            .filter(|f| self.select.is_empty() || self.select.contains(&f.rule))
+            .filter(|f| !self.ignore.contains(&f.rule))
+            .filter_map(|mut f| {
+                match self.severity.iter().rev().find(|(rule, _)| *rule == f.rule) {
+                    Some((_, None)) => return None,
+                    Some((_, Some(level))) => f.severity = *level,
+                    None => {}
+                }
+                Some(f)
+            })
+            .collect()
+    }
 }
 
 /// Checks one input. `Err` only when reading fails; bad content is findings.
@@ -52,9 +85,10 @@ pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<
     sessions.push(session.finish(&mut findings));
     Ok(FileReport {
         path: path.to_string(),
-        format,
+        format: format.as_str(),
         sessions,
-        findings: findings.finish(),
+        findings: options.filter.apply(findings.finish()),
+        message: None,
     })
 }
 
@@ -213,7 +247,7 @@ mod tests {
             &Options::default(),
         )
         .expect("read");
-        assert_eq!(report.format, Format::Ndjson);
+        assert_eq!(report.format, "ndjson");
         let counts = report.sessions[0].counts.messages;
         assert_eq!(counts, [3, 2, 0], "client, server, unknown");
         let rules: Vec<_> = report.findings.iter().map(|f| f.rule.name()).collect();

@@ -61,8 +61,13 @@ pub fn message(msg: &Message, ctx: &Context) -> Vec<Hit> {
     hits
 }
 
+/// The sender in prose: `client`, `server`, or `the` when unknown ("the
+/// response has ...").
 fn writer(side: Side) -> &'static str {
-    side.as_str()
+    match side {
+        Side::Unknown => "the",
+        side => side.as_str(),
+    }
 }
 
 fn envelope(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {

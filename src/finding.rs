@@ -102,6 +102,10 @@ impl Findings {
         }
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     /// The first listed finding that matches, to amend it (e.g. with a count).
     pub fn find_mut(&mut self, pred: impl Fn(&Finding) -> bool) -> Option<&mut Finding> {
         self.list.iter_mut().find(|f| pred(f))

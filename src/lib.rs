@@ -16,6 +16,8 @@
 //!
 //! `record.rs` is the recorder (`mcpdbg record`): it relays a live session
 //! and writes the native transcript that the pipeline reads.
+//! `checks.rs` judges one message in its context; the session and
+//! `validate.rs` (`mcpdbg validate`, one message on its own) share it.
 //! `check.rs` wires the stages; `main.rs` only parses arguments and maps
 //! the outcome to an exit code. `protocol.rs` holds the spec's facts (revisions
 //! and the method table), `rules.rs` the rule catalogue.
@@ -46,3 +48,4 @@ pub mod rules;
 pub mod session;
 pub mod text;
 pub mod transport;
+pub mod validate;

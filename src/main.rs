@@ -6,15 +6,16 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use mcpdbg::check::{self, Options};
+use mcpdbg::check::{self, Filter, Options};
 use mcpdbg::protocol::Revision;
 use mcpdbg::reader::Format;
 use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
 use mcpdbg::rules::{Rule, Severity};
-use mcpdbg::session::Config;
+use mcpdbg::session::{Config, Side};
+use mcpdbg::validate::{self, ValidateOptions};
 
 /// Debug Model Context Protocol (MCP) sessions over stdio, offline
 ///
@@ -33,8 +34,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Check(CheckArgs),
+    Validate(ValidateArgs),
     Record(RecordArgs),
     Rules(RulesArgs),
+    Explain(ExplainArgs),
 }
 
 /// Analyse captured sessions and report rule breaks
@@ -55,10 +58,6 @@ struct CheckArgs {
     /// Capture files to check; `-` or none reads standard input
     files: Vec<PathBuf>,
 
-    /// Output format
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
-
     /// Gate the rules on this protocol revision instead of the negotiated one
     ///
     /// One of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (or
@@ -70,13 +69,43 @@ struct CheckArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
 
-    /// Exit with status 1 when a finding at or above this severity exists
-    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
-    fail_on: FailOn,
-
     /// Read the input as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
     input: Option<InputArg>,
+
+    #[command(flatten)]
+    rules: RuleArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Which rules to report (`check`).
+#[derive(Args)]
+struct RuleArgs {
+    /// Report only these rules (comma-separated names; see `mcpdbg rules`)
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = parse_rule)]
+    select: Vec<Rule>,
+
+    /// Do not report these rules (comma-separated names)
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = parse_rule)]
+    ignore: Vec<Rule>,
+
+    /// Change a rule's severity: RULE=error|warning|info|off (repeatable, or comma-separated)
+    #[arg(long, value_name = "RULE=LEVEL", value_delimiter = ',', value_parser = parse_severity)]
+    severity: Vec<(Rule, Option<Severity>)>,
+}
+
+/// How to report (`check`, `validate`).
+#[derive(Args)]
+struct OutputArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Exit with status 1 when a finding at or above this severity exists
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
+    fail_on: FailOn,
 
     /// When to colour the table output (`auto`: on a terminal, unless NO_COLOR is set)
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
@@ -136,6 +165,67 @@ Exit status:
   the server's exit status (128 + N when it was killed by signal N);
   2 when the transcript cannot be opened, 127 when the server cannot be started";
 
+/// Check one JSON-RPC message on its own
+///
+/// Says what the message is (request, notification, response, error, batch),
+/// whether it is well formed, and which MCP rules it breaks under a revision
+/// (default: the latest released one). One message cannot show id reuse,
+/// ordering, or whether a capability was negotiated; the report says what it
+/// could not judge. The message is the argument, or standard input with `-`
+/// or no argument.
+#[derive(Parser)]
+#[command(after_long_help = VALIDATE_EXAMPLES)]
+struct ValidateArgs {
+    /// The message (JSON text); `-` or nothing reads standard input
+    message: Option<String>,
+
+    /// Judge it under this protocol revision
+    #[arg(long, value_name = "REV", value_parser = parse_revision, default_value = Revision::LATEST.as_str())]
+    revision: Revision,
+
+    /// Who sent it (inferred from the method when not given)
+    #[arg(long, value_enum, value_name = "DIR")]
+    direction: Option<DirectionArg>,
+
+    /// For a response: the method of the request it answers (enables result checks)
+    #[arg(long, value_name = "METHOD")]
+    answers: Option<String>,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+const VALIDATE_EXAMPLES: &str = "\
+Examples:
+  mcpdbg validate '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/List\"}'
+  mcpdbg validate --revision 2025-06-18 '[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]'
+  mcpdbg validate --answers tools/call < response.json
+
+Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 for usage errors).";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DirectionArg {
+    ClientToServer,
+    ServerToClient,
+}
+
+/// Explain one rule: why it matters, how to fix it, its spec source, an example
+#[derive(Parser)]
+struct ExplainArgs {
+    /// The rule's name, as `check` prints it (e.g. `id-reuse`)
+    rule: String,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    format: ExplainFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExplainFormat {
+    Text,
+    Json,
+}
+
 /// List every rule with its severity and summary
 ///
 /// The rule name is the id used in every output of `check`.
@@ -190,6 +280,58 @@ fn parse_revision(s: &str) -> Result<Revision, String> {
     })
 }
 
+fn parse_rule(s: &str) -> Result<Rule, String> {
+    Rule::from_name(s.trim()).ok_or_else(|| unknown_rule(s))
+}
+
+/// An error for an unknown rule name, with the closest known one.
+fn unknown_rule(name: &str) -> String {
+    let close = Rule::ALL
+        .iter()
+        .map(|r| r.name())
+        .min_by_key(|known| strsim(known, name));
+    match close {
+        Some(known) if strsim(known, name) <= 3 => {
+            format!("unknown rule `{name}`; did you mean `{known}`? (`mcpdbg rules` lists them)")
+        }
+        _ => format!("unknown rule `{name}` (`mcpdbg rules` lists them)"),
+    }
+}
+
+/// Edit distance between two short names.
+fn strsim(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn parse_severity(s: &str) -> Result<(Rule, Option<Severity>), String> {
+    let (rule, level) = s
+        .split_once('=')
+        .ok_or_else(|| "expected RULE=LEVEL, such as id-reuse=warning".to_string())?;
+    let level = match level.trim() {
+        "error" => Some(Severity::Error),
+        "warning" => Some(Severity::Warning),
+        "info" => Some(Severity::Info),
+        "off" => None,
+        other => {
+            return Err(format!(
+                "unknown level `{other}`; expected error, warning, info or off"
+            ));
+        }
+    };
+    Ok((parse_rule(rule)?, level))
+}
+
 fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
@@ -202,7 +344,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => run_check(args),
         Command::Record(args) => run_record(args),
+        Command::Validate(args) => run_validate(args),
         Command::Rules(args) => run_rules(args),
+        Command::Explain(args) => run_explain(args),
     };
     match result {
         Ok(code) => code,
@@ -224,6 +368,11 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             InputArg::Native => Format::Native,
             InputArg::Ndjson => Format::Ndjson,
         }),
+        filter: Filter {
+            select: args.rules.select,
+            ignore: args.rules.ignore,
+            severity: args.rules.severity,
+        },
     };
     let files = if args.files.is_empty() {
         vec![PathBuf::from("-")]
@@ -257,13 +406,18 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             }
         }
     }
-    let format = match args.format {
+    emit(&report, &args.output, failed)
+}
+
+/// Renders a report to stdout and maps it to an exit status.
+fn emit(report: &Report, output: &OutputArgs, failed: bool) -> io::Result<ExitCode> {
+    let format = match output.format {
         FormatArg::Table => OutputFormat::Table,
         FormatArg::Json => OutputFormat::Json,
     };
     let stdout = io::stdout();
     let style = Style {
-        color: match args.color {
+        color: match output.color {
             ColorArg::Always => true,
             ColorArg::Never => false,
             ColorArg::Auto => {
@@ -272,9 +426,9 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
         },
     };
     let mut out = io::BufWriter::new(stdout.lock());
-    render::render(&report, format, style, &mut out)?;
+    render::render(report, format, style, &mut out)?;
     out.flush()?;
-    let threshold = match args.fail_on {
+    let threshold = match output.fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Info => Some(Severity::Info),
@@ -287,6 +441,46 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn run_validate(args: ValidateArgs) -> io::Result<ExitCode> {
+    let (name, bytes) = match args.message.as_deref() {
+        Some(text) if text != "-" => ("<argument>", text.as_bytes().to_vec()),
+        _ => {
+            if io::stdin().is_terminal() {
+                eprintln!("mcpdbg: reading a message from standard input (end it with Ctrl-D)");
+            }
+            let mut buf = Vec::new();
+            io::stdin().read_to_end(&mut buf)?;
+            ("-", buf)
+        }
+    };
+    let options = ValidateOptions {
+        revision: args.revision,
+        side: args.direction.map(|d| match d {
+            DirectionArg::ClientToServer => Side::Client,
+            DirectionArg::ServerToClient => Side::Server,
+        }),
+        answers: args.answers,
+    };
+    let report = Report {
+        files: vec![validate::validate(name, &bytes, &options)],
+    };
+    emit(&report, &args.output, false)
+}
+
+fn run_explain(args: ExplainArgs) -> io::Result<ExitCode> {
+    let Some(rule) = Rule::from_name(args.rule.trim()) else {
+        eprintln!("mcpdbg explain: {}", unknown_rule(&args.rule));
+        return Ok(ExitCode::from(2));
+    };
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match args.format {
+        ExplainFormat::Text => render::text::explain(rule, &mut out)?,
+        ExplainFormat::Json => render::json::rules(&[rule], &mut out)?,
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_record(args: RecordArgs) -> io::Result<ExitCode> {

@@ -702,3 +702,162 @@ fn revision_gated_rules_stay_silent_where_the_revision_allows() {
         );
     }
 }
+
+#[test]
+fn validate_judges_one_message() {
+    let json = |args: &[&str]| {
+        let mut all = vec!["validate", "--format", "json"];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        (out.status.code(), json_of(&out))
+    };
+    let rules = |doc: &Value| -> Vec<String> {
+        doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["rule"].as_str().expect("rule").to_string())
+            .collect()
+    };
+    // The null id of a parse error: JSON-RPC allows it, MCP does not.
+    let (code, doc) = json(&[
+        r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}"#,
+    ]);
+    assert_eq!(code, Some(0), "a warning does not fail by default");
+    assert_eq!(rules(&doc), vec!["null-id"]);
+    let message = doc["files"][0]["findings"][0]["message"]
+        .as_str()
+        .expect("message");
+    assert!(
+        message.contains("JSON-RPC allows it") && message.contains("MCP does not"),
+        "{message}"
+    );
+    assert_eq!(doc["files"][0]["format"], "message");
+    assert_eq!(doc["files"][0]["message"]["kind"], "error response");
+    assert_eq!(doc["files"][0]["message"]["revision"], "2026-07-28");
+    assert!(
+        doc["files"][0]["message"]["cannot_show"]
+            .as_array()
+            .expect("notes")
+            .len()
+            >= 2
+    );
+    // A batch under 2025-06-18.
+    let (code, doc) = json(&[
+        "--revision",
+        "2025-06-18",
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+    ]);
+    assert_eq!(code, Some(1));
+    assert_eq!(rules(&doc), vec!["batch"]);
+    assert_eq!(doc["files"][0]["message"]["kind"], "batch");
+    // ... and the same batch is fine under 2025-03-26.
+    let (code, doc) = json(&[
+        "--revision",
+        "2025-03-26",
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+    ]);
+    assert_eq!((code, rules(&doc)), (Some(0), vec![]));
+    // args instead of arguments.
+    let (_, doc) = json(&[
+        "--revision",
+        "2025-06-18",
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","args":{"path":"/tmp/a"}}}"#,
+    ]);
+    assert_eq!(rules(&doc), vec!["args-not-arguments"]);
+    assert_eq!(doc["files"][0]["message"]["direction"], "client-to-server");
+    // A misspelt method gets a suggestion.
+    let (_, doc) = json(&[r#"{"jsonrpc":"2.0","id":1,"method":"tools/List"}"#]);
+    assert_eq!(rules(&doc), vec!["unknown-method"]);
+    assert!(
+        doc["files"][0]["findings"][0]["message"]
+            .as_str()
+            .expect("message")
+            .contains("did you mean `tools/list`")
+    );
+    // A result is checked when we know what it answers.
+    let (_, doc) = json(&[
+        "--answers",
+        "tools/call",
+        "--revision",
+        "2025-06-18",
+        r#"{"jsonrpc":"2.0","id":4,"result":{"structuredContent":{}}}"#,
+    ]);
+    assert_eq!(rules(&doc), vec!["missing-content"]);
+    // Standard input, and the table output.
+    let out = run_stdin(
+        &["validate", "--revision", "2025-06-18"],
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no findings: well formed for 2025-06-18"),
+        "{text}"
+    );
+    assert!(text.contains("one message cannot show"), "{text}");
+}
+
+#[test]
+fn explain_tells_why_how_and_where() {
+    let out = run(&["explain", "args-not-arguments"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for part in [
+        "Why it matters:",
+        "How to fix it:",
+        "Spec:",
+        "Revisions:",
+        "Example",
+        "\"args\"",
+    ] {
+        assert!(text.contains(part), "{part} missing from {text}");
+    }
+    let out = run(&["explain", "--format", "json", "id-reuse"]);
+    let doc = json_of(&out);
+    assert_eq!(doc["rules"][0]["name"], "id-reuse");
+    let out = run(&["explain", "id-reus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `id-reuse`"));
+}
+
+#[test]
+fn select_ignore_and_severity_shape_the_report() {
+    let fixture = "fixtures/sample-session.log";
+    let rules = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        all.push(fixture);
+        let out = run(&all);
+        let doc = json_of(&out);
+        let found: Vec<(String, String)> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().expect("rule").to_string(),
+                    f["severity"].as_str().expect("sev").to_string(),
+                )
+            })
+            .collect();
+        (out.status.code(), found)
+    };
+    let (_, all) = rules(&[]);
+    assert!(all.len() >= 4, "{all:?}");
+    let (code, only) = rules(&["--select", "slow-response,cancelled-request"]);
+    assert_eq!(code, Some(0), "only warnings left");
+    assert_eq!(
+        only.iter().map(|(r, _)| r.as_str()).collect::<Vec<_>>(),
+        vec!["slow-response", "cancelled-request"]
+    );
+    let (_, ignored) = rules(&["--ignore", "stray-output"]);
+    assert_eq!(ignored.len(), all.len() - 1);
+    let (code, changed) = rules(&["--severity", "unanswered-request=warning,stray-output=off"]);
+    assert!(!changed.iter().any(|(r, _)| r == "stray-output"));
+    assert!(changed.contains(&("unanswered-request".to_string(), "warning".to_string())));
+    assert_eq!(code, Some(0));
+    let out = run(&["check", "--select", "no-such-rule", fixture]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown rule `no-such-rule`"));
+}

@@ -9,7 +9,9 @@
 //! "client", "server", "messages", "pending", "first_line", "last_line",
 //! "mid_session"}`; FINDING is `{"rule", "severity", "session", "line",
 //! "message"}` plus, where known, `"time"`, `"direction"`, `"id"`,
-//! `"method"` and `"related"`.
+//! `"method"` and `"related"`. `mcpdbg validate` uses the same document with
+//! `"format": "message"`, no sessions, and a `"message"` object per file:
+//! `{"kind", "direction", "method", "id", "revision", "cannot_show"}`.
 
 use std::io::{self, Write};
 
@@ -36,12 +38,23 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn file(f: &FileReport) -> Value {
-    json!({
+    let mut doc = json!({
         "path": f.path,
-        "format": f.format.as_str(),
+        "format": f.format,
         "sessions": f.sessions.iter().map(session).collect::<Vec<_>>(),
         "findings": f.findings.iter().map(finding).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(m) = &f.message {
+        doc["message"] = json!({
+            "kind": m.kind,
+            "direction": m.dir.map(|d| d.as_str()),
+            "method": m.method,
+            "id": m.id.as_ref().map(|id| id.to_json()),
+            "revision": m.revision.as_str(),
+            "cannot_show": m.cannot_show,
+        });
+    }
+    doc
 }
 
 fn implementation(i: &Option<Implementation>) -> Value {

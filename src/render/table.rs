@@ -9,7 +9,8 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Style as TableStyle, Width};
 
 use crate::finding::Finding;
-use crate::report::{FileReport, Report};
+use crate::reader::Dir;
+use crate::report::{FileReport, MessageReport, Report};
 use crate::rules::{Rule, Severity};
 use crate::session::{Implementation, Side, Summary};
 use crate::text::escape_control;
@@ -44,6 +45,9 @@ fn render_file(file: &FileReport, style: Style, out: &mut dyn Write) -> io::Resu
     } else {
         escape_control(&file.path).into_owned()
     };
+    if let Some(message) = &file.message {
+        return render_message(&path, message, &file.findings, style, out);
+    }
     writeln!(out, "{path} ({} format)", file.format)?;
     let many = file.sessions.len() > 1;
     for (n, session) in file.sessions.iter().enumerate() {
@@ -57,6 +61,51 @@ fn render_file(file: &FileReport, style: Style, out: &mut dyn Write) -> io::Resu
         return Ok(());
     }
     writeln!(out, "{}", findings(&file.findings, many, style))?;
+    Ok(())
+}
+
+/// `validate`: what the message is, its findings, and what it cannot show.
+fn render_message(
+    path: &str,
+    message: &MessageReport,
+    list: &[Finding],
+    style: Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let name = if path == "<stdin>" {
+        "message from <stdin>".to_string()
+    } else {
+        "message".to_string()
+    };
+    writeln!(out, "{name}")?;
+    let mut b = Rows::default();
+    b.push_record(["kind", message.kind]);
+    let dir = message.dir.map_or("-".to_string(), |d| match d {
+        Dir::Unknown => "unknown".to_string(),
+        d => d.as_str().replace('-', " "),
+    });
+    b.push_record(["direction", &dir]);
+    b.push_record(["method", message.method.as_deref().unwrap_or("-")]);
+    b.push_record([
+        "id",
+        &message
+            .id
+            .as_ref()
+            .map_or("-".to_string(), ToString::to_string),
+    ]);
+    b.push_record(["judged under", message.revision.as_str()]);
+    let mut table = b.build();
+    table.with(TableStyle::rounded());
+    writeln!(out, "{table}")?;
+    if list.is_empty() {
+        writeln!(out, "no findings: well formed for {}", message.revision)?;
+    } else {
+        writeln!(out, "{}", findings(list, false, style))?;
+    }
+    writeln!(out, "one message cannot show:")?;
+    for note in &message.cannot_show {
+        writeln!(out, "  - {note}")?;
+    }
     Ok(())
 }
 

@@ -1,0 +1,285 @@
+//! `mcpdbg validate`: one message on its own.
+//!
+//! The message goes through the same transport and message rules as a line of
+//! a session (`transport`, `checks`), under a revision and a direction given on
+//! the command line (or inferred from the method table). What needs a whole
+//! session (pairing, ordering, the handshake, negotiated capabilities) cannot
+//! be judged, and the report says so instead of guessing. No I/O.
+
+use crate::checks::{self, Context};
+use crate::classify::{Kind, Message};
+use crate::finding::{Finding, Findings};
+use crate::protocol::{self, Revision, Sender};
+use crate::reader::{Body, Dir, Record};
+use crate::report::{FileReport, MessageReport};
+use crate::rules::Rule;
+use crate::session::Side;
+use crate::transport::{Item, Transport};
+
+/// How to judge the message.
+#[derive(Clone, Debug)]
+pub struct ValidateOptions {
+    pub revision: Revision,
+    /// Who sent it; inferred from the method when not given.
+    pub side: Option<Side>,
+    /// For a response: the method of the request it answers.
+    pub answers: Option<String>,
+}
+
+/// Validates one message (the bytes of an argument or of standard input).
+pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileReport {
+    // A trailing newline is how a message ends on the wire, not part of it.
+    let input = input.strip_suffix(b"\n").unwrap_or(input);
+    let given = options.side.map(side_dir).unwrap_or(Dir::Unknown);
+    let mut findings = Findings::default();
+    let mut transport = Transport::new();
+    let mut items = Vec::new();
+    let lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    let count = lines.len();
+    for (i, line) in lines.into_iter().enumerate() {
+        let record = Record {
+            line: i as u64 + 1,
+            time: None,
+            body: Body::Line {
+                dir: given,
+                bytes: line.to_vec(),
+            },
+            terminated: i + 1 < count,
+        };
+        transport.push(record, &mut findings, &mut items);
+    }
+    transport.finish(&mut findings, &mut items);
+
+    let mut report = MessageReport {
+        kind: "not a message",
+        dir: options.side.map(side_dir),
+        method: None,
+        id: None,
+        revision: options.revision,
+        cannot_show: Vec::new(),
+    };
+    for item in items {
+        match item {
+            Item::Message { at, msg, .. } => {
+                let side = options.side.unwrap_or_else(|| infer(&msg));
+                report.kind = kind_name(&msg);
+                report.dir = Some(side_dir(side));
+                report.method = msg.method.clone();
+                report.id = msg.id.id().cloned();
+                judge(&msg, side, at.line, options, &mut findings);
+            }
+            Item::Batch { at, items, .. } => {
+                report.kind = "batch";
+                let has_initialize = items.iter().any(|m| {
+                    m.as_ref()
+                        .is_ok_and(|m| m.method.as_deref() == Some("initialize"))
+                });
+                let problem = match options.revision {
+                    Revision::V2025_03_26 if has_initialize => Some(
+                        "`initialize` must not be part of a batch, even under 2025-03-26"
+                            .to_string(),
+                    ),
+                    Revision::V2025_03_26 => None,
+                    rev => Some(format!(
+                        "batches are legal only under 2025-03-26, not under {rev}; the receiver rejects the whole line"
+                    )),
+                };
+                if let Some(problem) = problem {
+                    findings.push(Finding::new(
+                        Rule::Batch,
+                        at.line,
+                        format!(
+                            "a batch of {} message{}: {problem}",
+                            items.len(),
+                            if items.len() == 1 { "" } else { "s" }
+                        ),
+                    ));
+                }
+                for msg in items.into_iter().flatten() {
+                    let side = options.side.unwrap_or_else(|| infer(&msg));
+                    judge(&msg, side, at.line, options, &mut findings);
+                }
+            }
+            Item::Stderr { .. } | Item::Noise { .. } | Item::Event { .. } => {}
+        }
+    }
+    if report.kind == "not a message" && findings.is_empty() {
+        // Text with no known sender is not reported by the transport.
+        let text = String::from_utf8_lossy(&input[..input.len().min(800)]).into_owned();
+        findings.push(Finding::new(
+            Rule::StrayOutput,
+            1,
+            format!(
+                "the input is not a JSON message: \"{}\"",
+                crate::text::excerpt(&text)
+            ),
+        ));
+    }
+    report.cannot_show = cannot_show(&report, options);
+    FileReport {
+        path: name.to_string(),
+        format: "message",
+        sessions: Vec::new(),
+        findings: findings.finish(),
+        message: Some(report),
+    }
+}
+
+fn side_dir(side: Side) -> Dir {
+    match side {
+        Side::Client => Dir::ClientToServer,
+        Side::Server => Dir::ServerToClient,
+        Side::Unknown => Dir::Unknown,
+    }
+}
+
+/// The sender of a request or notification, from the method table.
+fn infer(msg: &Message) -> Side {
+    match msg
+        .method
+        .as_deref()
+        .and_then(protocol::method)
+        .map(|m| m.sender)
+    {
+        Some(Sender::Client) => Side::Client,
+        Some(Sender::Server) => Side::Server,
+        _ => Side::Unknown,
+    }
+}
+
+fn kind_name(msg: &Message) -> &'static str {
+    match msg.kind {
+        Kind::Request => "request",
+        Kind::Notification => "notification",
+        Kind::Response if msg.is_error() => "error response",
+        Kind::Response => "response",
+    }
+}
+
+fn judge(msg: &Message, side: Side, line: u64, options: &ValidateOptions, findings: &mut Findings) {
+    let context = Context {
+        revision: Some(options.revision),
+        era: Some(options.revision.era()),
+        side,
+        request_method: options.answers.as_deref(),
+    };
+    for hit in checks::message(msg, &context) {
+        let mut finding = Finding::new(hit.rule, line, hit.message)
+            .dir(side_dir(side))
+            .id(msg.id.id())
+            .method(msg.method.as_deref().or(options.answers.as_deref()));
+        if let Some(severity) = hit.severity {
+            finding.severity = severity;
+        }
+        findings.push(finding);
+    }
+    // Capabilities a message declares that its revision does not have.
+    let caps = match (msg.method.as_deref(), msg.kind) {
+        (Some("initialize"), Kind::Request) => msg
+            .params()
+            .and_then(|p| p.get("capabilities"))
+            .map(|c| (c, Side::Client)),
+        (None, Kind::Response) if options.answers.as_deref() == Some("initialize") => msg
+            .result()
+            .and_then(|r| r.get("capabilities"))
+            .map(|c| (c, Side::Server)),
+        _ => None,
+    };
+    if let Some((caps, owner)) = caps {
+        for problem in checks::capability_revision_problems(caps, owner, options.revision) {
+            findings.push(Finding::new(
+                Rule::CapabilityRevisionMismatch,
+                line,
+                problem,
+            ));
+        }
+    }
+}
+
+/// What this message alone cannot tell.
+fn cannot_show(report: &MessageReport, options: &ValidateOptions) -> Vec<String> {
+    let mut notes = vec![
+        "id reuse, ordering and pairing with other messages (use `mcpdbg check` on a session)"
+            .to_string(),
+        "whether the capability this message relies on was negotiated".to_string(),
+    ];
+    if report.method.as_deref() == Some("tools/call") {
+        notes.push("whether the tool's own input schema accepts the arguments".to_string());
+    }
+    if report.kind.contains("response") && options.answers.is_none() {
+        notes.push("which request a response answers, so its result shape is not checked (give --answers METHOD)".to_string());
+    }
+    if options.side.is_none() && report.dir == Some(Dir::Unknown) {
+        notes.push(
+            "who sent it (give --direction client-to-server or server-to-client)".to_string(),
+        );
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(message: &str, revision: Revision) -> Vec<&'static str> {
+        let options = ValidateOptions {
+            revision,
+            side: None,
+            answers: None,
+        };
+        validate("m", message.as_bytes(), &options)
+            .findings
+            .iter()
+            .map(|f| f.rule.name())
+            .collect()
+    }
+
+    #[test]
+    fn the_issue_examples() {
+        let latest = Revision::LATEST;
+        assert_eq!(
+            rules(
+                r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}"#,
+                latest
+            ),
+            vec!["null-id"]
+        );
+        assert_eq!(
+            rules(
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+                Revision::V2025_06_18
+            ),
+            vec!["batch"]
+        );
+        assert_eq!(
+            rules(
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","args":{"path":"/tmp/a"}}}"#,
+                Revision::V2025_06_18
+            ),
+            vec!["args-not-arguments"]
+        );
+        assert_eq!(
+            rules(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/List"}"#,
+                Revision::V2025_06_18
+            ),
+            vec!["unknown-method"]
+        );
+    }
+
+    #[test]
+    fn transport_problems_are_reported_too() {
+        assert_eq!(
+            rules("{\"jsonrpc\":\"2.0\",\"id\":1,", Revision::LATEST),
+            vec!["truncated-line"]
+        );
+        assert_eq!(
+            rules(
+                "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"notifications/initialized\"\n}",
+                Revision::V2025_06_18
+            ),
+            vec!["multi-line-json"]
+        );
+        assert_eq!(rules("hello", Revision::LATEST), vec!["stray-output"]);
+    }
+}
