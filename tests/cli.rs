@@ -861,3 +861,38 @@ fn select_ignore_and_severity_shape_the_report() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown rule `no-such-rule`"));
 }
+
+#[test]
+fn readme_outputs_are_what_the_commands_print() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let mut checked = 0;
+    for (at, _) in readme.match_indices("<!-- output: ") {
+        let rest = &readme[at + "<!-- output: ".len()..];
+        let args_end = rest
+            .find("] ")
+            .or_else(|| rest.find("]-->"))
+            .or_else(|| rest.find("] -->"))
+            .expect("args");
+        let args: Vec<String> =
+            serde_json::from_str(&rest[..=args_end]).expect("args are a JSON array");
+        let block =
+            &rest[rest.find("```text\n").expect("a text block follows") + "```text\n".len()..];
+        let block = &block[..block.find("```").expect("block end")];
+        // A `$ mcpdbg ...` first line shows the command; the rest is its output.
+        let expected = match block.strip_prefix("$ ") {
+            Some(shown) => &shown[shown.find('\n').expect("newline") + 1..],
+            None => block,
+        };
+        let out = mcpdbg().args(&args).output().expect("runs");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            expected,
+            "README block for {args:?} is stale"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 2,
+        "expected the README's example outputs to be marked"
+    );
+}
