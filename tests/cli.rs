@@ -742,6 +742,25 @@ fn validate_judges_one_message() {
             .len()
             >= 2
     );
+    keys(
+        &doc["files"][0],
+        &["path", "format", "sessions", "findings", "message"],
+        &[],
+        "validate file",
+    );
+    keys(
+        &doc["files"][0]["message"],
+        &[
+            "kind",
+            "direction",
+            "method",
+            "id",
+            "revision",
+            "cannot_show",
+        ],
+        &[],
+        "validate message",
+    );
     // A batch under 2025-06-18.
     let (code, doc) = json(&[
         "--revision",
