@@ -5,11 +5,13 @@
 
 use std::io::{self, Read};
 
+use indexmap::IndexMap;
+
 use crate::finding::{Finding, Findings};
 use crate::reader::{self, Format};
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
-use crate::session::{Config, Session};
+use crate::session::{Config, Session, Summary};
 use crate::transport::{Item, Transport};
 
 /// Options for checking one input.
@@ -52,37 +54,112 @@ impl Filter {
     }
 }
 
-/// Checks one input. `Err` only when reading fails; bad content is findings.
-pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
-    let (format, records) = reader::open(input, options.format)?;
-    let mut findings = Findings::default();
-    let mut transport = Transport::new();
-    let mut session = Session::new(options.session.clone());
-    let mut sessions = Vec::new();
-    let mut items = Vec::new();
-    let feed = |items: &mut Vec<Item>,
-                session: &mut Session,
-                findings: &mut Findings,
-                sessions: &mut Vec<_>| {
+/// Opens a session for a source: the session and its index in the report.
+type NewSession<'a> = dyn Fn(&mut Vec<Option<Summary>>, &Option<Box<str>>) -> (Session, usize) + 'a;
+
+/// One session source's pipeline state.
+struct Lane {
+    transport: Transport,
+    session: Session,
+    /// The session's index in the report.
+    index: usize,
+}
+
+impl Lane {
+    /// Hands the transport's items to the session; a recorder's `# start`
+    /// event after traffic closes the session and opens a new one.
+    fn feed(
+        &mut self,
+        items: &mut Vec<Item>,
+        findings: &mut Findings,
+        sessions: &mut Vec<Option<Summary>>,
+        key: &Option<Box<str>>,
+        new_session: &NewSession,
+    ) {
         for item in items.drain(..) {
-            // A recorder's `# start` event after traffic opens a new session.
             if let Item::Event { text, .. } = &item {
-                if text.trim_start().starts_with("start") && !session.is_empty() {
-                    let done = std::mem::replace(session, Session::new(options.session.clone()));
-                    sessions.push(done.finish(findings));
-                    findings.set_session(sessions.len());
+                if text.trim_start().starts_with("start") && !self.session.is_empty() {
+                    let (fresh, index) = new_session(sessions, key);
+                    let done = std::mem::replace(&mut self.session, fresh);
+                    sessions[self.index] = Some(done.finish(findings));
+                    self.index = index;
+                    findings.set_session(index);
                 }
             }
-            session.observe(item, findings);
+            self.session.observe(item, findings);
         }
+    }
+}
+
+/// Checks one input. `Err` only when reading fails; bad content is findings.
+pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
+    let (format, records, lines_read) = reader::open_counted(input, options.format)?;
+    let mut findings = Findings::default();
+    // One lane per session source: a log that interleaves several servers
+    // (Claude Desktop's mcp.log) is several independent sessions.
+    let mut lanes: IndexMap<Option<Box<str>>, Lane> = IndexMap::new();
+    let mut sessions: Vec<Option<Summary>> = Vec::new();
+    let mut items = Vec::new();
+    let new_session = |sessions: &mut Vec<Option<Summary>>, name: &Option<Box<str>>| {
+        sessions.push(None);
+        let mut session = Session::new(options.session.clone());
+        session.set_name(name.as_deref());
+        (session, sessions.len() - 1)
     };
     for record in records {
-        transport.push(record?, &mut findings, &mut items);
-        feed(&mut items, &mut session, &mut findings, &mut sessions);
+        let record = record?;
+        let key = record.source.clone();
+        if !lanes.contains_key(&key) {
+            let (session, index) = new_session(&mut sessions, &key);
+            lanes.insert(
+                key.clone(),
+                Lane {
+                    transport: Transport::new(),
+                    session,
+                    index,
+                },
+            );
+        }
+        let lane = lanes.get_mut(&key).expect("inserted above");
+        findings.set_session(lane.index);
+        lane.transport.push(record, &mut findings, &mut items);
+        lane.feed(&mut items, &mut findings, &mut sessions, &key, &new_session);
     }
-    transport.finish(&mut findings, &mut items);
-    feed(&mut items, &mut session, &mut findings, &mut sessions);
-    sessions.push(session.finish(&mut findings));
+    if lanes.is_empty() {
+        let key = None;
+        let (session, index) = new_session(&mut sessions, &key);
+        lanes.insert(
+            key,
+            Lane {
+                transport: Transport::new(),
+                session,
+                index,
+            },
+        );
+    }
+    for (key, mut lane) in lanes {
+        findings.set_session(lane.index);
+        lane.transport.finish(&mut findings, &mut items);
+        lane.feed(&mut items, &mut findings, &mut sessions, &key, &new_session);
+        sessions[lane.index] = Some(lane.session.finish(&mut findings));
+    }
+    let sessions: Vec<Summary> = sessions.into_iter().flatten().collect();
+    let last_line = lines_read.get();
+    if let Some(forced) = options.format.filter(|_| last_line > 0) {
+        if sessions
+            .iter()
+            .all(|s| s.counts.messages.iter().sum::<u64>() == 0)
+        {
+            findings.set_session(0);
+            findings.push(Finding::new(
+                Rule::FormatAssumption,
+                1,
+                format!(
+                    "no message was read from {last_line} lines with --input {forced}: is it the right format? (without --input the format is detected)"
+                ),
+            ));
+        }
+    }
     Ok(FileReport {
         path: path.to_string(),
         format: format.as_str(),

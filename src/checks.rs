@@ -48,6 +48,16 @@ fn hit(hits: &mut Vec<Hit>, rule: Rule, message: impl Into<String>) {
 /// rules to responses whose request method is known.
 pub fn message(msg: &Message, ctx: &Context) -> Vec<Hit> {
     let mut hits = Vec::new();
+    if msg.partial {
+        // Only the method name is real in a rebuilt message.
+        if let (Some(method), Kind::Request | Kind::Notification) =
+            (msg.method.as_deref(), msg.kind)
+        {
+            method_rules(msg, method, ctx, &mut hits);
+            hits.retain(|h| h.rule != Rule::MissingRequestMeta);
+        }
+        return hits;
+    }
     envelope(msg, ctx, &mut hits);
     match msg.kind {
         Kind::Request | Kind::Notification => {

@@ -137,6 +137,9 @@ pub struct Message {
     pub id: IdField,
     pub method: Option<String>,
     pub problems: Vec<Problem>,
+    /// Rebuilt from a host's summary or a cut payload: only the id, the
+    /// method and the outcome are real, so content rules do not apply.
+    pub partial: bool,
     obj: Map<String, Value>,
 }
 
@@ -258,6 +261,7 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         id,
         method,
         problems,
+        partial: false,
         obj,
     })
 }

@@ -50,6 +50,9 @@ enum Command {
 ///            (event); also `->`/`<-`, `c2s`/`s2c`, `send`/`recv`, `stderr`
 ///   ndjson   plain newline-delimited JSON with no markers (a `tee` of the
 ///            pipe); directions are inferred
+///   claude-server, claude-aggregate
+///            Claude Desktop's mcp-server-NAME.log and mcp.log
+///   vscode   VS Code's MCP output log (log level Debug or Trace)
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -261,6 +264,9 @@ enum FailOn {
 enum InputArg {
     Native,
     Ndjson,
+    ClaudeServer,
+    ClaudeAggregate,
+    Vscode,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -367,6 +373,9 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
         format: args.input.map(|i| match i {
             InputArg::Native => Format::Native,
             InputArg::Ndjson => Format::Ndjson,
+            InputArg::ClaudeServer => Format::ClaudeServer,
+            InputArg::ClaudeAggregate => Format::ClaudeAggregate,
+            InputArg::Vscode => Format::VsCode,
         }),
         filter: Filter {
             select: args.rules.select,

@@ -653,6 +653,14 @@ rules! {
         spec: "mcpdbg's own note",
         example: r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
     },
+    FormatAssumption => {
+        name: "format-assumption", group: Analysis, severity: Info, revisions: "all",
+        summary: "what mcpdbg had to assume about this log's format",
+        why: "Host logs are not the bytes on the wire: they re-serialise JSON, cut long payloads, log only summaries, or stamp local times without a zone. mcpdbg says once per file what it assumed and which rules stay silent because of it, instead of guessing line by line.",
+        fix: "For byte-exact evidence, record the session with `mcpdbg record`.",
+        spec: "mcpdbg's own note",
+        example: "2026-08-30T16:35:23.976Z [notes] [info] Message from client: method=\"tools/call\" id=3 params { metadata: undefined }",
+    },
     TooManyFindings => {
         name: "too-many-findings", group: Analysis, severity: Info, revisions: "all",
         summary: "a rule fired so often that later findings were counted, not listed",

@@ -169,6 +169,8 @@ pub struct OpenRequest {
 /// What the session established, for the report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
+    /// The server's name, in logs that interleave several servers.
+    pub name: Option<String>,
     pub era: Option<Era>,
     pub requested_version: Option<String>,
     pub protocol_version: Option<String>,
@@ -222,6 +224,7 @@ pub struct Session {
     init_id: Option<RequestId>,
     /// Capabilities, progress tokens, tasks, subscriptions.
     features: features::State,
+    name: Option<String>,
 }
 
 impl Session {
@@ -247,7 +250,13 @@ impl Session {
             inference: Inference::default(),
             init_id: None,
             features: features::State::default(),
+            name: None,
         }
+    }
+
+    /// Names the session (the server's name in a log of several servers).
+    pub fn set_name(&mut self, name: Option<&str>) {
+        self.name = name.map(str::to_owned);
     }
 
     /// True until the session has seen a message.
@@ -337,9 +346,19 @@ impl Session {
                         )
                         .time(at.time.as_ref()),
                     );
-                } else if ["exit", "killed", "stdin closed", "signal", "received"]
-                    .iter()
-                    .any(|w| lower.contains(w))
+                } else if [
+                    "exit",
+                    "killed",
+                    "stdin closed",
+                    "signal",
+                    "received",
+                    "transport closed",
+                    "disconnected",
+                    "connection state: stopped",
+                    "connection state: error",
+                ]
+                .iter()
+                .any(|w| lower.contains(w))
                 {
                     if self.ends.len() == ENDS_KEPT {
                         self.ends.remove(0);
@@ -1039,6 +1058,7 @@ impl Session {
             })
             .collect();
         Summary {
+            name: self.name.clone(),
             era: self.era(),
             requested_version: self.requested.clone(),
             protocol_version: self.negotiated.clone(),

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::classify::{self, Frame, Message};
 use crate::finding::{Finding, Findings};
-use crate::reader::{Body, Dir, Record, Timestamp};
+use crate::reader::{Body, Dir, PartialWhy, Record, Timestamp};
 use crate::rules::Rule;
 use crate::text::{excerpt, excerpt_bytes};
 
@@ -81,6 +81,8 @@ struct Stream {
 /// The transport state of one file.
 pub struct Transport {
     streams: [Stream; 3],
+    /// What the reader assumed: note -> (first line, how often).
+    notes: indexmap::IndexMap<String, (u64, u64)>,
     /// The line number of the last record, and whether it was terminated.
     last: Option<(u64, bool)>,
 }
@@ -125,6 +127,7 @@ impl Transport {
     pub fn new() -> Transport {
         Transport {
             streams: Default::default(),
+            notes: Default::default(),
             last: None,
         }
     }
@@ -166,6 +169,33 @@ impl Transport {
                 }
                 out.push(Item::Event { at, text })
             }
+            Body::Partial { dir, json, why } => {
+                let note = match why {
+                    PartialWhy::Summary => "the log shows message summaries (method, id, outcome), not payloads: content, shape and envelope rules stay silent",
+                    PartialWhy::HostTruncated => "the host cut long payloads (`...[N chars truncated]...`): their id and method are used, their content is not judged",
+                };
+                self.note(note, at.line);
+                match serde_json::from_slice::<Value>(&json).map(classify::classify) {
+                    Ok(Frame::Message(mut msg)) => {
+                        msg.partial = true;
+                        out.push(Item::Message { at, dir, msg });
+                    }
+                    _ => out.push(Item::Noise { at, dir }),
+                }
+            }
+            Body::HostParseError(text) => {
+                findings.push(
+                    Finding::new(
+                        Rule::StrayOutput,
+                        at.line,
+                        format!("the host could not parse a line of server stdout: \"{}\"", excerpt(&text)),
+                    )
+                    .time(at.time.as_ref())
+                    .dir(Dir::ServerToClient),
+                );
+                out.push(Item::Noise { at, dir: Dir::ServerToClient });
+            }
+            Body::Note(text) => self.note(&text, at.line),
             Body::Unreadable(bytes) => findings.push(
                 Finding::new(
                     Rule::MalformedRecord,
@@ -178,6 +208,11 @@ impl Transport {
                 .time(at.time.as_ref()),
             ),
         }
+    }
+
+    fn note(&mut self, text: &str, line: u64) {
+        let entry = self.notes.entry(text.to_string()).or_insert((line, 0));
+        entry.1 += 1;
     }
 
     /// Strips a CR and decodes UTF-8, reporting both. Returns the text.
@@ -534,6 +569,22 @@ impl Transport {
     /// Ends the file: flushes unfinished reassemblies and adds the counts to
     /// the once-per-side findings.
     pub fn finish(&mut self, findings: &mut Findings, out: &mut Vec<Item>) {
+        if let Some((_, (first, _))) = self.notes.first() {
+            let text = self
+                .notes
+                .iter()
+                .map(|(note, (_, count))| {
+                    if *count > 1 {
+                        format!("{note} ({count} lines)")
+                    } else {
+                        note.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            findings.push(Finding::new(Rule::FormatAssumption, *first, text));
+            self.notes.clear();
+        }
         for dir in [Dir::ClientToServer, Dir::ServerToClient, Dir::Unknown] {
             while self.streams[slot(dir)].multiline.is_some() {
                 self.abandon(dir, findings, out);

@@ -45,6 +45,7 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
                 bytes: line.to_vec(),
             },
             terminated: i + 1 < count,
+            source: None,
         };
         transport.push(record, &mut findings, &mut items);
     }

@@ -308,6 +308,7 @@ fn json_schema_version_1_is_pinned() {
             keys(
                 session,
                 &[
+                    "name",
                     "era",
                     "protocol_version",
                     "requested_version",
@@ -914,4 +915,118 @@ fn readme_outputs_are_what_the_commands_print() {
         checked >= 2,
         "expected the README's example outputs to be marked"
     );
+}
+
+#[test]
+fn host_formats_are_detected_by_their_first_lines() {
+    let host: Vec<_> = fixtures()
+        .into_iter()
+        .filter(|f| f.starts_with("fixtures/formats"))
+        .collect();
+    assert!(host.len() >= 9, "{host:?}");
+    for fixture in host {
+        let expected = fixture
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .expect("dir");
+        let doc = json_of(&run(&[
+            "check",
+            "--format",
+            "json",
+            fixture.to_str().expect("utf-8"),
+        ]));
+        assert_eq!(doc["files"][0]["format"], expected, "{}", fixture.display());
+    }
+}
+
+#[test]
+fn the_same_hang_reads_the_same_in_every_format() {
+    let hang = |path: &str, session: usize| -> (Value, Value) {
+        let doc = json_of(&run(&["check", "--format", "json", path]));
+        let hangs: Vec<&Value> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["rule"] == "unanswered-request" && f["session"] == session)
+            .collect();
+        assert_eq!(hangs.len(), 1, "{path}: {hangs:?}");
+        (hangs[0]["id"].clone(), hangs[0]["method"].clone())
+    };
+    let expected = (Value::from(2), Value::from("tools/call"));
+    assert_eq!(hang("fixtures/rules/unanswered-request.log", 0), expected);
+    assert_eq!(hang("fixtures/formats/claude-server/hang.log", 0), expected);
+    assert_eq!(
+        hang("fixtures/formats/claude-server/summary-era.log", 0),
+        expected
+    );
+    assert_eq!(hang("fixtures/formats/vscode/hang.log", 0), expected);
+    // The aggregate log: the `notes` server is the second session.
+    assert_eq!(
+        hang("fixtures/formats/claude-aggregate/two-servers.log", 1),
+        expected
+    );
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/formats/claude-aggregate/two-servers.log",
+    ]));
+    let names: Vec<&str> = doc["files"][0]["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, vec!["github", "notes"]);
+}
+
+#[test]
+fn host_logs_show_stray_stdout_through_the_host() {
+    for path in [
+        "fixtures/formats/claude-server/stray-stdout.log",
+        "fixtures/formats/vscode/stray-stdout.log",
+    ] {
+        let fired = rules_fired(path);
+        assert!(
+            fired.contains(&"stray-output".to_string()),
+            "{path}: {fired:?}"
+        );
+    }
+    // Claude's cut payloads and summaries are notes, not server bugs.
+    for path in [
+        "fixtures/formats/claude-server/truncated-payload.log",
+        "fixtures/formats/claude-server/clean.log",
+        "fixtures/formats/vscode/clean.log",
+    ] {
+        let fired = rules_fired(path);
+        assert_eq!(fired, vec!["format-assumption".to_string()], "{path}");
+    }
+}
+
+#[test]
+fn forcing_the_wrong_format_says_so() {
+    for (input, path) in [
+        ("vscode", "fixtures/formats/claude-server/hang.log"),
+        ("claude-server", "fixtures/formats/vscode/hang.log"),
+        ("claude-aggregate", "fixtures/sample-session.log"),
+    ] {
+        let out = run(&["check", "--format", "json", "--input", input, path]);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{input} on {path}"
+        );
+        let doc = json_of(&out);
+        let message = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| f["rule"] == "format-assumption")
+            .map(|f| f["message"].as_str().expect("message").to_string())
+            .unwrap_or_default();
+        assert!(
+            message.contains(&format!("--input {input}")),
+            "{input} on {path}: {doc:#}"
+        );
+    }
 }

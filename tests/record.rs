@@ -81,6 +81,9 @@ fn streams(transcript: &Path) -> Streams {
                     target.push(b'\n');
                 }
             }
+            Body::Partial { .. } | Body::HostParseError(_) | Body::Note(_) => {
+                panic!("the native format has no partial messages or notes")
+            }
             Body::Unreadable(line) => panic!(
                 "unreadable transcript line: {}",
                 String::from_utf8_lossy(&line)

@@ -11,8 +11,10 @@ use std::io::{self, BufRead, Read};
 
 use chrono::{DateTime, FixedOffset};
 
+pub mod claude;
 pub mod native;
 pub mod ndjson;
+pub mod vscode;
 
 /// Who wrote a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,6 +81,17 @@ impl Timestamp {
         })
     }
 
+    /// A local time without a zone (`2026-10-05 09:49:21.376`), as some hosts
+    /// write it. It is read as if it were UTC: differences within one log
+    /// are right, and such times are never compared with zoned ones.
+    pub fn parse_local(text: &str) -> Option<Timestamp> {
+        let naive = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f").ok()?;
+        Some(Timestamp {
+            text: text.into(),
+            at: naive.and_utc().fixed_offset(),
+        })
+    }
+
     /// Seconds from `self` to `later` (negative if `later` is earlier).
     pub fn seconds_until(&self, later: &Timestamp) -> f64 {
         let d = later.at.signed_duration_since(self.at);
@@ -94,10 +107,32 @@ pub enum Body {
     /// A line written to one of the server's streams, without its `\n`
     /// (a `\r` before it is kept: it is part of what was sent).
     Line { dir: Dir, bytes: Vec<u8> },
-    /// A session event written by a recorder (`# ...` in the native format).
+    /// A session event written by a recorder (`# ...` in the native format),
+    /// or a host's lifecycle line (`Server transport closed`).
     Event(String),
+    /// A message the log shows only in part, as minimal JSON the reader
+    /// rebuilt from what it could read (id, method, outcome).
+    Partial {
+        dir: Dir,
+        json: Vec<u8>,
+        why: PartialWhy,
+    },
+    /// The host reported that it could not parse a line of the server's
+    /// stdout (its words): evidence of stray output the log does not contain.
+    HostParseError(String),
+    /// What the reader had to assume about this log (reported once per file).
+    Note(String),
     /// A line the format cannot interpret, kept for the report.
     Unreadable(Vec<u8>),
+}
+
+/// Why a message is only partly known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialWhy {
+    /// The host logs summaries (`method="tools/call" id=3 params`).
+    Summary,
+    /// The host cut the payload (`...[N chars truncated]...`).
+    HostTruncated,
 }
 
 /// One record of a log: a line of traffic with where and when it was seen.
@@ -109,6 +144,9 @@ pub struct Record {
     pub body: Body,
     /// False when the input ended without a newline after this record.
     pub terminated: bool,
+    /// The session this record belongs to, in logs that interleave several
+    /// servers (the server's name in Claude Desktop's `mcp.log`).
+    pub source: Option<Box<str>>,
 }
 
 /// The input formats mcpdbg reads.
@@ -118,15 +156,30 @@ pub enum Format {
     Native,
     /// Plain newline-delimited JSON with no markers (a `tee` of the pipe).
     Ndjson,
+    /// Claude Desktop's per-server `mcp-server-NAME.log`.
+    ClaudeServer,
+    /// Claude Desktop's aggregate `mcp.log` (several servers).
+    ClaudeAggregate,
+    /// VS Code's MCP output log.
+    VsCode,
 }
 
 impl Format {
-    pub const ALL: [Format; 2] = [Format::Native, Format::Ndjson];
+    pub const ALL: [Format; 5] = [
+        Format::Native,
+        Format::Ndjson,
+        Format::ClaudeServer,
+        Format::ClaudeAggregate,
+        Format::VsCode,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Native => "native",
             Format::Ndjson => "ndjson",
+            Format::ClaudeServer => "claude-server",
+            Format::ClaudeAggregate => "claude-aggregate",
+            Format::VsCode => "vscode",
         }
     }
 
@@ -145,22 +198,42 @@ impl fmt::Display for Format {
 const DETECT_BYTES: usize = 64 * 1024;
 const DETECT_LINES: usize = 40;
 
-/// Decides the format from the first lines of the input.
+/// Decides the format from the first lines of the input: a host format
+/// when at least a quarter of the lines carry its prefix (host logs mix in
+/// unprefixed stderr and continuation lines), else native or ndjson by
+/// majority.
 pub fn detect(prefix: &[u8]) -> Format {
-    let mut native = 0usize;
-    let mut other = 0usize;
+    let (mut native, mut total) = (0usize, 0usize);
+    let mut host = [
+        (0usize, Format::ClaudeServer),
+        (0, Format::ClaudeAggregate),
+        (0, Format::VsCode),
+    ];
     let lines = prefix
         .split(|&b| b == b'\n')
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
     for line in lines.take(DETECT_LINES) {
+        total += 1;
+        let text = String::from_utf8_lossy(line);
         if native::parse_prefix(line).is_some() {
             native += 1;
-        } else {
-            other += 1;
+        } else if claude::matches(&text, claude::Layout::PerServer) {
+            host[0].0 += 1;
+        } else if claude::matches(&text, claude::Layout::Aggregate) {
+            host[1].0 += 1;
+        } else if vscode::matches(&text) {
+            host[2].0 += 1;
         }
     }
+    let (best, format) = host
+        .into_iter()
+        .max_by_key(|(n, _)| *n)
+        .expect("three formats");
+    if best > 0 && best >= native && best * 4 >= total {
+        return format;
+    }
     // An empty input is read as native: it has no records either way.
-    if native >= other {
+    if native * 2 >= total {
         Format::Native
     } else {
         Format::Ndjson
@@ -172,7 +245,16 @@ pub type Records = Box<dyn Iterator<Item = io::Result<Record>>>;
 
 /// Opens a reader over `input`, detecting the format unless `forced`.
 /// Returns the format used and the records.
-pub fn open(mut input: Box<dyn Read>, forced: Option<Format>) -> io::Result<(Format, Records)> {
+pub fn open(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<(Format, Records)> {
+    open_counted(input, forced).map(|(format, records, _)| (format, records))
+}
+
+/// Like [`open`], plus a counter of the lines read so far (records may skip
+/// lines, such as continuation lines a format ignores).
+pub fn open_counted(
+    mut input: Box<dyn Read>,
+    forced: Option<Format>,
+) -> io::Result<(Format, Records, LineCount)> {
     let mut prefix = Vec::with_capacity(8 * 1024);
     (&mut input)
         .take(DETECT_BYTES as u64)
@@ -180,23 +262,39 @@ pub fn open(mut input: Box<dyn Read>, forced: Option<Format>) -> io::Result<(For
     let format = forced.unwrap_or_else(|| detect(&prefix));
     let source = io::BufReader::with_capacity(64 * 1024, io::Cursor::new(prefix).chain(input));
     let lines = Lines::new(Box::new(source));
+    let count = lines.count.clone();
     let records: Records = match format {
         Format::Native => Box::new(native::NativeReader::new(lines)),
         Format::Ndjson => Box::new(ndjson::NdjsonReader::new(lines)),
+        Format::ClaudeServer => {
+            Box::new(claude::ClaudeReader::new(lines, claude::Layout::PerServer))
+        }
+        Format::ClaudeAggregate => {
+            Box::new(claude::ClaudeReader::new(lines, claude::Layout::Aggregate))
+        }
+        Format::VsCode => Box::new(vscode::VsCodeReader::new(lines)),
     };
-    Ok((format, records))
+    Ok((format, records, count))
 }
+
+/// How many lines a reader has read.
+pub type LineCount = std::rc::Rc<std::cell::Cell<u64>>;
 
 /// Splits a byte stream into lines, keeping each line's bytes exactly
 /// (without the `\n`) and whether it was terminated.
 pub struct Lines {
     source: Box<dyn BufRead>,
     line_no: u64,
+    count: LineCount,
 }
 
 impl Lines {
     pub fn new(source: Box<dyn BufRead>) -> Lines {
-        Lines { source, line_no: 0 }
+        Lines {
+            source,
+            line_no: 0,
+            count: LineCount::default(),
+        }
     }
 
     /// The next line as `(line number, bytes, terminated)`.
@@ -207,6 +305,7 @@ impl Lines {
             return Ok(None);
         }
         self.line_no += 1;
+        self.count.set(self.line_no);
         let terminated = buf.last() == Some(&b'\n');
         if terminated {
             buf.pop();

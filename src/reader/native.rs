@@ -87,6 +87,7 @@ impl Iterator for NativeReader {
                 time: None,
                 body: Body::Unreadable(bytes),
                 terminated,
+                source: None,
             }));
         };
         bytes.drain(..start);
@@ -99,6 +100,7 @@ impl Iterator for NativeReader {
             time,
             body,
             terminated,
+            source: None,
         }))
     }
 }

@@ -30,6 +30,7 @@ impl Iterator for NdjsonReader {
                     bytes,
                 },
                 terminated,
+                source: None,
             })),
             Ok(None) => None,
             Err(e) => Some(Err(e)),

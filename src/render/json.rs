@@ -5,7 +5,7 @@
 //! Schema version 1:
 //! `{"version": 1, "files": [FILE], "summary": {"error", "warning", "info"}}`;
 //! FILE is `{"path", "format", "sessions": [SESSION], "findings": [FINDING]}`;
-//! SESSION is `{"era", "protocol_version", "requested_version", "revision",
+//! SESSION is `{"name", "era", "protocol_version", "requested_version", "revision",
 //! "client", "server", "messages", "pending", "first_line", "last_line",
 //! "mid_session"}`; FINDING is `{"rule", "severity", "session", "line",
 //! "message"}` plus, where known, `"time"`, `"direction"`, `"id"`,
@@ -67,6 +67,7 @@ fn implementation(i: &Option<Implementation>) -> Value {
 fn session(s: &Summary) -> Value {
     let c = &s.counts;
     json!({
+        "name": s.name,
         "era": s.era.map(|e| e.as_str()),
         "protocol_version": s.protocol_version,
         "requested_version": s.requested_version,

@@ -51,8 +51,16 @@ fn render_file(file: &FileReport, style: Style, out: &mut dyn Write) -> io::Resu
     writeln!(out, "{path} ({} format)", file.format)?;
     let many = file.sessions.len() > 1;
     for (n, session) in file.sessions.iter().enumerate() {
-        if many {
-            writeln!(out, "session {} of {}", n + 1, file.sessions.len())?;
+        match (&session.name, many) {
+            (Some(name), _) => writeln!(
+                out,
+                "session {} of {}: {}",
+                n + 1,
+                file.sessions.len(),
+                escape_control(name)
+            )?,
+            (None, true) => writeln!(out, "session {} of {}", n + 1, file.sessions.len())?,
+            (None, false) => {}
         }
         writeln!(out, "{}", summary(session))?;
     }

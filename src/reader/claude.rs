@@ -1,0 +1,461 @@
+//! Claude Desktop's logs: the per-server `mcp-server-NAME.log` and the
+//! aggregate `mcp.log`.
+//!
+//! Per-server lines are `TS [NAME] [LEVEL] MSG [META]`; the aggregate puts the
+//! level first (`TS [LEVEL] [NAME] MSG`) and interleaves every server, so its
+//! records carry the server's name as their source. MSG is
+//! `Message from client: PAYLOAD`, `Message from server: PAYLOAD` or a
+//! lifecycle text. PAYLOAD is one line of re-serialised JSON (possibly cut
+//! with `...[N chars truncated]...`) or, from mid-2026, a summary
+//! (`method="tools/call" id=3 params`, `id=3 result(1 blocks)`,
+//! `id=9 error(code=-32603)`). META is ` { metadata: undefined }`, an
+//! inspect block over several lines (`{` ... `}`), or a JSON object on error
+//! lines. In the per-server file, unprefixed lines outside a metadata block
+//! are the server's raw stderr; in the aggregate they are continuations.
+
+use std::collections::VecDeque;
+use std::io;
+
+use super::{Body, Dir, Lines, PartialWhy, Record, Timestamp};
+
+/// Which of the two Claude Desktop files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `mcp-server-NAME.log`: one server, with its stderr.
+    PerServer,
+    /// `mcp.log`: all servers, no stderr.
+    Aggregate,
+}
+
+/// A parsed Claude line: time, server name (if any), level, message.
+struct Prefix<'a> {
+    time: Timestamp,
+    name: Option<&'a str>,
+    message: &'a str,
+}
+
+/// `[...] ` at the start of `s`: the inside and the rest.
+fn bracket(s: &str) -> Option<(&str, &str)> {
+    let rest = s.strip_prefix('[')?;
+    let end = rest.find("] ")?;
+    Some((&rest[..end], &rest[end + 2..]))
+}
+
+fn is_level(s: &str) -> bool {
+    matches!(s, "info" | "error" | "warn" | "debug")
+}
+
+/// `2025-03-10T17:03:18.749Z ` with exactly three fraction digits and `Z`.
+fn claude_time(line: &str) -> Option<(Timestamp, &str)> {
+    let stamp = line.get(..24)?;
+    let b = stamp.as_bytes();
+    if b[10] != b'T' || b[19] != b'.' || b[23] != b'Z' || line.as_bytes().get(24) != Some(&b' ') {
+        return None;
+    }
+    Some((Timestamp::parse(stamp)?, &line[25..]))
+}
+
+fn prefix(line: &str, layout: Layout) -> Option<Prefix<'_>> {
+    let (time, rest) = claude_time(line)?;
+    match layout {
+        Layout::PerServer => {
+            let (name, rest) = bracket(rest)?;
+            let (level, message) = bracket(rest)?;
+            is_level(level).then_some(Prefix {
+                time,
+                name: Some(name),
+                message,
+            })
+        }
+        Layout::Aggregate => {
+            let (level, rest) = bracket(rest)?;
+            if !is_level(level) {
+                return None;
+            }
+            match bracket(rest) {
+                Some((name, message)) => Some(Prefix {
+                    time,
+                    name: Some(name),
+                    message,
+                }),
+                None => Some(Prefix {
+                    time,
+                    name: None,
+                    message: rest,
+                }),
+            }
+        }
+    }
+}
+
+/// Whether a line starts like this layout (for format detection).
+pub fn matches(line: &str, layout: Layout) -> bool {
+    prefix(line, layout).is_some()
+}
+
+/// Reads either Claude Desktop file.
+pub struct ClaudeReader {
+    lines: Lines,
+    layout: Layout,
+    /// Inside a multi-line inspect block (`{` ... `}`).
+    in_metadata: bool,
+    queue: VecDeque<Record>,
+}
+
+impl ClaudeReader {
+    pub fn new(lines: Lines, layout: Layout) -> ClaudeReader {
+        ClaudeReader {
+            lines,
+            layout,
+            in_metadata: false,
+            queue: VecDeque::new(),
+        }
+    }
+
+    fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
+        let record = |time: Option<Timestamp>, body: Body, source: Option<&str>| Record {
+            line: line_no,
+            time,
+            body,
+            terminated,
+            source: source.map(Into::into),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_suffix('\r').unwrap_or(&text);
+        if self.in_metadata {
+            if text.starts_with('}') {
+                self.in_metadata = false;
+            }
+            return;
+        }
+        let Some(p) = prefix(text, self.layout) else {
+            if self.layout == Layout::PerServer {
+                // The server's own stderr, written raw into the file.
+                self.queue.push_back(record(
+                    None,
+                    Body::Line {
+                        dir: Dir::Stderr,
+                        bytes,
+                    },
+                    None,
+                ));
+            }
+            return;
+        };
+        let source = match self.layout {
+            Layout::Aggregate => p.name,
+            Layout::PerServer => None,
+        };
+        let (message, opens_block) = strip_metadata(p.message);
+        if opens_block {
+            self.in_metadata = true;
+        }
+        if self.layout == Layout::Aggregate && p.name.is_none() {
+            return; // host-level lines belong to no server
+        }
+        let body = if let Some(payload) = message.strip_prefix("Message from client: ") {
+            payload_body(Dir::ClientToServer, payload)
+        } else if let Some(payload) = message.strip_prefix("Message from server: ") {
+            payload_body(Dir::ServerToClient, payload)
+        } else if is_parse_error(message) {
+            Body::HostParseError(message.to_string())
+        } else {
+            Body::Event(message.to_string())
+        };
+        if matches!(body, Body::Line { .. }) {
+            self.queue.push_back(record(
+                None,
+                Body::Note(
+                    "the host logs re-serialised JSON, not the bytes on the wire: CRLF, BOM and blank-line rules cannot be judged"
+                        .into(),
+                ),
+                source,
+            ));
+        }
+        self.queue.push_back(record(Some(p.time), body, source));
+    }
+}
+
+/// Removes the metadata suffix; says whether it opens a multi-line block.
+fn strip_metadata(message: &str) -> (&str, bool) {
+    if let Some(m) = message.strip_suffix(" { metadata: undefined }") {
+        return (m, false);
+    }
+    if let Some(m) = message.strip_suffix(" {") {
+        return (m, true);
+    }
+    // Early error lines end in a JSON object: `... {"context":"connection",...}`.
+    if let Some(i) = message.find(" {\"context\":") {
+        return (&message[..i], false);
+    }
+    (message, false)
+}
+
+/// The host's own JSON parse errors: V8's wording for a line of server
+/// stdout that is not JSON.
+fn is_parse_error(message: &str) -> bool {
+    (message.starts_with("Unexpected token") && message.contains("is not valid JSON"))
+        || message.contains(" in JSON at position")
+        || message.starts_with("Unexpected end of JSON input")
+}
+
+const TRUNCATION: &str = " chars truncated]...";
+
+fn payload_body(dir: Dir, payload: &str) -> Body {
+    let payload = payload.trim_end();
+    if payload.starts_with('{') || payload.starts_with('[') {
+        if let Some(cut) = payload
+            .find("...[")
+            .filter(|&i| payload[i..].contains(TRUNCATION))
+        {
+            return match rebuild_cut(&payload[..cut]) {
+                Some(json) => Body::Partial {
+                    dir,
+                    json: json.into_bytes(),
+                    why: PartialWhy::HostTruncated,
+                },
+                None => Body::Note(
+                    "the host cut a payload before its id: that message is not in the analysis"
+                        .into(),
+                ),
+            };
+        }
+        return Body::Line {
+            dir,
+            bytes: payload.as_bytes().to_vec(),
+        };
+    }
+    match summary(payload) {
+        Some(json) => Body::Partial {
+            dir,
+            json: json.into_bytes(),
+            why: PartialWhy::Summary,
+        },
+        None => Body::Event(format!("unreadable message summary: {payload}")),
+    }
+}
+
+/// `method="tools/call" id=3 params` | `id=3 result(1 blocks)` |
+/// `id=9 error(code=-32603)` -> minimal JSON.
+fn summary(text: &str) -> Option<String> {
+    let mut method = None;
+    let mut id = None;
+    let mut outcome = None;
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("method=\"") {
+            let end = r.find('"')?;
+            method = Some(&r[..end]);
+            rest = r[end + 1..].trim_start();
+        } else if let Some(r) = rest.strip_prefix("id=") {
+            let (value, after) = if let Some(quoted) = r.strip_prefix('"') {
+                let end = quoted.find('"')? + 2;
+                (&r[..end], &r[end..])
+            } else {
+                let end = r.find(' ').unwrap_or(r.len());
+                (&r[..end], &r[end..])
+            };
+            serde_json::from_str::<serde_json::Value>(value).ok()?;
+            id = Some(value);
+            rest = after.trim_start();
+        } else if let Some(r) = rest.strip_prefix("error(code=") {
+            let end = r.find(')')?;
+            let code: i64 = r[..end].parse().ok()?;
+            outcome = Some(format!("\"error\":{{\"code\":{code},\"message\":\"\"}}"));
+            rest = r[end + 1..].trim_start();
+        } else if let Some(r) = rest.strip_prefix("result") {
+            outcome = Some("\"result\":{}".to_string());
+            rest = match r.strip_prefix('(') {
+                Some(inner) => inner.get(inner.find(')')? + 1..)?.trim_start(),
+                None => r.trim_start(),
+            };
+        } else if let Some(r) = rest.strip_prefix("params") {
+            rest = r.trim_start();
+        } else {
+            return None;
+        }
+    }
+    let mut parts = vec!["\"jsonrpc\":\"2.0\"".to_string()];
+    if let Some(id) = id {
+        parts.push(format!("\"id\":{id}"));
+    }
+    match (method, outcome) {
+        (Some(m), None) => parts.push(format!("\"method\":{}", serde_json::Value::from(m))),
+        (None, Some(o)) if id.is_some() => parts.push(o),
+        _ => return None,
+    }
+    Some(format!("{{{}}}", parts.join(",")))
+}
+
+/// The top-level `id`, `method`, and `result`/`error` presence of a JSON
+/// object cut in the middle, as minimal JSON.
+fn rebuild_cut(head: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut key_start = None;
+    let mut last_key: Option<&str> = None;
+    let (mut id, mut method, mut outcome) = (None, None, None);
+    let bytes = head.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == b'"' {
+                in_string = false;
+                if let Some(start) = key_start.take() {
+                    last_key = Some(&head[start..i]);
+                }
+            }
+        } else {
+            match c {
+                b'"' => {
+                    in_string = true;
+                    // A key at depth 1 follows `{` or `,`.
+                    let before = head[..i].trim_end();
+                    if depth == 1 && (before.ends_with('{') || before.ends_with(',')) {
+                        key_start = Some(i + 1);
+                    }
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.saturating_sub(1),
+                b':' if depth == 1 => {
+                    let value = head[i + 1..].trim_start();
+                    match last_key {
+                        Some("id") => {
+                            let mut stream = serde_json::Deserializer::from_str(value)
+                                .into_iter::<serde_json::Value>();
+                            if let Some(Ok(v)) = stream.next() {
+                                id = Some(v.to_string());
+                            }
+                        }
+                        Some("method") => {
+                            let mut stream =
+                                serde_json::Deserializer::from_str(value).into_iter::<String>();
+                            if let Some(Ok(m)) = stream.next() {
+                                method = Some(m);
+                            }
+                        }
+                        Some("result") => outcome = Some("\"result\":{}"),
+                        Some("error") => outcome = Some("\"error\":{\"code\":0,\"message\":\"\"}"),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    let mut parts = vec!["\"jsonrpc\":\"2.0\"".to_string()];
+    if let Some(id) = &id {
+        parts.push(format!("\"id\":{id}"));
+    }
+    match (method, outcome) {
+        // A request whose id was cut off cannot be paired: leave it out
+        // rather than report it as a request without id.
+        (Some(m), _) if id.is_some() || m.starts_with("notifications/") => {
+            parts.push(format!("\"method\":{}", serde_json::Value::from(m)))
+        }
+        (None, Some(o)) if id.is_some() => parts.push(o.to_string()),
+        _ => return None,
+    }
+    Some(format!("{{{}}}", parts.join(",")))
+}
+
+impl Iterator for ClaudeReader {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(record) = self.queue.pop_front() {
+                return Some(Ok(record));
+            }
+            match self.lines.next_line() {
+                Ok(Some((line, bytes, terminated))) => self.read(line, bytes, terminated),
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries() {
+        assert_eq!(
+            summary(r#"method="tools/call" id=3 params"#).as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#)
+        );
+        assert_eq!(
+            summary(r#"method="notifications/initialized""#).as_deref(),
+            Some(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        );
+        assert_eq!(
+            summary("id=6 result(1 blocks)").as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":6,"result":{}}"#)
+        );
+        assert_eq!(
+            summary("id=0 result").as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":0,"result":{}}"#)
+        );
+        assert_eq!(
+            summary("id=9 error(code=-32603)").as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":""}}"#)
+        );
+        assert_eq!(
+            summary(r#"id="a b" result"#).as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":"a b","result":{}}"#)
+        );
+        assert_eq!(summary("something else"), None);
+    }
+
+    #[test]
+    fn cut_payloads_keep_their_top_level_id_and_method() {
+        assert_eq!(
+            rebuild_cut(
+                r##"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"# Over"##
+            )
+            .as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)
+        );
+        assert_eq!(
+            rebuild_cut(
+                r#"{"method":"tools/call","params":{"name":"x","arguments":{"id":99,"text":"ab"#
+            ),
+            None,
+            "a nested id is not the message id; the client's own id comes last and was cut"
+        );
+        assert_eq!(
+            rebuild_cut(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{"id":99,"text":"ab"#).as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#)
+        );
+        assert_eq!(rebuild_cut(r#"{"params":{"a":"#), None);
+    }
+
+    #[test]
+    fn prefixes() {
+        let per_server = "2025-03-10T17:03:18.764Z [demo] [info] Message from client: {}";
+        assert!(matches(per_server, Layout::PerServer));
+        assert!(!matches(per_server, Layout::Aggregate));
+        let aggregate = "2025-04-17T04:45:39.334Z [info] [filesystem] Message from client: {}";
+        assert!(matches(aggregate, Layout::Aggregate));
+        assert!(!matches(aggregate, Layout::PerServer));
+        // A Rust tracing line on stderr looks close but is not Claude's.
+        assert!(!matches(
+            "2025-03-31T21:30:55.174967Z  INFO server: sending",
+            Layout::PerServer
+        ));
+        assert_eq!(strip_metadata("x { metadata: undefined }"), ("x", false));
+        assert_eq!(
+            strip_metadata("Using MCP server command: a with args and path: {"),
+            ("Using MCP server command: a with args and path:", true)
+        );
+    }
+}
