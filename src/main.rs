@@ -53,6 +53,10 @@ enum Command {
 ///   claude-server, claude-aggregate
 ///            Claude Desktop's mcp-server-NAME.log and mcp.log
 ///   vscode   VS Code's MCP output log (log level Debug or Trace)
+///   zed, zed-rpc
+///            Zed.log at TRACE level; Zed's RPC view copied from the app
+///   socat    a `socat -v STDIO EXEC:server` capture (socat's stderr)
+///   strace   `strace -f -tt -s 65535 -e trace=read,write` of the server
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -267,6 +271,10 @@ enum InputArg {
     ClaudeServer,
     ClaudeAggregate,
     Vscode,
+    Zed,
+    ZedRpc,
+    Socat,
+    Strace,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -376,6 +384,10 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             InputArg::ClaudeServer => Format::ClaudeServer,
             InputArg::ClaudeAggregate => Format::ClaudeAggregate,
             InputArg::Vscode => Format::VsCode,
+            InputArg::Zed => Format::Zed,
+            InputArg::ZedRpc => Format::ZedRpc,
+            InputArg::Socat => Format::Socat,
+            InputArg::Strace => Format::Strace,
         }),
         filter: Filter {
             select: args.rules.select,

@@ -172,7 +172,7 @@ impl Transport {
             Body::Partial { dir, json, why } => {
                 let note = match why {
                     PartialWhy::Summary => "the log shows message summaries (method, id, outcome), not payloads: content, shape and envelope rules stay silent",
-                    PartialWhy::HostTruncated => "the host cut long payloads (`...[N chars truncated]...`): their id and method are used, their content is not judged",
+                    PartialWhy::HostTruncated => "some payloads were cut short in the log (by the host or the capture tool): their id and method are used, their content is not judged",
                 };
                 self.note(note, at.line);
                 match serde_json::from_slice::<Value>(&json).map(classify::classify) {

@@ -923,7 +923,7 @@ fn host_formats_are_detected_by_their_first_lines() {
         .into_iter()
         .filter(|f| f.starts_with("fixtures/formats"))
         .collect();
-    assert!(host.len() >= 9, "{host:?}");
+    assert!(host.len() >= 19, "{host:?}");
     for fixture in host {
         let expected = fixture
             .parent()
@@ -961,6 +961,10 @@ fn the_same_hang_reads_the_same_in_every_format() {
         expected
     );
     assert_eq!(hang("fixtures/formats/vscode/hang.log", 0), expected);
+    assert_eq!(hang("fixtures/formats/zed/hang.log", 0), expected);
+    assert_eq!(hang("fixtures/formats/zed-rpc/hang.log", 0), expected);
+    assert_eq!(hang("fixtures/formats/socat/hang.log", 0), expected);
+    assert_eq!(hang("fixtures/formats/strace/hang.log", 0), expected);
     // The aggregate log: the `notes` server is the second session.
     assert_eq!(
         hang("fixtures/formats/claude-aggregate/two-servers.log", 1),
@@ -986,6 +990,8 @@ fn host_logs_show_stray_stdout_through_the_host() {
     for path in [
         "fixtures/formats/claude-server/stray-stdout.log",
         "fixtures/formats/vscode/stray-stdout.log",
+        "fixtures/formats/socat/stray-stdout.log",
+        "fixtures/formats/strace/stray-stdout.log",
     ] {
         let fired = rules_fired(path);
         assert!(
@@ -998,6 +1004,10 @@ fn host_logs_show_stray_stdout_through_the_host() {
         "fixtures/formats/claude-server/truncated-payload.log",
         "fixtures/formats/claude-server/clean.log",
         "fixtures/formats/vscode/clean.log",
+        "fixtures/formats/zed/clean.log",
+        "fixtures/formats/zed-rpc/clean.log",
+        "fixtures/formats/socat/clean.log",
+        "fixtures/formats/strace/clean.log",
     ] {
         let fired = rules_fired(path);
         assert_eq!(fired, vec!["format-assumption".to_string()], "{path}");

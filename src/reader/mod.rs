@@ -14,7 +14,10 @@ use chrono::{DateTime, FixedOffset};
 pub mod claude;
 pub mod native;
 pub mod ndjson;
+pub mod socat;
+pub mod strace;
 pub mod vscode;
+pub mod zed;
 
 /// Who wrote a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -162,15 +165,27 @@ pub enum Format {
     ClaudeAggregate,
     /// VS Code's MCP output log.
     VsCode,
+    /// Zed's `Zed.log` at TRACE level.
+    Zed,
+    /// Zed's RPC view, copied from the app (`// Send:` / `// Receive:`).
+    ZedRpc,
+    /// A `socat -v` capture.
+    Socat,
+    /// An `strace -e trace=read,write` capture of the server.
+    Strace,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 9] = [
         Format::Native,
         Format::Ndjson,
         Format::ClaudeServer,
         Format::ClaudeAggregate,
         Format::VsCode,
+        Format::Zed,
+        Format::ZedRpc,
+        Format::Socat,
+        Format::Strace,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -180,6 +195,10 @@ impl Format {
             Format::ClaudeServer => "claude-server",
             Format::ClaudeAggregate => "claude-aggregate",
             Format::VsCode => "vscode",
+            Format::Zed => "zed",
+            Format::ZedRpc => "zed-rpc",
+            Format::Socat => "socat",
+            Format::Strace => "strace",
         }
     }
 
@@ -208,6 +227,10 @@ pub fn detect(prefix: &[u8]) -> Format {
         (0usize, Format::ClaudeServer),
         (0, Format::ClaudeAggregate),
         (0, Format::VsCode),
+        (0, Format::Zed),
+        (0, Format::ZedRpc),
+        (0, Format::Socat),
+        (0, Format::Strace),
     ];
     let lines = prefix
         .split(|&b| b == b'\n')
@@ -215,7 +238,10 @@ pub fn detect(prefix: &[u8]) -> Format {
     for line in lines.take(DETECT_LINES) {
         total += 1;
         let text = String::from_utf8_lossy(line);
-        if native::parse_prefix(line).is_some() {
+        // socat's headers start with `>`/`<` too: ask socat first.
+        if socat::matches(line) {
+            host[5].0 += 4;
+        } else if native::parse_prefix(line).is_some() {
             native += 1;
         } else if claude::matches(&text, claude::Layout::PerServer) {
             host[0].0 += 1;
@@ -223,12 +249,19 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[1].0 += 1;
         } else if vscode::matches(&text) {
             host[2].0 += 1;
+        } else if zed::matches_log(&text) {
+            host[3].0 += 1;
+        } else if zed::matches_rpc(&text) {
+            // A few markers among many lines of pretty JSON.
+            host[4].0 += 8;
+        } else if strace::matches(&text) {
+            host[6].0 += 1;
         }
     }
     let (best, format) = host
         .into_iter()
         .max_by_key(|(n, _)| *n)
-        .expect("three formats");
+        .expect("host formats");
     if best > 0 && best >= native && best * 4 >= total {
         return format;
     }
@@ -273,6 +306,10 @@ pub fn open_counted(
             Box::new(claude::ClaudeReader::new(lines, claude::Layout::Aggregate))
         }
         Format::VsCode => Box::new(vscode::VsCodeReader::new(lines)),
+        Format::Zed => Box::new(zed::ZedLogReader::new(lines)),
+        Format::ZedRpc => Box::new(zed::ZedRpcReader::new(lines)),
+        Format::Socat => Box::new(socat::SocatReader::new(lines)),
+        Format::Strace => Box::new(strace::StraceReader::new(lines)),
     };
     Ok((format, records, count))
 }

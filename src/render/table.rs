@@ -9,7 +9,7 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Style as TableStyle, Width};
 
 use crate::finding::Finding;
-use crate::reader::Dir;
+use crate::reader::{Dir, Timestamp};
 use crate::report::{FileReport, MessageReport, Report};
 use crate::rules::{Rule, Severity};
 use crate::session::{Implementation, Side, Summary};
@@ -244,11 +244,7 @@ fn findings(list: &[Finding], many_sessions: bool, style: Style) -> String {
             },
         ];
         if timed {
-            row.push(
-                f.time
-                    .as_ref()
-                    .map_or(String::new(), |t| time_of_day(&t.text)),
-            );
+            row.push(f.time.as_ref().map_or(String::new(), time_of_day));
         }
         row.push(escape_control(&f.message).into_owned());
         b.push_record(row);
@@ -279,11 +275,9 @@ pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{table}")
 }
 
-/// `2026-07-28T10:00:03.120456Z` -> `10:00:03.120`.
-fn time_of_day(text: &str) -> String {
-    let t = text.get(11..).unwrap_or(text);
-    let end = t.find(['Z', 'z', '+', '-']).unwrap_or(t.len()).min(12);
-    escape_control(&t[..end]).into_owned()
+/// The time of day as the log wrote it (in its own zone), to milliseconds.
+fn time_of_day(t: &Timestamp) -> String {
+    t.at.format("%H:%M:%S%.3f").to_string()
 }
 
 #[cfg(test)]
@@ -292,8 +286,10 @@ mod tests {
 
     #[test]
     fn times_of_day() {
-        assert_eq!(time_of_day("2026-07-28T10:00:03.120456Z"), "10:00:03.120");
-        assert_eq!(time_of_day("2026-07-28T10:00:03+02:00"), "10:00:03");
-        assert_eq!(time_of_day("2026-07-28 10:00:03.5-05:00"), "10:00:03.5");
+        let t = |s: &str| time_of_day(&Timestamp::parse(s).unwrap());
+        assert_eq!(t("2026-07-28T10:00:03.120456Z"), "10:00:03.120");
+        assert_eq!(t("2026-07-28T10:00:03+02:00"), "10:00:03.000");
+        let local = Timestamp::parse_local("2026-10-05 09:49:21.376").unwrap();
+        assert_eq!(time_of_day(&local), "09:49:21.376");
     }
 }

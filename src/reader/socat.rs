@@ -1,0 +1,264 @@
+//! `socat -v` captures (`socat -v STDIO EXEC:server 2>capture.log`).
+//!
+//! Each transfer is a header `> 2026/11/29 21:14:20.000331949  length=N
+//! from=A to=B` (`>` client to server, `<` server to client) followed by the
+//! N bytes it carried, escaped (`\\` and `\r`) and with every non-ASCII byte
+//! printed as `.`. Chunks bear no relation to messages, and a chunk that does
+//! not end in a newline has the next header glued to it. The reader rebuilds
+//! each direction's byte stream and splits it into lines. Text between
+//! chunks is the server's stderr (it inherits socat's).
+
+use std::collections::VecDeque;
+use std::io;
+
+use super::{Body, Dir, Lines, Record, Timestamp};
+
+/// A parsed chunk header.
+struct Header {
+    dir: Dir,
+    time: Option<Timestamp>,
+    length: usize,
+}
+
+/// `> 2026/11/29 21:14:20.000331949  length=41 from=0 to=40`, at the start of `s`.
+/// Returns the header and the number of bytes it spans.
+fn header(s: &[u8]) -> Option<(Header, usize)> {
+    let dir = match s.first()? {
+        b'>' => Dir::ClientToServer,
+        b'<' => Dir::ServerToClient,
+        _ => return None,
+    };
+    let text = std::str::from_utf8(s.get(..s.len().min(120))?)
+        .ok()
+        .or_else(|| {
+            let end = s.iter().position(|&b| b >= 0x80).unwrap_or(s.len());
+            std::str::from_utf8(&s[..end]).ok()
+        })?;
+    let rest = text.get(2..)?;
+    let (date, rest) = rest.split_once(' ')?;
+    let (time, rest) = rest.split_once("  length=")?;
+    if date.len() != 10 || date.as_bytes()[4] != b'/' {
+        return None;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let length: usize = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix(" from=")?;
+    let a = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = rest[a..].strip_prefix(" to=")?;
+    let b = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if a == 0 || b == 0 {
+        return None;
+    }
+    let consumed = text.len() - rest.len() + b;
+    Some((
+        Header {
+            dir,
+            time: stamp(date, time),
+            length,
+        },
+        consumed,
+    ))
+}
+
+/// socat 1.7 prints microseconds in a nine-digit field (`.000331949` is
+/// .331949 s); other versions may print real nanoseconds.
+fn stamp(date: &str, time: &str) -> Option<Timestamp> {
+    let (hms, frac) = time.split_once('.')?;
+    let frac = if frac.len() == 9 && frac.starts_with("000") {
+        &frac[3..]
+    } else {
+        frac
+    };
+    let text = format!("{} {hms}.{frac}", date.replace('/', "-"));
+    let mut t = Timestamp::parse_local(&text)?;
+    t.text = format!("{date} {time}").into();
+    Some(t)
+}
+
+/// Whether a line starts like a socat header (for format detection).
+pub fn matches(line: &[u8]) -> bool {
+    header(line).is_some()
+}
+
+/// The chunk being read.
+struct Chunk {
+    dir: Dir,
+    time: Option<Timestamp>,
+    remaining: usize,
+}
+
+/// Reads a `socat -v` capture.
+pub struct SocatReader {
+    lines: Lines,
+    queue: VecDeque<Record>,
+    chunk: Option<Chunk>,
+    /// The partial line of each direction: client, server.
+    pending: [Vec<u8>; 2],
+    noted: bool,
+    last_line: u64,
+}
+
+impl SocatReader {
+    pub fn new(lines: Lines) -> SocatReader {
+        SocatReader {
+            lines,
+            queue: VecDeque::new(),
+            chunk: None,
+            pending: [Vec::new(), Vec::new()],
+            noted: false,
+            last_line: 0,
+        }
+    }
+
+    fn slot(dir: Dir) -> usize {
+        usize::from(dir == Dir::ServerToClient)
+    }
+
+    /// Adds data bytes to a direction and emits its completed lines.
+    fn data(&mut self, line_no: u64, dir: Dir, time: &Option<Timestamp>, bytes: &[u8]) {
+        for &b in bytes {
+            if b == b'\n' {
+                let line = std::mem::take(&mut self.pending[Self::slot(dir)]);
+                self.queue.push_back(Record {
+                    line: line_no,
+                    time: time.clone(),
+                    body: Body::Line { dir, bytes: line },
+                    terminated: true,
+                    source: None,
+                });
+            } else {
+                self.pending[Self::slot(dir)].push(b);
+            }
+        }
+    }
+
+    fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
+        self.last_line = line_no;
+        if !self.noted {
+            self.noted = true;
+            self.queue.push_back(Record {
+                line: line_no,
+                time: None,
+                body: Body::Note(
+                    "socat -v replaces every non-ASCII byte with `.`, so UTF-8 text and invalid bytes cannot be judged; times are local without a zone".into(),
+                ),
+                terminated,
+                source: None,
+            });
+        }
+        let mut rest: &[u8] = &bytes;
+        loop {
+            if let Some(chunk) = self.chunk.as_mut() {
+                // Decode escaped data until the chunk's length is used up.
+                let (dir, time) = (chunk.dir, chunk.time.clone());
+                let mut out = Vec::new();
+                let mut i = 0;
+                while i < rest.len() && chunk.remaining > 0 {
+                    let (byte, width) = match (rest[i], rest.get(i + 1)) {
+                        (b'\\', Some(b'\\')) => (b'\\', 2),
+                        (b'\\', Some(b'r')) => (b'\r', 2),
+                        (b, _) => (b, 1),
+                    };
+                    out.push(byte);
+                    chunk.remaining -= 1;
+                    i += width;
+                }
+                // The end of the physical line is a newline in the data.
+                let line_ended_inside = i == rest.len() && chunk.remaining > 0 && terminated;
+                if line_ended_inside {
+                    out.push(b'\n');
+                    chunk.remaining -= 1;
+                }
+                if chunk.remaining == 0 {
+                    self.chunk = None;
+                }
+                self.data(line_no, dir, &time, &out);
+                rest = &rest[i..];
+                if line_ended_inside || rest.is_empty() {
+                    return;
+                }
+                continue;
+            }
+            if let Some((h, width)) = header(rest) {
+                self.chunk = Some(Chunk {
+                    dir: h.dir,
+                    time: h.time,
+                    remaining: h.length,
+                });
+                rest = &rest[width..];
+                if rest.is_empty() {
+                    return;
+                }
+                continue;
+            }
+            // Text between chunks: the server's stderr or socat's own messages.
+            if !rest.is_empty() {
+                self.queue.push_back(Record {
+                    line: line_no,
+                    time: None,
+                    body: Body::Line {
+                        dir: Dir::Stderr,
+                        bytes: rest.to_vec(),
+                    },
+                    terminated,
+                    source: None,
+                });
+            }
+            return;
+        }
+    }
+}
+
+impl Iterator for SocatReader {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(record) = self.queue.pop_front() {
+                return Some(Ok(record));
+            }
+            match self.lines.next_line() {
+                Ok(Some((line, bytes, terminated))) => self.read(line, bytes, terminated),
+                Ok(None) => {
+                    // A stream that ended without a newline.
+                    for dir in [Dir::ClientToServer, Dir::ServerToClient] {
+                        let rest = std::mem::take(&mut self.pending[Self::slot(dir)]);
+                        if !rest.is_empty() {
+                            self.queue.push_back(Record {
+                                line: self.last_line,
+                                time: None,
+                                body: Body::Line { dir, bytes: rest },
+                                terminated: false,
+                                source: None,
+                            });
+                        }
+                    }
+                    if self.queue.is_empty() {
+                        return None;
+                    }
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers() {
+        let (h, width) =
+            header(b"> 2026/11/29 21:14:20.000331949  length=41 from=0 to=40").unwrap();
+        assert_eq!((h.dir, h.length, width), (Dir::ClientToServer, 41, 55));
+        assert_eq!(
+            h.time.unwrap().text.as_ref(),
+            "2026/11/29 21:14:20.000331949"
+        );
+        let glued = b"< 2026/11/29 21:14:20.000654901  length=9 from=28 to=36";
+        assert_eq!(header(glued).unwrap().0.length, 9);
+        assert!(header(b"> not a header").is_none());
+        assert!(header(b"{\"jsonrpc\":\"2.0\"}").is_none());
+    }
+}
