@@ -57,6 +57,8 @@ enum Command {
 ///            Zed.log at TRACE level; Zed's RPC view copied from the app
 ///   socat    a `socat -v STDIO EXEC:server` capture (socat's stderr)
 ///   strace   `strace -f -tt -s 65535 -e trace=read,write` of the server
+///   mcpsnoop, inspector
+///            mcpsnoop's session log; the MCP Inspector's protocol export
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -275,6 +277,8 @@ enum InputArg {
     ZedRpc,
     Socat,
     Strace,
+    Mcpsnoop,
+    Inspector,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -388,6 +392,8 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             InputArg::ZedRpc => Format::ZedRpc,
             InputArg::Socat => Format::Socat,
             InputArg::Strace => Format::Strace,
+            InputArg::Mcpsnoop => Format::Mcpsnoop,
+            InputArg::Inspector => Format::Inspector,
         }),
         filter: Filter {
             select: args.rules.select,

@@ -965,6 +965,8 @@ fn the_same_hang_reads_the_same_in_every_format() {
     assert_eq!(hang("fixtures/formats/zed-rpc/hang.log", 0), expected);
     assert_eq!(hang("fixtures/formats/socat/hang.log", 0), expected);
     assert_eq!(hang("fixtures/formats/strace/hang.log", 0), expected);
+    assert_eq!(hang("fixtures/formats/mcpsnoop/hang.log", 0), expected);
+    assert_eq!(hang("fixtures/formats/inspector/hang.log", 0), expected);
     // The aggregate log: the `notes` server is the second session.
     assert_eq!(
         hang("fixtures/formats/claude-aggregate/two-servers.log", 1),
@@ -992,6 +994,7 @@ fn host_logs_show_stray_stdout_through_the_host() {
         "fixtures/formats/vscode/stray-stdout.log",
         "fixtures/formats/socat/stray-stdout.log",
         "fixtures/formats/strace/stray-stdout.log",
+        "fixtures/formats/mcpsnoop/stray-stdout.log",
     ] {
         let fired = rules_fired(path);
         assert!(
@@ -1008,6 +1011,8 @@ fn host_logs_show_stray_stdout_through_the_host() {
         "fixtures/formats/zed-rpc/clean.log",
         "fixtures/formats/socat/clean.log",
         "fixtures/formats/strace/clean.log",
+        "fixtures/formats/mcpsnoop/clean.log",
+        "fixtures/formats/inspector/clean.log",
     ] {
         let fired = rules_fired(path);
         assert_eq!(fired, vec!["format-assumption".to_string()], "{path}");

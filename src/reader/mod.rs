@@ -12,6 +12,7 @@ use std::io::{self, BufRead, Read};
 use chrono::{DateTime, FixedOffset};
 
 pub mod claude;
+pub mod envelope;
 pub mod native;
 pub mod ndjson;
 pub mod socat;
@@ -173,10 +174,14 @@ pub enum Format {
     Socat,
     /// An `strace -e trace=read,write` capture of the server.
     Strace,
+    /// mcpsnoop's session log (JSON envelopes, one per line).
+    Mcpsnoop,
+    /// The MCP Inspector's protocol export (a JSON array).
+    Inspector,
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 11] = [
         Format::Native,
         Format::Ndjson,
         Format::ClaudeServer,
@@ -186,6 +191,8 @@ impl Format {
         Format::ZedRpc,
         Format::Socat,
         Format::Strace,
+        Format::Mcpsnoop,
+        Format::Inspector,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -199,6 +206,8 @@ impl Format {
             Format::ZedRpc => "zed-rpc",
             Format::Socat => "socat",
             Format::Strace => "strace",
+            Format::Mcpsnoop => "mcpsnoop",
+            Format::Inspector => "inspector",
         }
     }
 
@@ -231,7 +240,11 @@ pub fn detect(prefix: &[u8]) -> Format {
         (0, Format::ZedRpc),
         (0, Format::Socat),
         (0, Format::Strace),
+        (0, Format::Mcpsnoop),
     ];
+    if envelope::matches_inspector(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
+        return Format::Inspector;
+    }
     let lines = prefix
         .split(|&b| b == b'\n')
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
@@ -256,6 +269,8 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[4].0 += 8;
         } else if strace::matches(&text) {
             host[6].0 += 1;
+        } else if envelope::matches_mcpsnoop(&text) {
+            host[7].0 += 1;
         }
     }
     let (best, format) = host
@@ -310,6 +325,8 @@ pub fn open_counted(
         Format::ZedRpc => Box::new(zed::ZedRpcReader::new(lines)),
         Format::Socat => Box::new(socat::SocatReader::new(lines)),
         Format::Strace => Box::new(strace::StraceReader::new(lines)),
+        Format::Mcpsnoop => Box::new(envelope::McpsnoopReader::new(lines)),
+        Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
     };
     Ok((format, records, count))
 }
