@@ -2,13 +2,14 @@
 //!
 //! reader -> transport -> session -> findings, one record at a time. This is
 //! the only place that wires the stages together; it does no rendering.
+//! [`Checker`] is the same pipeline fed record by record.
 
 use std::io::{self, Read};
 
 use indexmap::IndexMap;
 
 use crate::finding::{Finding, Findings};
-use crate::reader::{self, Format};
+use crate::reader::{self, Format, Record};
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
 use crate::session::{Config, Session, Summary};
@@ -54,64 +55,120 @@ impl Filter {
     }
 }
 
-/// Opens a session for a source: the session and its index in the report.
-type NewSession<'a> = dyn Fn(&mut Vec<Option<Summary>>, &Option<Box<str>>) -> (Session, usize) + 'a;
-
-/// One session source's pipeline state.
+/// One session source's pipeline: its transport, its current session, and
+/// that session's index in the report.
 struct Lane {
     transport: Transport,
     session: Session,
-    /// The session's index in the report.
     index: usize,
-}
-
-impl Lane {
-    /// Hands the transport's items to the session; a recorder's `# start`
-    /// event after traffic closes the session and opens a new one.
-    fn feed(
-        &mut self,
-        items: &mut Vec<Item>,
-        findings: &mut Findings,
-        sessions: &mut Vec<Option<Summary>>,
-        key: &Option<Box<str>>,
-        new_session: &NewSession,
-    ) {
-        for item in items.drain(..) {
-            if let Item::Event { text, .. } = &item {
-                if text.trim_start().starts_with("start") && !self.session.is_empty() {
-                    let (fresh, index) = new_session(sessions, key);
-                    let done = std::mem::replace(&mut self.session, fresh);
-                    sessions[self.index] = Some(done.finish(findings));
-                    self.index = index;
-                    findings.set_session(index);
-                }
-            }
-            self.session.observe(item, findings);
-        }
-    }
 }
 
 /// Checks one input. `Err` only when reading fails; bad content is findings.
 pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
     let (format, records, lines_read) = reader::open_counted(input, options.format)?;
-    let mut findings = Findings::default();
-    // One lane per session source: a log that interleaves several servers
-    // (Claude Desktop's mcp.log) is several independent sessions.
-    let mut lanes: IndexMap<Option<Box<str>>, Lane> = IndexMap::new();
-    let mut sessions: Vec<Option<Summary>> = Vec::new();
-    let mut items = Vec::new();
-    let new_session = |sessions: &mut Vec<Option<Summary>>, name: &Option<Box<str>>| {
-        sessions.push(None);
-        let mut session = Session::new(options.session.clone());
-        session.set_name(name.as_deref());
-        (session, sessions.len() - 1)
-    };
+    let mut checker = Checker::new(options);
     for record in records {
-        let record = record?;
+        checker.push(record?, &mut |_| {});
+    }
+    checker.lines_read(lines_read.get());
+    Ok(checker.finish(path, format, &mut |_| {}))
+}
+
+/// The pipeline of one input, fed one record at a time: what [`check`] runs
+/// over a whole file, and what a follower feeds as a file grows. A log that
+/// interleaves several servers (Claude Desktop's `mcp.log`) is several
+/// independent sessions, one lane each.
+pub struct Checker {
+    options: Options,
+    lanes: IndexMap<Option<Box<str>>, Lane>,
+    /// Finished sessions by index; `None` while a session is still open.
+    sessions: Vec<Option<Summary>>,
+    findings: Findings,
+    items: Vec<Item>,
+    lines_read: u64,
+}
+
+impl Checker {
+    pub fn new(options: &Options) -> Checker {
+        Checker {
+            options: options.clone(),
+            lanes: IndexMap::new(),
+            sessions: Vec::new(),
+            findings: Findings::default(),
+            items: Vec::new(),
+            lines_read: 0,
+        }
+    }
+
+    /// Takes one record. `each` sees every item the record yields before the
+    /// session takes it.
+    pub fn push(&mut self, record: Record, each: &mut dyn FnMut(&Item)) {
         let key = record.source.clone();
-        if !lanes.contains_key(&key) {
-            let (session, index) = new_session(&mut sessions, &key);
-            lanes.insert(
+        self.lane(&key);
+        let lane = self.lanes.get_mut(&key).expect("lane exists");
+        self.findings.set_session(lane.index);
+        lane.transport
+            .push(record, &mut self.findings, &mut self.items);
+        self.feed(&key, each);
+    }
+
+    /// The findings listed so far, in the order they were found.
+    pub fn findings(&self) -> &[Finding] {
+        self.findings.listed()
+    }
+
+    /// How many lines the reader read (for the forced-format note).
+    pub fn lines_read(&mut self, lines: u64) {
+        self.lines_read = lines;
+    }
+
+    /// Ends the input: flushes the transports, turns what is still open into
+    /// hangs and returns the report.
+    pub fn finish(mut self, path: &str, format: Format, each: &mut dyn FnMut(&Item)) -> FileReport {
+        if self.lanes.is_empty() {
+            self.lane(&None);
+        }
+        let keys: Vec<_> = self.lanes.keys().cloned().collect();
+        for key in keys {
+            let lane = self.lanes.get_mut(&key).expect("lane exists");
+            self.findings.set_session(lane.index);
+            lane.transport.finish(&mut self.findings, &mut self.items);
+            self.feed(&key, each);
+            let lane = self.lanes.shift_remove(&key).expect("lane exists");
+            self.findings.set_session(lane.index);
+            self.sessions[lane.index] = Some(lane.session.finish(&mut self.findings));
+        }
+        let sessions: Vec<Summary> = self.sessions.into_iter().flatten().collect();
+        if let Some(forced) = self.options.format.filter(|_| self.lines_read > 0) {
+            if sessions
+                .iter()
+                .all(|s| s.counts.messages.iter().sum::<u64>() == 0)
+            {
+                self.findings.set_session(0);
+                self.findings.push(Finding::new(
+                    Rule::FormatAssumption,
+                    1,
+                    format!(
+                        "no message was read from {} lines with --input {forced}: is it the right format? (without --input the format is detected)",
+                        self.lines_read
+                    ),
+                ));
+            }
+        }
+        FileReport {
+            path: path.to_string(),
+            format: format.as_str(),
+            sessions,
+            findings: self.options.filter.apply(self.findings.finish()),
+            message: None,
+        }
+    }
+
+    /// The lane of a source, opened on first use.
+    fn lane(&mut self, key: &Option<Box<str>>) {
+        if !self.lanes.contains_key(key) {
+            let (session, index) = self.new_session(key);
+            self.lanes.insert(
                 key.clone(),
                 Lane {
                     transport: Transport::new(),
@@ -120,53 +177,37 @@ pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<
                 },
             );
         }
-        let lane = lanes.get_mut(&key).expect("inserted above");
-        findings.set_session(lane.index);
-        lane.transport.push(record, &mut findings, &mut items);
-        lane.feed(&mut items, &mut findings, &mut sessions, &key, &new_session);
     }
-    if lanes.is_empty() {
-        let key = None;
-        let (session, index) = new_session(&mut sessions, &key);
-        lanes.insert(
-            key,
-            Lane {
-                transport: Transport::new(),
-                session,
-                index,
-            },
-        );
+
+    fn new_session(&mut self, key: &Option<Box<str>>) -> (Session, usize) {
+        self.sessions.push(None);
+        let mut session = Session::new(self.options.session.clone());
+        session.set_name(key.as_deref());
+        (session, self.sessions.len() - 1)
     }
-    for (key, mut lane) in lanes {
-        findings.set_session(lane.index);
-        lane.transport.finish(&mut findings, &mut items);
-        lane.feed(&mut items, &mut findings, &mut sessions, &key, &new_session);
-        sessions[lane.index] = Some(lane.session.finish(&mut findings));
-    }
-    let sessions: Vec<Summary> = sessions.into_iter().flatten().collect();
-    let last_line = lines_read.get();
-    if let Some(forced) = options.format.filter(|_| last_line > 0) {
-        if sessions
-            .iter()
-            .all(|s| s.counts.messages.iter().sum::<u64>() == 0)
-        {
-            findings.set_session(0);
-            findings.push(Finding::new(
-                Rule::FormatAssumption,
-                1,
-                format!(
-                    "no message was read from {last_line} lines with --input {forced}: is it the right format? (without --input the format is detected)"
-                ),
-            ));
+
+    /// Hands a lane's items to its session; a recorder's `# start` event
+    /// after traffic closes the session and opens a new one.
+    fn feed(&mut self, key: &Option<Box<str>>, each: &mut dyn FnMut(&Item)) {
+        let items = std::mem::take(&mut self.items);
+        for item in items {
+            each(&item);
+            if let Item::Event { text, .. } = &item {
+                let lane = &self.lanes[key];
+                if text.trim_start().starts_with("start") && !lane.session.is_empty() {
+                    let (fresh, index) = self.new_session(key);
+                    let lane = self.lanes.get_mut(key).expect("lane exists");
+                    let done = std::mem::replace(&mut lane.session, fresh);
+                    let old = std::mem::replace(&mut lane.index, index);
+                    self.findings.set_session(old);
+                    self.sessions[old] = Some(done.finish(&mut self.findings));
+                    self.findings.set_session(index);
+                }
+            }
+            let lane = self.lanes.get_mut(key).expect("lane exists");
+            lane.session.observe(item, &mut self.findings);
         }
     }
-    Ok(FileReport {
-        path: path.to_string(),
-        format: format.as_str(),
-        sessions,
-        findings: options.filter.apply(findings.finish()),
-        message: None,
-    })
 }
 
 #[cfg(test)]
