@@ -65,12 +65,24 @@ struct Lane {
 
 /// Checks one input. `Err` only when reading fails; bad content is findings.
 pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
-    let (format, records, lines_read) = reader::open_counted(input, options.format)?;
+    let (format, records, lines_read, decode_error) = reader::open_any(input, options.format)?;
     let mut checker = Checker::new(options);
     for record in records {
         checker.push(record?, &mut |_| {});
     }
     checker.lines_read(lines_read.get());
+    if let Some(error) = decode_error.borrow().as_ref() {
+        checker.findings.set_session(0);
+        checker.findings.push(Finding::new(
+            Rule::CorruptCompressedInput,
+            lines_read.get().max(1),
+            format!(
+                "the compressed input could not be decoded to its end ({}); the first {} lines were analysed, the rest is missing",
+                crate::text::excerpt(error),
+                lines_read.get()
+            ),
+        ));
+    }
     Ok(checker.finish(path, format, &mut |_| {}))
 }
 

@@ -210,6 +210,15 @@ rules! {
         example: "# gap: 73400320 bytes of stdout were not recorded",
     },
 
+    CorruptCompressedInput => {
+        name: "corrupt-compressed-input", group: Transport, severity: Warning, revisions: "all",
+        summary: "a gzip or zstd log that ends early or is damaged",
+        why: "Rotated host logs are often compressed, and a copy taken while the log was written, or cut by a size limit, ends in the middle of a compressed block. mcpdbg analyses what it could decode; findings near the end (hangs in particular) may only mean the log was cut.",
+        fix: "Copy the log again once the host has closed it, or decompress it yourself to see how far it goes.",
+        spec: "mcpdbg's own note (gzip: RFC 1952; zstd: RFC 8878)",
+        example: "(a gzip file cut in the middle; not printable here)",
+    },
+
     // ---- envelope: one message on its own ----
     JsonrpcVersion => {
         name: "jsonrpc-version", group: Envelope, severity: Error, revisions: "all",

@@ -641,7 +641,11 @@ fn readme_rules_table_matches_the_catalogue() {
 #[test]
 fn every_rule_example_triggers_its_rule() {
     // Examples that cannot be shown as text are described instead.
-    let described = ["invalid-utf8", "too-many-findings"];
+    let described = [
+        "invalid-utf8",
+        "too-many-findings",
+        "corrupt-compressed-input",
+    ];
     let mut failures = Vec::new();
     for rule in Rule::ALL {
         let info = rule.info();
@@ -1044,4 +1048,25 @@ fn forcing_the_wrong_format_says_so() {
             "{input} on {path}: {doc:#}"
         );
     }
+}
+
+#[test]
+fn compressed_logs_are_read_transparently() {
+    let plain = rules_fired("fixtures/rules/unanswered-request.log");
+    for path in [
+        "fixtures/compressed/unanswered-request.log.gz",
+        "fixtures/compressed/unanswered-request.log.zst",
+    ] {
+        assert_eq!(rules_fired(path), plain, "{path}");
+    }
+    // A gzip file cut in the middle: what was decoded is analysed, and said.
+    let fired = rules_fired("fixtures/rules/corrupt-compressed-input.log");
+    assert!(
+        fired.contains(&"corrupt-compressed-input".to_string()),
+        "{fired:?}"
+    );
+    assert!(
+        fired.contains(&"stray-output".to_string()),
+        "the decoded part was analysed: {fired:?}"
+    );
 }

@@ -300,9 +300,79 @@ pub fn open(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<(Format,
 /// Like [`open`], plus a counter of the lines read so far (records may skip
 /// lines, such as continuation lines a format ignores).
 pub fn open_counted(
-    mut input: Box<dyn Read>,
+    input: Box<dyn Read>,
     forced: Option<Format>,
 ) -> io::Result<(Format, Records, LineCount)> {
+    let (format, records, count, _) = open_any(input, forced)?;
+    Ok((format, records, count))
+}
+
+/// What a compressed input's decoder said when the data ended early.
+pub type DecodeError = std::rc::Rc<std::cell::RefCell<Option<String>>>;
+
+/// A decoder whose error ends the stream instead of the analysis: what was
+/// decoded is analysed, and the error is kept for the report.
+struct Forgiving {
+    inner: Box<dyn Read>,
+    error: DecodeError,
+}
+
+impl Read for Forgiving {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.error.borrow().is_some() {
+            return Ok(0);
+        }
+        match self.inner.read(buf) {
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => {
+                *self.error.borrow_mut() = Some(e.to_string());
+                Ok(0)
+            }
+            other => other,
+        }
+    }
+}
+
+/// Wraps gzip (`1f 8b`) and zstd (`28 b5 2f fd`) inputs in a decoder, by
+/// their magic bytes: rotated host logs are often compressed.
+fn decompress(
+    mut input: Box<dyn Read>,
+    error: &DecodeError,
+) -> io::Result<(Box<dyn Read>, Option<&'static str>)> {
+    let mut magic = Vec::with_capacity(4);
+    (&mut input).take(4).read_to_end(&mut magic)?;
+    let input: Box<dyn Read> = Box::new(io::Cursor::new(magic.clone()).chain(input));
+    let (decoded, kind): (Box<dyn Read>, _) = if magic.starts_with(&[0x1f, 0x8b]) {
+        (
+            Box::new(flate2::read::MultiGzDecoder::new(input)),
+            Some("gzip"),
+        )
+    } else if magic == [0x28, 0xb5, 0x2f, 0xfd] {
+        match ruzstd::decoding::StreamingDecoder::new(input) {
+            Ok(d) => (Box::new(d), Some("zstd")),
+            Err(e) => {
+                *error.borrow_mut() = Some(e.to_string());
+                (Box::new(io::empty()), Some("zstd"))
+            }
+        }
+    } else {
+        return Ok((input, None));
+    };
+    Ok((
+        Box::new(Forgiving {
+            inner: decoded,
+            error: error.clone(),
+        }),
+        kind,
+    ))
+}
+
+/// [`open_counted`], plus the decoder's error for compressed input.
+pub fn open_any(
+    input: Box<dyn Read>,
+    forced: Option<Format>,
+) -> io::Result<(Format, Records, LineCount, DecodeError)> {
+    let error = DecodeError::default();
+    let (mut input, _) = decompress(input, &error)?;
     let mut prefix = Vec::with_capacity(8 * 1024);
     (&mut input)
         .take(DETECT_BYTES as u64)
@@ -328,7 +398,7 @@ pub fn open_counted(
         Format::Mcpsnoop => Box::new(envelope::McpsnoopReader::new(lines)),
         Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
     };
-    Ok((format, records, count))
+    Ok((format, records, count, error))
 }
 
 /// How many lines a reader has read.
