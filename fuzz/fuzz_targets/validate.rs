@@ -1,0 +1,17 @@
+//! `mcpdbg validate` over any bytes, under every revision.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mcpdbg::protocol::Revision;
+use mcpdbg::validate::{ValidateOptions, validate};
+
+fuzz_target!(|data: &[u8]| {
+    for revision in Revision::ALL {
+        let options = ValidateOptions {
+            revision,
+            side: None,
+            answers: Some("tools/call".to_string()),
+        };
+        let _ = validate("fuzz", data, &options);
+    }
+});
