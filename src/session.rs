@@ -131,6 +131,8 @@ struct Open {
     subject: Option<Box<str>>,
     cancelled: Option<At>,
     counts: Counts,
+    /// Its id was already in use when it was sent (`id-reuse`).
+    reused: bool,
 }
 
 /// An id a side has used: where first, and where it was answered.
@@ -553,6 +555,7 @@ impl Session {
     ) {
         let method = msg.method.as_deref().unwrap_or_default();
         let open = &self.open[side.index()];
+        let reused = open.contains_key(id);
         if let Some(prev) = open.get(id) {
             findings.push(
                 report(
@@ -599,6 +602,7 @@ impl Session {
                 subject,
                 cancelled: None,
                 counts: self.counts,
+                reused,
             },
         );
         self.used[side.index()].insert(
@@ -1195,6 +1199,45 @@ impl Session {
             .collect();
         if !ends.is_empty() {
             text.push_str(&format!("; then {}", ends.join(", ")));
+        }
+        // The likely cause, where the evidence points at one.
+        let died = self.ends.iter().any(|(line, what)| {
+            *line > open.line
+                && (what.contains("exit")
+                    || what.contains("killed")
+                    || what.contains("closed unexpectedly"))
+        });
+        let first_error = self
+            .stderr_errors
+            .iter()
+            .find(|(line, _)| *line > open.line);
+        let cause = match (open.reused, noise > 0, first_error, died, answered > 0) {
+            (true, ..) => Some(
+                "its id was used twice, so its answer may have gone to the other request"
+                    .to_string(),
+            ),
+            (_, true, ..) => Some(format!(
+                "the {} wrote non-message text on its JSON stream after it, which the reader may have choked on",
+                owner.as_str()
+            )),
+            (_, _, Some((line, err)), true, _) => Some(format!(
+                "the {} died with the request open (its error, line {line}: {err:?})",
+                owner.as_str()
+            )),
+            (_, _, Some((line, err)), false, _) => Some(format!(
+                "the handler failed (line {line}: {err:?}) and never answered"
+            )),
+            (_, _, None, _, true) => Some(format!(
+                "the {} is stuck on this request (it kept answering later ones)",
+                owner.as_str()
+            )),
+            (_, _, None, true, false) => {
+                Some(format!("the {} died with the request open", owner.as_str()))
+            }
+            _ => None,
+        };
+        if let Some(cause) = cause {
+            text.push_str(&format!("; likely: {cause}"));
         }
         text
     }
