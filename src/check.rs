@@ -2,13 +2,14 @@
 //!
 //! reader -> transport -> session -> findings, one record at a time. This is
 //! the only place that wires the stages together; it does no rendering.
+//! [`Checker`] is the same pipeline fed record by record, for `--follow`.
 
 use std::io::{self, Read};
 
-use crate::finding::Findings;
-use crate::reader::{self, Format};
+use crate::finding::{Finding, Findings};
+use crate::reader::{self, Format, Record};
 use crate::report::FileReport;
-use crate::session::{Config, Session};
+use crate::session::{Config, Session, Summary};
 use crate::transport::{Item, Transport};
 
 /// Options for checking one input.
@@ -22,40 +23,78 @@ pub struct Options {
 /// Checks one input. `Err` only when reading fails; bad content is findings.
 pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
     let (format, records) = reader::open(input, options.format)?;
-    let mut findings = Findings::default();
-    let mut transport = Transport::new();
-    let mut session = Session::new(options.session.clone());
-    let mut sessions = Vec::new();
-    let mut items = Vec::new();
-    let feed = |items: &mut Vec<Item>,
-                session: &mut Session,
-                findings: &mut Findings,
-                sessions: &mut Vec<_>| {
-        for item in items.drain(..) {
+    let mut checker = Checker::new(options);
+    for record in records {
+        checker.push(record?, &mut |_| {});
+    }
+    Ok(checker.finish(path, format, &mut |_| {}))
+}
+
+/// The pipeline of one input, fed one record at a time: what [`check`] runs
+/// over a whole file, and what `check --follow` feeds as a file grows.
+pub struct Checker {
+    config: Config,
+    transport: Transport,
+    session: Session,
+    findings: Findings,
+    sessions: Vec<Summary>,
+    items: Vec<Item>,
+}
+
+impl Checker {
+    pub fn new(options: &Options) -> Checker {
+        Checker {
+            config: options.session.clone(),
+            transport: Transport::new(),
+            session: Session::new(options.session.clone()),
+            findings: Findings::default(),
+            sessions: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+
+    /// Takes one record. `each` sees every item the record yields before the
+    /// session takes it (the views pair requests from the same items).
+    pub fn push(&mut self, record: Record, each: &mut dyn FnMut(&Item)) {
+        self.transport
+            .push(record, &mut self.findings, &mut self.items);
+        self.feed(each);
+    }
+
+    /// The findings listed so far, in the order they were found.
+    pub fn findings(&self) -> &[Finding] {
+        self.findings.listed()
+    }
+
+    /// Ends the input: flushes the transport, turns what is still open into
+    /// hangs and returns the report.
+    pub fn finish(mut self, path: &str, format: Format, each: &mut dyn FnMut(&Item)) -> FileReport {
+        self.transport.finish(&mut self.findings, &mut self.items);
+        self.feed(each);
+        self.sessions.push(self.session.finish(&mut self.findings));
+        FileReport {
+            path: path.to_string(),
+            format,
+            sessions: self.sessions,
+            findings: self.findings.finish(),
+        }
+    }
+
+    fn feed(&mut self, each: &mut dyn FnMut(&Item)) {
+        for item in self.items.drain(..) {
+            each(&item);
             // A recorder's `# start` event after traffic opens a new session.
             if let Item::Event { text, .. } = &item {
-                if text.trim_start().starts_with("start") && !session.is_empty() {
-                    let done = std::mem::replace(session, Session::new(options.session.clone()));
-                    sessions.push(done.finish(findings));
-                    findings.set_session(sessions.len());
+                if text.trim_start().starts_with("start") && !self.session.is_empty() {
+                    let done =
+                        std::mem::replace(&mut self.session, Session::new(self.config.clone()));
+                    self.sessions.push(done.finish(&mut self.findings));
+                    self.findings.set_session(self.sessions.len());
                 }
             }
-            session.observe(item, findings);
+            self.session.observe(item, &mut self.findings);
         }
-    };
-    for record in records {
-        transport.push(record?, &mut findings, &mut items);
-        feed(&mut items, &mut session, &mut findings, &mut sessions);
     }
-    transport.finish(&mut findings, &mut items);
-    feed(&mut items, &mut session, &mut findings, &mut sessions);
-    sessions.push(session.finish(&mut findings));
-    Ok(FileReport {
-        path: path.to_string(),
-        format,
-        sessions,
-        findings: findings.finish(),
-    })
 }
 
 #[cfg(test)]

@@ -102,6 +102,12 @@ impl Findings {
         }
     }
 
+    /// The findings listed so far, in the order they were pushed (a caller
+    /// that remembers the length sees what is new since).
+    pub fn listed(&self) -> &[Finding] {
+        &self.list
+    }
+
     /// The first listed finding that matches, to amend it (e.g. with a count).
     pub fn find_mut(&mut self, pred: impl Fn(&Finding) -> bool) -> Option<&mut Finding> {
         self.list.iter_mut().find(|f| pred(f))

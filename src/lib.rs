@@ -35,6 +35,7 @@
 
 pub mod check;
 pub mod classify;
+pub mod conversation;
 pub mod finding;
 pub mod protocol;
 pub mod reader;
@@ -45,3 +46,4 @@ pub mod rules;
 pub mod session;
 pub mod text;
 pub mod transport;
+pub mod views;
