@@ -98,6 +98,9 @@ pub struct Entry {
     pub bytes: u64,
     /// The raw text, when the driver keeps it (`--full`, HTML).
     pub raw: Option<String>,
+    /// After this row: how many requests the server and the client owe an
+    /// answer to (cancelled ones excused), as [`Conversation::owed`].
+    pub owed: [usize; 2],
 }
 
 impl Entry {
@@ -118,6 +121,7 @@ impl Entry {
             batch: None,
             bytes: 0,
             raw: None,
+            owed: [0; 2],
         }
     }
 
@@ -136,6 +140,8 @@ pub struct Open {
     pub subject: Option<String>,
     /// The sender cancelled it (`notifications/cancelled`).
     pub cancelled: bool,
+    /// When it was cancelled, if the log says.
+    pub cancelled_time: Option<Timestamp>,
 }
 
 /// A request still open, with who sent it.
@@ -185,6 +191,14 @@ impl Conversation {
 
     /// Takes one item; returns its rows (several for a batch).
     pub fn observe(&mut self, item: &Item) -> Vec<Entry> {
+        let mut entries = self.rows(item);
+        if let Some(last) = entries.last_mut() {
+            last.owed = self.owed();
+        }
+        entries
+    }
+
+    fn rows(&mut self, item: &Item) -> Vec<Entry> {
         match item {
             Item::Message { at, dir, msg } => vec![self.message(at, *dir, msg)],
             Item::Batch { at, dir, items } => {
@@ -194,7 +208,11 @@ impl Conversation {
                     .enumerate()
                     .map(|(i, element)| {
                         let mut entry = match element {
-                            Ok(msg) => self.message(at, *dir, msg),
+                            Ok(msg) => {
+                                let mut e = self.message(at, *dir, msg);
+                                e.owed = self.owed();
+                                e
+                            }
                             Err(why) => {
                                 let mut e = Entry::new(at, *dir, EntryKind::Other);
                                 e.other = Some(OtherKind::BadElement);
@@ -295,6 +313,7 @@ impl Conversation {
                             method: msg.method.clone().unwrap_or_default(),
                             subject: e.subject.clone(),
                             cancelled: false,
+                            cancelled_time: None,
                         },
                     );
                 }
@@ -308,6 +327,7 @@ impl Conversation {
                         .and_then(RequestId::from_json);
                     if let Some(open) = id.and_then(|id| self.open[slot(dir)].get_mut(&id)) {
                         open.cancelled = true;
+                        open.cancelled_time = at.time.clone();
                     }
                 }
             }

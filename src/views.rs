@@ -110,6 +110,9 @@ pub struct Entries {
     keep_raw: bool,
     queue: VecDeque<Entry>,
     done: bool,
+    first_time: Option<Timestamp>,
+    last_time: Option<Timestamp>,
+    last_line: u64,
 }
 
 impl Entries {
@@ -133,11 +136,29 @@ impl Entries {
             keep_raw,
             queue: VecDeque::new(),
             done: false,
+            first_time: None,
+            last_time: None,
+            last_line: 0,
         })
     }
 
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// The first and last timestamps read so far.
+    pub fn times(&self) -> (Option<&Timestamp>, Option<&Timestamp>) {
+        (self.first_time.as_ref(), self.last_time.as_ref())
+    }
+
+    /// The last line read so far.
+    pub fn last_line(&self) -> u64 {
+        self.last_line
+    }
+
+    /// Every request not answered so far (at the end: never answered).
+    pub fn unanswered(&self) -> Vec<OpenRequest> {
+        self.conversation.unanswered()
     }
 
     fn keep(&mut self, dir: Dir, line: u64, bytes: &[u8], terminated: bool) {
@@ -224,6 +245,13 @@ impl Iterator for Entries {
             match self.records.next() {
                 Some(Ok(record)) => {
                     let line = record.line;
+                    self.last_line = line;
+                    if let Some(t) = &record.time {
+                        if self.first_time.is_none() {
+                            self.first_time = Some(t.clone());
+                        }
+                        self.last_time = Some(t.clone());
+                    }
                     if let Body::Line { dir, bytes } = &record.body {
                         self.keep(*dir, line, bytes, record.terminated);
                     }
