@@ -456,14 +456,15 @@ impl Sink for Html<'_> {
         for f in &report.findings {
             tally[f.severity as usize] += 1;
         }
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         let mut meta = format!(
-            "{} format · {} · {} · {} lines · {} errors, {} warnings, {} info",
+            "{} format · {} · {} · {} · {}, {}, {} info",
             report.format,
             esc(&self.client),
             esc(&self.server),
-            prepared.last_line,
-            tally[Severity::Error as usize],
-            tally[Severity::Warning as usize],
+            count(prepared.last_line as usize, "line"),
+            count(tally[Severity::Error as usize], "error"),
+            count(tally[Severity::Warning as usize], "warning"),
             tally[Severity::Info as usize],
         );
         if let (Some(a), Some(b)) = (&prepared.first_time, &prepared.last_time) {

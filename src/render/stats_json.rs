@@ -21,6 +21,12 @@ fn bytes(b: &Bytes) -> Value {
     })
 }
 
+/// Seconds to the microsecond (the precision of timestamps), without the
+/// noise of summed floats.
+fn secs(s: f64) -> Value {
+    Value::from((s * 1e6).round() / 1e6)
+}
+
 fn dir(d: Option<Dir>) -> Value {
     d.map_or(Value::Null, |d| Value::from(d.as_str()))
 }
@@ -36,7 +42,7 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
                 "lines": f.lines,
                 "first_time": f.first_time.as_ref().map(|t| t.text.to_string()),
                 "last_time": f.last_time.as_ref().map(|t| t.text.to_string()),
-                "duration_seconds": f.duration(),
+                "duration_seconds": f.duration().map(secs),
                 "messages": {
                     "client_to_server": f.messages[0],
                     "server_to_client": f.messages[1],
@@ -62,9 +68,9 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
             } else {
                 json!({
                     "count": m.latencies.len(),
-                    "p50": m.percentile(0.5),
-                    "p95": m.percentile(0.95),
-                    "max": m.max(),
+                    "p50": m.percentile(0.5).map(secs),
+                    "p95": m.percentile(0.95).map(secs),
+                    "max": m.max().map(secs),
                 })
             };
             json!({
@@ -90,7 +96,7 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
                 "method": s.method,
                 "subject": s.subject,
                 "id": s.id.as_ref().map(|id| id.to_json()),
-                "seconds": s.seconds,
+                "seconds": secs(s.seconds),
                 "answered": s.answered,
                 "cancelled": s.cancelled,
             })
@@ -100,9 +106,9 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
         let w = &stats.waiting[i];
         let timed = stats.files.iter().any(|f| f.duration().is_some());
         json!({
-            "open_seconds": if timed { Value::from(w.open_seconds) } else { Value::Null },
+            "open_seconds": if timed { secs(w.open_seconds) } else { Value::Null },
             "answers": w.answers,
-            "latency_sum_seconds": w.latency_sum,
+            "latency_sum_seconds": secs(w.latency_sum),
         })
     };
     let doc = json!({
