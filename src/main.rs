@@ -429,6 +429,8 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
         }
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // The first signal asks for the report; a second one ends at once.
+            signal_hook::flag::register_conditional_shutdown(signal, 130, stop.clone())?;
             signal_hook::flag::register(signal, stop.clone())?;
         }
         let follow = mcpdbg::follow::FollowOptions {

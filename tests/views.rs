@@ -915,12 +915,22 @@ fn stats_read_stdin_and_report_unreadable_files() {
 
 // ------------------------------------------------------------------ follow
 
-/// Reads the child's stdout on a thread, one line at a time.
-fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
-    let stdout = child.stdout.take().expect("stdout");
+/// A child process that is killed when the test ends, even by a failed
+/// assertion (a follower never stops on its own).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Reads a child's output on a thread, one line at a time.
+fn lines_of(output: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
+        for line in BufReader::new(output).lines() {
             let Ok(line) = line else { break };
             if tx.send(line).is_err() {
                 break;
@@ -970,21 +980,26 @@ fn follow_prints_findings_as_the_file_grows() {
             .map(|l| format!("{l}\n"))
             .collect::<String>()
     };
-    let mut child = mcpdbg()
-        .args([
-            "check",
-            "--follow",
-            "--poll-interval",
-            "0.05",
-            "--status-interval",
-            "0.3",
-        ])
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let rx = lines_of(&mut child);
+    let mut child = Killed(
+        mcpdbg()
+            .args([
+                "check",
+                "--follow",
+                "--poll-interval",
+                "0.05",
+                "--status-interval",
+                "0.3",
+            ])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts"),
+    );
+    let child = &mut child.0;
+    let rx = lines_of(child.stdout.take().expect("stdout"));
+    let notes = lines_of(child.stderr.take().expect("stderr"));
+    expect_line(&notes, "following");
     // The handshake and a stray line: the stray-output finding comes at once.
     append(&path, &chunk(1, 16));
     std::thread::sleep(Duration::from_millis(200));
@@ -1003,22 +1018,25 @@ fn follow_prints_findings_as_the_file_grows() {
     append(&path, tail);
     let seen = expect_line(&rx, "open: tools/call id 9 (line 18)");
     assert!(
-        !seen.iter().any(|l| l.contains("id 9 (line 17)")),
-        "{seen:?}"
+        !seen.iter().any(|l| l.starts_with("line 18:")),
+        "the first piece was read as a line of its own: {seen:?}"
     );
     // The slow answer to another request: its finding as it happens.
     append(&path, &chunk(26, 28).replace("\"id\":6", "\"id\":60"));
     expect_line(&rx, "line 21: warning slow-response");
     // Truncation: reading starts again, and is said on stderr.
     fs::write(&path, "").expect("truncate");
-    std::thread::sleep(Duration::from_millis(300));
+    expect_line(&notes, "was truncated; reading it again from the start");
     append(&path, &chunk(1, 2));
     std::thread::sleep(Duration::from_millis(300));
     // Rotation: a new file at the path.
     let rotated = dir.join("live.log.1");
     fs::rename(&path, &rotated).expect("rotate");
     fs::write(&path, chunk(1, 5)).expect("new file");
-    std::thread::sleep(Duration::from_millis(500));
+    expect_line(
+        &notes,
+        "was replaced (rotated); reading it again from the start",
+    );
     // Ctrl-C: the final report, with the hang, and the usual exit status.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let mut rest = Vec::new();
@@ -1029,30 +1047,18 @@ fn follow_prints_findings_as_the_file_grows() {
             Err(_) => break,
         }
     }
-    let status = wait_at_most(&mut child, Duration::from_secs(10)).expect("exits after SIGINT");
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
-        .expect("stderr");
+    let status = wait_at_most(child, Duration::from_secs(10)).expect("exits after SIGINT");
     let report = rest.join("\n");
-    assert_eq!(status.code(), Some(1), "{report}\n{stderr}");
-    assert!(
-        report.contains("live.log (part 1) (native format)"),
-        "{report}"
-    );
-    assert!(
-        report.contains("live.log (part 3) (native format)"),
-        "{report}"
-    );
-    assert!(report.contains("unanswered-request"), "{report}");
-    assert!(report.contains("errors,"), "{report}");
-    assert!(
-        stderr.contains("was truncated; reading it again from the start"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("was replaced (rotated); reading it again from the start"),
-        "{stderr}"
-    );
+    assert_eq!(status.code(), Some(1), "{report}");
+    for part in [
+        "live.log (part 1) (native format)",
+        "live.log (part 2) (native format)",
+        "live.log (part 3) (native format)",
+        "unanswered-request",
+        "errors,",
+    ] {
+        assert!(report.contains(part), "{part:?} missing from {report}");
+    }
 }
 
 #[test]
