@@ -37,9 +37,9 @@ pub const SERVER_GREEN: &str = "#1a7f37";
 /// The longest message text shown on click, in bytes.
 const DETAIL_BYTES: usize = 256 * 1024;
 /// The longest arrow label, in characters.
-const LABEL_CHARS: usize = 50;
+const LABEL_CHARS: usize = 46;
 /// The longest note, in characters.
-const NOTE_CHARS: usize = 44;
+const NOTE_CHARS: usize = 40;
 /// How many never-answered requests get their own bar on one page.
 const BARS: usize = 6;
 
@@ -88,10 +88,13 @@ fn script_json(value: &serde_json::Value) -> String {
     out
 }
 
+/// At most `max` characters of `text` as it will be shown (terminal
+/// controls already escaped, so the escapes count), with `…` when cut.
 fn cut(text: &str, max: usize) -> String {
+    let text = escape_control(text);
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
+        None => text.into_owned(),
     }
 }
 
@@ -168,7 +171,7 @@ impl<'a> Html<'a> {
                 svg,
                 r#"<line class="lane" x1="{x}" y1="{HEAD}" x2="{x}" y2="{bottom}" stroke="{colour}"/><rect x="{}" y="8" width="220" height="30" rx="5" fill="{colour}"/><text class="head" x="{x}" y="28">{}</text>"#,
                 x - 110,
-                esc(&cut(name, 34))
+                esc(&cut(name, 28))
             );
         }
         // Requests opened on earlier pages and never answered run down the whole lane.
