@@ -18,27 +18,48 @@
 //! and writes the native transcript that the pipeline reads.
 //! `checks.rs` judges one message in its context; the session and
 //! `validate.rs` (`mcpdbg validate`, one message on its own) share it.
+//!
+//! The views read the same items as the session, from the side:
+//!
+//! ```text
+//! Item ──conversation──▶ Entry {line, dir, kind, id, method, answers, latency, summary}
+//!      views.rs: the first pass (check report + requests never answered),
+//!                then Entries (rows streamed with their raw bytes)
+//!      ──timeline──▶ filters, --around window ──▶ render::{timeline, mermaid, html}
+//!      ──stats──▶ per-method numbers ──▶ render::{stats, stats_json}
+//! check::Checker + conversation, fed as a file grows ──follow──▶ live findings
+//! ```
 //! `check.rs` wires the stages; `main.rs` only parses arguments and maps
 //! the outcome to an exit code. `protocol.rs` holds the spec's facts (revisions
 //! and the method table), `rules.rs` the rule catalogue.
 //!
 //! # Invariants, written as absences
 //!
-//! - Nothing but `reader`, `record` and `main` does I/O; only `record` reads
-//!   the clock (to stamp what it records): the analysis takes all time from
-//!   the log.
+//! - Nothing but `reader`, `record`, `follow` and `main` does I/O (renderers
+//!   only write to the writer they are given); only `record` (to stamp what
+//!   it records) and `follow` (to poll and to age open requests) read the
+//!   clock or wait: the analysis, the timeline and the stats take all time
+//!   from the log.
 //! - Bad input never produces `Err` or a panic: it becomes a finding. `Err`
 //!   means a file could not be opened, read or written.
 //! - No stage holds the whole input: memory follows open requests and used
 //!   ids. Findings keep excerpts (at most 200 characters), never whole lines.
+//!   The timeline keeps raw lines only until their message is complete, and
+//!   buffers at most one HTML page or the `--around` context; `stats` keeps
+//!   one latency per answered request.
 //! - Only `render/table.rs` imports `tabled`; only `render/json.rs` knows the
-//!   JSON schema; no domain type derives `Serialize`.
+//!   `check` JSON schema and only `render/stats_json.rs` the `stats` one; no
+//!   domain type derives `Serialize`.
+//! - The conversation judges nothing: rules and findings stay with the
+//!   session; the views only show them.
 //! - Rule metadata lives only in `rules.rs`.
 
 pub mod check;
 pub mod checks;
 pub mod classify;
+pub mod conversation;
 pub mod finding;
+pub mod follow;
 pub mod protocol;
 pub mod reader;
 pub mod record;
@@ -46,6 +67,9 @@ pub mod render;
 pub mod report;
 pub mod rules;
 pub mod session;
+pub mod stats;
 pub mod text;
+pub mod timeline;
 pub mod transport;
 pub mod validate;
+pub mod views;

@@ -9,12 +9,14 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use mcpdbg::check::{self, Filter, Options};
+use mcpdbg::conversation::EntryKind;
 use mcpdbg::protocol::Revision;
-use mcpdbg::reader::Format;
+use mcpdbg::reader::{Dir, Format};
 use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
 use mcpdbg::rules::{Rule, Severity};
 use mcpdbg::session::{Config, Side};
+use mcpdbg::timeline;
 use mcpdbg::validate::{self, ValidateOptions};
 
 /// Debug Model Context Protocol (MCP) sessions over stdio, offline
@@ -35,6 +37,8 @@ struct Cli {
 enum Command {
     Check(CheckArgs),
     Validate(ValidateArgs),
+    Timeline(TimelineArgs),
+    Stats(StatsArgs),
     Record(RecordArgs),
     Rules(RulesArgs),
     Explain(ExplainArgs),
@@ -87,6 +91,22 @@ struct CheckArgs {
 
     #[command(flatten)]
     output: OutputArgs,
+
+    /// Keep reading FILE as it grows and print each finding as it appears
+    ///
+    /// Like `tail -f`: survives truncation and rotation (reading the new file
+    /// from its start). While requests are open, prints the oldest one and
+    /// how long it has waited every few seconds. Ctrl-C prints the report.
+    #[arg(long, short)]
+    follow: bool,
+
+    /// Seconds between looks at a followed file
+    #[arg(long, hide = true, default_value_t = 0.2, value_parser = parse_seconds)]
+    poll_interval: f64,
+
+    /// Seconds between status lines while following
+    #[arg(long, hide = true, default_value_t = 5.0, value_parser = parse_seconds)]
+    status_interval: f64,
 }
 
 /// Which rules to report (`check`).
@@ -124,6 +144,7 @@ struct OutputArgs {
 const CHECK_EXAMPLES: &str = "\
 Examples:
   mcpdbg check session.log
+  mcpdbg check --follow /tmp/notes.log     # while `mcpdbg record` writes it
   mcpdbg check --format json a.log b.log | jq '.files[].findings[].rule'
   my-wrapper | mcpdbg check -
   mcpdbg check --revision 2025-06-18 --fail-on warning tail.log
@@ -132,6 +153,155 @@ Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
   2  usage error, or a file could not be read";
+
+/// Show a session as a conversation, one row per message
+///
+/// Each row: the line, seconds since the first timestamp, the direction
+/// (C->S client to server, S->C server to client, S! server stderr, # event,
+/// ? unknown), the id, the method (`result METHOD` or `error CODE METHOD` for
+/// a response, with the line of the request it answers and its latency) and
+/// a short summary of the payload. The findings of `mcpdbg check` are shown
+/// under the rows they point at. Filters combine: a row is shown when it
+/// matches every filter given (and any value of a repeated one).
+#[derive(Parser)]
+#[command(after_long_help = TIMELINE_EXAMPLES, verbatim_doc_comment)]
+struct TimelineArgs {
+    /// The capture to show (a file: it is read twice)
+    file: PathBuf,
+
+    /// Output format: text rows, a Mermaid sequence diagram, or one
+    /// self-contained HTML page with an SVG sequence diagram
+    #[arg(long, value_enum, default_value_t = TimelineFormat::Text)]
+    format: TimelineFormat,
+
+    /// Write to this file instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Only this method (repeatable; `tools/*` matches a prefix); a response
+    /// matches by the method of its request
+    #[arg(long, value_name = "METHOD")]
+    method: Vec<String>,
+
+    /// Only this id, as JSON (`7`, `'"7"'`) or bare text (repeatable)
+    #[arg(long, value_name = "ID")]
+    id: Vec<String>,
+
+    /// Only this direction (repeatable)
+    #[arg(long, value_enum, value_name = "DIR")]
+    dir: Vec<DirArg>,
+
+    /// Only this kind of row (repeatable)
+    #[arg(long, value_enum, value_name = "KIND")]
+    kind: Vec<KindArg>,
+
+    /// Only lines A to B, inclusive (`A..B`, `A..`, `..B`)
+    #[arg(long, value_name = "A..B", value_parser = parse_lines)]
+    lines: Option<(u64, u64)>,
+
+    /// Only the rows around the first row at or after LINE
+    #[arg(long, value_name = "LINE")]
+    around: Option<u64>,
+
+    /// Rows shown on each side of --around
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    context: usize,
+
+    /// Only error responses, results with `isError: true` and rows with an
+    /// error finding
+    #[arg(long)]
+    errors_only: bool,
+
+    /// Print each whole message, pretty-printed, under its row (text format)
+    #[arg(long)]
+    full: bool,
+
+    /// Read the input as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    /// Gate the rules on this protocol revision (see `check --revision`)
+    #[arg(long, value_name = "REV", value_parser = parse_revision)]
+    revision: Option<Revision>,
+
+    /// Report responses slower than this many seconds (see `check --slow`)
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    slow: f64,
+}
+
+const TIMELINE_EXAMPLES: &str = "\
+Examples:
+  mcpdbg timeline session.log
+  mcpdbg timeline --method tools/call --errors-only session.log
+  mcpdbg timeline --around 37 --context 3 --full session.log
+  mcpdbg timeline --format mermaid --lines 1..40 session.log > diagram.mmd
+  mcpdbg timeline --format html --out session.html session.log
+
+Exit status:
+  0  the timeline was written
+  2  usage error, or the file could not be read or the output written";
+
+/// Numbers per method and per side: counts, errors, latencies, bytes
+///
+/// For each method (and direction): how often it was sent, how many answers
+/// were errors (or results with `isError: true`), how many were never
+/// answered, the p50, p95 and largest latency (nearest rank; needs
+/// timestamps) and the bytes that crossed the pipe each way for it and its
+/// answers. Then the slowest requests (answered or not), the stderr volume,
+/// and how long each side kept the other waiting. Several files are added
+/// up into one set of numbers.
+#[derive(Parser)]
+#[command(after_long_help = STATS_EXAMPLES)]
+struct StatsArgs {
+    /// Capture files; `-` or none reads standard input
+    files: Vec<PathBuf>,
+
+    /// Output format (`json` is a versioned document)
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Read the input as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+}
+
+const STATS_EXAMPLES: &str = "\
+Examples:
+  mcpdbg stats session.log
+  mcpdbg stats --format json ~/.mcp-logs/*.log | jq '.methods[0]'
+
+Exit status:
+  0  the numbers were written
+  2  usage error, or a file could not be read";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TimelineFormat {
+    Text,
+    Mermaid,
+    Html,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DirArg {
+    /// client to server
+    C2s,
+    /// server to client
+    S2c,
+    /// the server's stderr
+    Stderr,
+    /// not known (plain logs) and events
+    Unknown,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KindArg {
+    Request,
+    Response,
+    Notification,
+    Stderr,
+    /// events, lines that are no message, findings on lines without one
+    Other,
+}
 
 /// Run a server and record its stdio session byte for byte
 ///
@@ -350,6 +520,23 @@ fn parse_severity(s: &str) -> Result<(Rule, Option<Severity>), String> {
     Ok((parse_rule(rule)?, level))
 }
 
+fn parse_lines(s: &str) -> Result<(u64, u64), String> {
+    let usage = || "expected A..B, A.. or ..B with line numbers, such as 10..40".to_string();
+    let (a, b) = s.split_once("..").ok_or_else(usage)?;
+    let bound = |t: &str, default: u64| -> Result<u64, String> {
+        if t.is_empty() {
+            Ok(default)
+        } else {
+            t.parse().map_err(|_| usage())
+        }
+    };
+    let (a, b) = (bound(a, 1)?, bound(b, u64::MAX)?);
+    if a > b {
+        return Err(usage());
+    }
+    Ok((a, b))
+}
+
 fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
@@ -361,6 +548,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => run_check(args),
+        Command::Timeline(args) => run_timeline(args),
+        Command::Stats(args) => run_stats(args),
         Command::Record(args) => run_record(args),
         Command::Validate(args) => run_validate(args),
         Command::Rules(args) => run_rules(args),
@@ -382,19 +571,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             revision: args.revision,
             slow_seconds: args.slow,
         },
-        format: args.input.map(|i| match i {
-            InputArg::Native => Format::Native,
-            InputArg::Ndjson => Format::Ndjson,
-            InputArg::ClaudeServer => Format::ClaudeServer,
-            InputArg::ClaudeAggregate => Format::ClaudeAggregate,
-            InputArg::Vscode => Format::VsCode,
-            InputArg::Zed => Format::Zed,
-            InputArg::ZedRpc => Format::ZedRpc,
-            InputArg::Socat => Format::Socat,
-            InputArg::Strace => Format::Strace,
-            InputArg::Mcpsnoop => Format::Mcpsnoop,
-            InputArg::Inspector => Format::Inspector,
-        }),
+        format: input_format(args.input),
         filter: Filter {
             select: args.rules.select,
             ignore: args.rules.ignore,
@@ -404,11 +581,49 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
     let files = if args.files.is_empty() {
         vec![PathBuf::from("-")]
     } else {
-        args.files
+        args.files.clone()
     };
     let mut report = Report::default();
     let mut failed = false;
-    for path in &files {
+    if args.follow {
+        let [path] = &files[..] else {
+            eprintln!("mcpdbg: --follow takes exactly one file");
+            return Ok(ExitCode::from(2));
+        };
+        if path.as_os_str() == "-" || matches!(args.output.format, FormatArg::Json) {
+            eprintln!("mcpdbg: --follow reads a file (not standard input) and prints a table");
+            return Ok(ExitCode::from(2));
+        }
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // The first signal asks for the report; a second one ends at once.
+            signal_hook::flag::register_conditional_shutdown(signal, 130, stop.clone())?;
+            signal_hook::flag::register(signal, stop.clone())?;
+        }
+        let follow = mcpdbg::follow::FollowOptions {
+            check: options.clone(),
+            poll: std::time::Duration::from_secs_f64(args.poll_interval),
+            status_every: std::time::Duration::from_secs_f64(args.status_interval),
+        };
+        eprintln!(
+            "mcpdbg: following {}; Ctrl-C prints the report",
+            path.display()
+        );
+        report = match mcpdbg::follow::follow(
+            path,
+            &follow,
+            &stop,
+            &mut io::stdout(),
+            &mut io::stderr(),
+        ) {
+            Ok(report) => report,
+            Err(e) => {
+                eprintln!("mcpdbg: cannot follow {}: {e}", path.display());
+                return Ok(ExitCode::from(2));
+            }
+        };
+    }
+    for path in files.iter().filter(|_| !args.follow) {
         let name = path.display().to_string();
         let input: Box<dyn Read> = if name == "-" {
             if io::stdin().is_terminal() {
@@ -470,6 +685,97 @@ fn emit(report: &Report, output: &OutputArgs, failed: bool) -> io::Result<ExitCo
     })
 }
 
+fn input_format(input: Option<InputArg>) -> Option<Format> {
+    input.map(|i| match i {
+        InputArg::Native => Format::Native,
+        InputArg::Ndjson => Format::Ndjson,
+        InputArg::ClaudeServer => Format::ClaudeServer,
+        InputArg::ClaudeAggregate => Format::ClaudeAggregate,
+        InputArg::Vscode => Format::VsCode,
+        InputArg::Zed => Format::Zed,
+        InputArg::ZedRpc => Format::ZedRpc,
+        InputArg::Socat => Format::Socat,
+        InputArg::Strace => Format::Strace,
+        InputArg::Mcpsnoop => Format::Mcpsnoop,
+        InputArg::Inspector => Format::Inspector,
+    })
+}
+
+/// Where a command writes: a file (`--out`) or standard output.
+fn output(out: &Option<PathBuf>) -> io::Result<Box<dyn Write>> {
+    Ok(match out {
+        Some(path) => Box::new(io::BufWriter::new(File::create(path).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+        })?)),
+        None => Box::new(io::BufWriter::new(io::stdout().lock())),
+    })
+}
+
+fn run_timeline(args: TimelineArgs) -> io::Result<ExitCode> {
+    let name = args.file.display().to_string();
+    if name == "-" {
+        eprintln!(
+            "mcpdbg: timeline reads its file twice and cannot read standard input; save the capture to a file first"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let options = timeline::Options {
+        check: Options {
+            session: Config {
+                revision: args.revision,
+                slow_seconds: args.slow,
+            },
+            format: input_format(args.input),
+            filter: Filter::default(),
+        },
+        filter: timeline::Filter {
+            methods: args.method,
+            ids: args.id.iter().map(|s| timeline::parse_id(s)).collect(),
+            dirs: args
+                .dir
+                .iter()
+                .map(|d| match d {
+                    DirArg::C2s => Dir::ClientToServer,
+                    DirArg::S2c => Dir::ServerToClient,
+                    DirArg::Stderr => Dir::Stderr,
+                    DirArg::Unknown => Dir::Unknown,
+                })
+                .collect(),
+            kinds: args
+                .kind
+                .iter()
+                .map(|k| match k {
+                    KindArg::Request => EntryKind::Request,
+                    KindArg::Response => EntryKind::Response,
+                    KindArg::Notification => EntryKind::Notification,
+                    KindArg::Stderr => EntryKind::Stderr,
+                    KindArg::Other => EntryKind::Other,
+                })
+                .collect(),
+            lines: args.lines,
+            errors_only: args.errors_only,
+        },
+        around: args.around.map(|line| (line, args.context)),
+        keep_raw: args.full || matches!(args.format, TimelineFormat::Html),
+    };
+    let path = args.file.clone();
+    let open = move || -> io::Result<Box<dyn Read>> {
+        File::open(&path)
+            .map(|f| Box::new(f) as Box<dyn Read>)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display())))
+    };
+    let mut out = output(&args.out)?;
+    let mut sink: Box<dyn timeline::Sink + '_> = match args.format {
+        TimelineFormat::Text => Box::new(render::timeline::Text::new(&mut out, args.full)),
+        TimelineFormat::Mermaid => Box::new(render::mermaid::Mermaid::new(&mut out)),
+        TimelineFormat::Html => Box::new(render::html::Html::new(&mut out)),
+    };
+    timeline::run(&name, &open, &options, sink.as_mut())?;
+    drop(sink);
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run_validate(args: ValidateArgs) -> io::Result<ExitCode> {
     let (name, bytes) = match args.message.as_deref() {
         Some(text) if text != "-" => ("<argument>", text.as_bytes().to_vec()),
@@ -508,6 +814,46 @@ fn run_explain(args: ExplainArgs) -> io::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_stats(args: StatsArgs) -> io::Result<ExitCode> {
+    let files = if args.files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.files
+    };
+    let mut stats = mcpdbg::stats::Stats::default();
+    let mut failed = false;
+    for path in &files {
+        let name = path.display().to_string();
+        let input: Box<dyn Read> = if name == "-" {
+            Box::new(io::stdin())
+        } else {
+            match File::open(path) {
+                Ok(f) => Box::new(f),
+                Err(e) => {
+                    eprintln!("mcpdbg: cannot open {name}: {e}");
+                    failed = true;
+                    continue;
+                }
+            }
+        };
+        if let Err(e) = mcpdbg::stats::collect(&mut stats, &name, input, input_format(args.input)) {
+            eprintln!("mcpdbg: cannot read {name}: {e}");
+            failed = true;
+        }
+    }
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match args.format {
+        FormatArg::Table => render::stats::render(&stats, &mut out)?,
+        FormatArg::Json => render::stats_json::render(&stats, &mut out)?,
+    }
+    out.flush()?;
+    Ok(if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn run_record(args: RecordArgs) -> io::Result<ExitCode> {

@@ -5,10 +5,15 @@ use std::io::{self, Write};
 
 use crate::report::Report;
 
+pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod mermaid;
+pub mod stats;
+pub mod stats_json;
 pub mod table;
 pub mod text;
+pub mod timeline;
 
 /// The output formats of `check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

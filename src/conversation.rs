@@ -1,0 +1,736 @@
+//! The conversation view of a session: transport items -> [`Entry`]s, one
+//! per message, stderr line or event, for `timeline`, `stats` and
+//! `check --follow`.
+//!
+//! Owns a light pairing of requests and responses (per sender, by exact id)
+//! so that a response row can say which request it answers and how long it
+//! took, and a light direction inference for logs without markers (the
+//! method table, then the request a response answers). It judges nothing:
+//! rules and findings stay with the session. Pure: no I/O, no clock; memory
+//! grows with the requests still open.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::classify::{ErrorInfo, IdField, Kind, Message, RequestId};
+use crate::protocol::{self, Sender};
+use crate::reader::{Dir, Timestamp};
+use crate::text::excerpt;
+use crate::transport::{At, Item};
+
+/// What a row of the conversation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EntryKind {
+    Request,
+    Response,
+    Notification,
+    /// A line of the server's stderr.
+    Stderr,
+    /// Anything else: a session event, a line that is no message, a batch
+    /// element that is no message.
+    Other,
+}
+
+impl EntryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Request => "request",
+            EntryKind::Response => "response",
+            EntryKind::Notification => "notification",
+            EntryKind::Stderr => "stderr",
+            EntryKind::Other => "other",
+        }
+    }
+}
+
+/// What kind of `Other` row it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OtherKind {
+    /// A recorder event (`# ...`).
+    Event,
+    /// A line on a JSON stream that is no message (stray text, broken JSON).
+    Noise,
+    /// A batch element that is no message.
+    BadElement,
+}
+
+/// The request a response answers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answered {
+    /// The line of the request.
+    pub line: u64,
+    /// Seconds from the request to the response, when both have timestamps.
+    pub latency: Option<f64>,
+    /// The sender had cancelled the request before this response.
+    pub cancelled: bool,
+}
+
+/// One row of the conversation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// The line the message starts on.
+    pub line: u64,
+    pub time: Option<Timestamp>,
+    /// Who wrote it; inferred for logs without markers (`Unknown` when it
+    /// cannot be placed).
+    pub dir: Dir,
+    pub kind: EntryKind,
+    /// Set for `Other` rows.
+    pub other: Option<OtherKind>,
+    pub id: Option<RequestId>,
+    /// The method; for a response, the method of the request it answers.
+    pub method: Option<String>,
+    /// The tool, prompt or resource a request is about (for a response: of
+    /// the request it answers).
+    pub subject: Option<String>,
+    /// For an error response.
+    pub error: Option<ErrorInfo>,
+    /// A result that says `isError: true` (a tool that failed).
+    pub is_error_result: bool,
+    /// For a response: the request it answers, when it was seen.
+    pub answers: Option<Answered>,
+    /// A short summary of the payload, unescaped (renderers escape it).
+    pub summary: String,
+    /// For batch elements: (index, count).
+    pub batch: Option<(usize, usize)>,
+    /// Raw bytes of the line(s) it came from (0 for batch elements after the
+    /// first, whose line was counted once). Set by the reader-facing driver.
+    pub bytes: u64,
+    /// The raw text, when the driver keeps it (`--full`, HTML).
+    pub raw: Option<String>,
+    /// After this row: how many requests the server and the client owe an
+    /// answer to (cancelled ones excused), as [`Conversation::owed`].
+    pub owed: [usize; 2],
+}
+
+impl Entry {
+    fn new(at: &At, dir: Dir, kind: EntryKind) -> Entry {
+        Entry {
+            line: at.line,
+            time: at.time.clone(),
+            dir,
+            kind,
+            other: None,
+            id: None,
+            method: None,
+            subject: None,
+            error: None,
+            is_error_result: false,
+            answers: None,
+            summary: String::new(),
+            batch: None,
+            bytes: 0,
+            raw: None,
+            owed: [0; 2],
+        }
+    }
+
+    /// An error response or a result with `isError: true`.
+    pub fn is_failure(&self) -> bool {
+        self.error.is_some() || self.is_error_result
+    }
+}
+
+/// A request waiting for its response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Open {
+    pub line: u64,
+    pub time: Option<Timestamp>,
+    pub method: String,
+    pub subject: Option<String>,
+    /// The sender cancelled it (`notifications/cancelled`).
+    pub cancelled: bool,
+    /// When it was cancelled, if the log says.
+    pub cancelled_time: Option<Timestamp>,
+}
+
+/// A request still open, with who sent it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenRequest {
+    pub id: RequestId,
+    /// The direction the request travelled.
+    pub dir: Dir,
+    pub open: Open,
+}
+
+/// Index of a sender in the pairing tables.
+fn slot(dir: Dir) -> usize {
+    match dir {
+        Dir::ClientToServer => 0,
+        Dir::ServerToClient | Dir::Stderr => 1,
+        Dir::Unknown => 2,
+    }
+}
+
+fn reverse(dir: Dir) -> Dir {
+    match dir {
+        Dir::ClientToServer => Dir::ServerToClient,
+        Dir::ServerToClient => Dir::ClientToServer,
+        other => other,
+    }
+}
+
+const SLOT_DIRS: [Dir; 3] = [Dir::ClientToServer, Dir::ServerToClient, Dir::Unknown];
+
+/// The conversation state of one file.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    /// Open requests by the direction they travelled (client->server,
+    /// server->client, unknown), in the order they were sent.
+    open: [IndexMap<RequestId, Open>; 3],
+    /// Requests left open by an earlier session of the same file.
+    abandoned: Vec<OpenRequest>,
+    /// Whether the current session has seen a message.
+    started: bool,
+}
+
+impl Conversation {
+    pub fn new() -> Conversation {
+        Conversation::default()
+    }
+
+    /// Takes one item; returns its rows (several for a batch).
+    pub fn observe(&mut self, item: &Item) -> Vec<Entry> {
+        let mut entries = self.rows(item);
+        if let Some(last) = entries.last_mut() {
+            last.owed = self.owed();
+        }
+        entries
+    }
+
+    fn rows(&mut self, item: &Item) -> Vec<Entry> {
+        match item {
+            Item::Message { at, dir, msg } => vec![self.message(at, *dir, msg)],
+            Item::Batch { at, dir, items } => {
+                let count = items.len();
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, element)| {
+                        let mut entry = match element {
+                            Ok(msg) => {
+                                let mut e = self.message(at, *dir, msg);
+                                e.owed = self.owed();
+                                e
+                            }
+                            Err(why) => {
+                                let mut e = Entry::new(at, *dir, EntryKind::Other);
+                                e.other = Some(OtherKind::BadElement);
+                                e.summary = why.clone();
+                                e
+                            }
+                        };
+                        entry.batch = Some((i, count));
+                        entry
+                    })
+                    .collect()
+            }
+            Item::Stderr { at, text } => {
+                let mut e = Entry::new(at, Dir::Stderr, EntryKind::Stderr);
+                e.summary = text.clone();
+                vec![e]
+            }
+            Item::Noise { at, dir } => {
+                let mut e = Entry::new(at, *dir, EntryKind::Other);
+                e.other = Some(OtherKind::Noise);
+                vec![e]
+            }
+            Item::Event { at, text } => {
+                // A recorder's `# start` after traffic: a new server process
+                // with fresh id spaces; what was open stays unanswered.
+                if text.trim_start().starts_with("start") && self.started {
+                    let open: Vec<OpenRequest> = self.open().collect();
+                    self.abandoned.extend(open);
+                    self.open = Default::default();
+                    self.started = false;
+                }
+                let mut e = Entry::new(at, Dir::Unknown, EntryKind::Other);
+                e.other = Some(OtherKind::Event);
+                e.summary = excerpt(text.trim());
+                vec![e]
+            }
+        }
+    }
+
+    /// The requests still open, oldest first, with the direction they went.
+    pub fn open(&self) -> impl Iterator<Item = OpenRequest> + '_ {
+        let mut all: Vec<OpenRequest> = SLOT_DIRS
+            .iter()
+            .zip(&self.open)
+            .flat_map(|(dir, map)| {
+                map.iter().map(|(id, open)| OpenRequest {
+                    id: id.clone(),
+                    dir: *dir,
+                    open: open.clone(),
+                })
+            })
+            .collect();
+        all.sort_by_key(|r| r.open.line);
+        all.into_iter()
+    }
+
+    /// Every request never answered: those left by earlier sessions in the
+    /// file, then those open now, each group oldest first.
+    pub fn unanswered(&self) -> Vec<OpenRequest> {
+        let mut all = self.abandoned.clone();
+        all.extend(self.open());
+        all
+    }
+
+    /// How many requests each side owes a response to and is not excused
+    /// from by a cancellation: `[server, client]` (the server owes the
+    /// client's requests).
+    pub fn owed(&self) -> [usize; 2] {
+        let live = |map: &IndexMap<RequestId, Open>| map.values().filter(|o| !o.cancelled).count();
+        [live(&self.open[0]), live(&self.open[1])]
+    }
+
+    fn message(&mut self, at: &At, dir: Dir, msg: &Message) -> Entry {
+        self.started = true;
+        let dir = if dir == Dir::Unknown {
+            self.infer(msg)
+        } else {
+            dir
+        };
+        let kind = match msg.kind {
+            Kind::Request => EntryKind::Request,
+            Kind::Notification => EntryKind::Notification,
+            Kind::Response => EntryKind::Response,
+        };
+        let mut e = Entry::new(at, dir, kind);
+        e.id = msg.id.id().cloned();
+        e.method = msg.method.clone();
+        match msg.kind {
+            Kind::Request => {
+                e.subject = subject(msg);
+                e.summary = request_summary(msg);
+                if let IdField::Id(id) = &msg.id {
+                    self.open[slot(dir)].insert(
+                        id.clone(),
+                        Open {
+                            line: at.line,
+                            time: at.time.clone(),
+                            method: msg.method.clone().unwrap_or_default(),
+                            subject: e.subject.clone(),
+                            cancelled: false,
+                            cancelled_time: None,
+                        },
+                    );
+                }
+            }
+            Kind::Notification => {
+                e.summary = notification_summary(msg);
+                if msg.method.as_deref() == Some("notifications/cancelled") {
+                    let id = msg
+                        .params()
+                        .and_then(|p| p.get("requestId"))
+                        .and_then(RequestId::from_json);
+                    if let Some(open) = id.and_then(|id| self.open[slot(dir)].get_mut(&id)) {
+                        open.cancelled = true;
+                        open.cancelled_time = at.time.clone();
+                    }
+                }
+            }
+            Kind::Response => {
+                let request = e.id.as_ref().and_then(|id| {
+                    let sender = if dir == Dir::Unknown {
+                        Dir::Unknown
+                    } else {
+                        reverse(dir)
+                    };
+                    self.open[slot(sender)].shift_remove(id)
+                });
+                if let Some(open) = request {
+                    e.answers = Some(Answered {
+                        line: open.line,
+                        latency: match (&open.time, &at.time) {
+                            (Some(a), Some(b)) => Some(a.seconds_until(b)),
+                            _ => None,
+                        },
+                        cancelled: open.cancelled,
+                    });
+                    e.method = Some(open.method);
+                    e.subject = open.subject;
+                }
+                e.error = msg.error();
+                e.is_error_result = msg
+                    .result()
+                    .and_then(|r| r.get("isError"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                e.summary = response_summary(msg, e.method.as_deref());
+            }
+        }
+        e
+    }
+
+    /// The direction of a message in a log without markers, as the session
+    /// infers it: requests and notifications from the method table, a
+    /// response from the one side that has its id open.
+    fn infer(&self, msg: &Message) -> Dir {
+        match msg.kind {
+            Kind::Request | Kind::Notification => {
+                let name = msg.method.as_deref().unwrap_or_default();
+                match protocol::method(name).map(|m| m.sender) {
+                    Some(Sender::Client) => Dir::ClientToServer,
+                    Some(Sender::Server) => Dir::ServerToClient,
+                    _ if name == "notifications/cancelled" => msg
+                        .params()
+                        .and_then(|p| p.get("requestId"))
+                        .and_then(RequestId::from_json)
+                        .and_then(|id| self.opener_of(&id))
+                        .unwrap_or(Dir::Unknown),
+                    _ => Dir::Unknown,
+                }
+            }
+            Kind::Response => msg
+                .id
+                .id()
+                .and_then(|id| self.opener_of(id))
+                .map_or(Dir::Unknown, reverse),
+        }
+    }
+
+    /// The one direction that has `id` open, if exactly one does.
+    fn opener_of(&self, id: &RequestId) -> Option<Dir> {
+        let mut dirs = SLOT_DIRS
+            .iter()
+            .zip(&self.open)
+            .filter(|(_, map)| map.contains_key(id))
+            .map(|(d, _)| *d);
+        let first = dirs.next()?;
+        dirs.next().is_none().then_some(first)
+    }
+}
+
+/// The longest summary kept, in characters.
+const SUMMARY_CHARS: usize = 120;
+
+fn cap(text: String) -> String {
+    match text.char_indices().nth(SUMMARY_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+fn str_of<'a>(map: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a str> {
+    map?.get(key)?.as_str()
+}
+
+fn subject(msg: &Message) -> Option<String> {
+    let params = msg.params();
+    let key = match msg.method.as_deref()? {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        _ => return None,
+    };
+    str_of(params, key).map(excerpt)
+}
+
+/// `{a, b}`: the keys of an object, `_meta` left out.
+fn keys(map: &Map<String, Value>) -> String {
+    let keys: Vec<&str> = map
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != "_meta")
+        .collect();
+    format!("{{{}}}", keys.join(", "))
+}
+
+/// A short rendering of any JSON value: strings as text, the rest compact.
+fn short(v: &Value) -> String {
+    match v {
+        Value::String(s) => excerpt(s),
+        other => excerpt(&other.to_string()),
+    }
+}
+
+fn implementation(v: Option<&Value>) -> Option<String> {
+    let v = v?;
+    let name = v.get("name")?.as_str()?;
+    Some(match v.get("version").and_then(Value::as_str) {
+        Some(version) => format!("{name} {version}"),
+        None => name.to_string(),
+    })
+}
+
+fn request_summary(msg: &Message) -> String {
+    let params = msg.params();
+    let text = match msg.method.as_deref().unwrap_or_default() {
+        "initialize" => {
+            let mut parts = Vec::new();
+            if let Some(v) = str_of(params, "protocolVersion") {
+                parts.push(format!("protocolVersion {v}"));
+            }
+            if let Some(i) = implementation(params.and_then(|p| p.get("clientInfo"))) {
+                parts.push(format!("client {i}"));
+            }
+            parts.join(", ")
+        }
+        "tools/call" | "prompts/get" => {
+            let name = str_of(params, "name").unwrap_or("?");
+            let args = match params.and_then(|p| p.get("arguments")) {
+                Some(Value::Object(args)) => args
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Some(_) | None => String::new(),
+            };
+            format!("{name}({args})")
+        }
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            str_of(params, "uri").unwrap_or_default().to_string()
+        }
+        _ => match params {
+            Some(p) if p.keys().any(|k| k != "_meta") => keys(p),
+            _ => String::new(),
+        },
+    };
+    cap(text)
+}
+
+fn notification_summary(msg: &Message) -> String {
+    let params = msg.params();
+    let get = |k: &str| params.and_then(|p| p.get(k));
+    let text = match msg.method.as_deref().unwrap_or_default() {
+        "notifications/cancelled" => {
+            let id = get("requestId").map(short).unwrap_or_else(|| "?".into());
+            match str_of(params, "reason") {
+                Some(reason) => format!("request {id}: {reason}"),
+                None => format!("request {id}"),
+            }
+        }
+        "notifications/progress" => {
+            let mut text = format!(
+                "token {}: {}",
+                get("progressToken")
+                    .map(short)
+                    .unwrap_or_else(|| "?".into()),
+                get("progress").map(short).unwrap_or_else(|| "?".into())
+            );
+            if let Some(total) = get("total") {
+                text.push_str(&format!("/{}", short(total)));
+            }
+            if let Some(m) = str_of(params, "message") {
+                text.push_str(&format!(" {m}"));
+            }
+            text
+        }
+        "notifications/message" => {
+            let mut text = str_of(params, "level").unwrap_or("?").to_string();
+            if let Some(logger) = str_of(params, "logger") {
+                text.push_str(&format!(" {logger}"));
+            }
+            if let Some(data) = get("data") {
+                text.push_str(&format!(": {}", short(data)));
+            }
+            text
+        }
+        _ => match params {
+            Some(p) if p.keys().any(|k| k != "_meta") => keys(p),
+            _ => String::new(),
+        },
+    };
+    cap(text)
+}
+
+fn response_summary(msg: &Message, method: Option<&str>) -> String {
+    if let Some(error) = msg.error() {
+        return cap(error.message.unwrap_or_default());
+    }
+    let Some(result) = msg.result() else {
+        return String::new();
+    };
+    let Value::Object(obj) = result else {
+        return cap(short(result));
+    };
+    let text = match method {
+        Some("initialize") => {
+            let mut parts = Vec::new();
+            if let Some(v) = obj.get("protocolVersion").and_then(Value::as_str) {
+                parts.push(format!("protocolVersion {v}"));
+            }
+            if let Some(i) = implementation(obj.get("serverInfo")) {
+                parts.push(format!("server {i}"));
+            }
+            parts.join(", ")
+        }
+        _ if obj.contains_key("content") => {
+            let mut parts = Vec::new();
+            if let Some(Value::Array(blocks)) = obj.get("content") {
+                parts.push(format!(
+                    "{} content block{}",
+                    blocks.len(),
+                    if blocks.len() == 1 { "" } else { "s" }
+                ));
+            }
+            if let Some(flag) = obj.get("isError") {
+                parts.push(format!("isError {}", short(flag)));
+            }
+            parts.join(", ")
+        }
+        _ if obj.is_empty() => "{}".to_string(),
+        _ => {
+            let keys: Vec<String> = obj
+                .iter()
+                .filter(|(k, _)| *k != "_meta")
+                .map(|(k, v)| match v {
+                    Value::Array(a) => format!("{k}[{}]", a.len()),
+                    _ => k.clone(),
+                })
+                .collect();
+            keys.join(", ")
+        }
+    };
+    cap(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::{Frame, classify};
+
+    fn item(line: u64, dir: Dir, json: &str) -> Item {
+        let at = At { line, time: None };
+        match classify(serde_json::from_str(json).expect("json")) {
+            Frame::Message(msg) => Item::Message { at, dir, msg },
+            Frame::Batch(items) => Item::Batch { at, dir, items },
+            Frame::Invalid(_) => Item::Noise { at, dir },
+        }
+    }
+
+    /// `(line, dir arrow, kind, method, answers, summary)` per row.
+    type Row = (u64, &'static str, &'static str, String, Option<u64>, String);
+
+    fn rows(items: &[(Dir, &str)]) -> Vec<Row> {
+        let mut c = Conversation::new();
+        items
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (dir, json))| c.observe(&item(i as u64 + 1, *dir, json)))
+            .map(|e| {
+                (
+                    e.line,
+                    e.dir.arrow(),
+                    e.kind.as_str(),
+                    e.method.unwrap_or_default(),
+                    e.answers.map(|a| a.line),
+                    e.summary,
+                )
+            })
+            .collect()
+    }
+
+    const C: Dir = Dir::ClientToServer;
+    const S: Dir = Dir::ServerToClient;
+    const U: Dir = Dir::Unknown;
+
+    #[test]
+    fn responses_name_the_request_they_answer_per_sender() {
+        let r = rows(&[
+            (
+                C,
+                r#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"search","arguments":{"q":"x","n":2}}}"#,
+            ),
+            (S, r#"{"jsonrpc":"2.0","id":0,"method":"roots/list"}"#),
+            (
+                C,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"roots":[{"uri":"file:///"}]}}"#,
+            ),
+            (
+                S,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"text","text":"a"}],"isError":true}}"#,
+            ),
+            (S, r#"{"jsonrpc":"2.0","id":"0","result":{}}"#),
+        ]);
+        assert_eq!(
+            r,
+            vec![
+                (
+                    1,
+                    "C->S",
+                    "request",
+                    "tools/call".into(),
+                    None,
+                    "search(q, n)".into()
+                ),
+                (2, "S->C", "request", "roots/list".into(), None, "".into()),
+                (
+                    3,
+                    "C->S",
+                    "response",
+                    "roots/list".into(),
+                    Some(2),
+                    "roots[1]".into()
+                ),
+                (
+                    4,
+                    "S->C",
+                    "response",
+                    "tools/call".into(),
+                    Some(1),
+                    "1 content block, isError true".into()
+                ),
+                (5, "S->C", "response", "".into(), None, "{}".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn plain_logs_infer_directions() {
+        let r = rows(&[
+            (U, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            (U, r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#),
+            (U, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#),
+            (U, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#),
+        ]);
+        let dirs: Vec<_> = r.iter().map(|r| (r.1, r.4)).collect();
+        assert_eq!(
+            dirs,
+            vec![
+                ("C->S", None),
+                ("S->C", Some(1)),
+                ("?", None),
+                ("?", Some(3))
+            ]
+        );
+    }
+
+    #[test]
+    fn cancelled_requests_stay_open_but_are_not_owed() {
+        let mut c = Conversation::new();
+        for (i, (dir, json)) in [
+            (
+                C,
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#,
+            ),
+            (
+                C,
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"other"}}"#,
+            ),
+            (
+                C,
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+            ),
+        ]
+        .iter()
+        .enumerate()
+        {
+            c.observe(&item(i as u64 + 1, *dir, json));
+        }
+        assert_eq!(c.owed(), [1, 0]);
+        let open: Vec<_> = c.open().map(|o| (o.open.line, o.open.cancelled)).collect();
+        assert_eq!(open, vec![(1, true), (2, false)]);
+    }
+
+    #[test]
+    fn batches_become_one_row_per_element() {
+        let r = rows(&[(
+            C,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},3]"#,
+        )]);
+        let kinds: Vec<_> = r.iter().map(|r| r.2).collect();
+        assert_eq!(kinds, vec!["request", "notification", "other"]);
+    }
+}

@@ -1,0 +1,316 @@
+//! `mcpdbg check --follow`: checks a file while it grows, as `tail -f`
+//! follows it, and prints each finding as it appears.
+//!
+//! The only module besides the recorder that waits and reads the clock: it
+//! polls the file, feeds complete lines to the same pipeline `check` runs
+//! ([`Checker`]), and while requests are open prints a status line with the
+//! oldest one and how long it has waited. When the file shrinks (truncated)
+//! or the path names a new file (rotated), what was read so far becomes a
+//! finished part of the report and reading starts again at the beginning.
+//! When `stop` is set (Ctrl-C), the last partial line is read and the
+//! report is returned. The analysis itself stays in the pipeline.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::check::{Checker, Options};
+use crate::conversation::{Conversation, OpenRequest};
+use crate::reader::{self, Format, Records, Timestamp};
+use crate::report::{FileReport, Report};
+use crate::text::{duration, escape_control};
+
+/// How `--follow` polls.
+#[derive(Clone, Debug)]
+pub struct FollowOptions {
+    pub check: Options,
+    /// How often the file is looked at.
+    pub poll: Duration,
+    /// How often the oldest open request is reported while there is one.
+    pub status_every: Duration,
+}
+
+impl Default for FollowOptions {
+    fn default() -> Self {
+        FollowOptions {
+            check: Options::default(),
+            poll: Duration::from_millis(200),
+            status_every: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Complete lines waiting for the reader. Reading it when it is empty
+/// returns 0 bytes, which ends the reader's iteration for now; the next
+/// call after more lines arrive carries on where it stopped.
+#[derive(Clone, Default)]
+struct Feed(Rc<RefCell<VecDeque<u8>>>);
+
+impl Read for Feed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut queue = self.0.borrow_mut();
+        let n = buf.len().min(queue.len());
+        for (slot, byte) in buf.iter_mut().zip(queue.drain(..n)) {
+            *slot = byte;
+        }
+        Ok(n)
+    }
+}
+
+/// The identity of a file, to notice when its path names another one.
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    (meta.dev(), meta.ino())
+}
+
+/// One generation of the followed file: from its start (or from when it was
+/// truncated or replaced) to now.
+struct Part {
+    file: File,
+    id: (u64, u64),
+    offset: u64,
+    /// Bytes after the last newline read.
+    partial: Vec<u8>,
+    feed: Feed,
+    reader: Option<(Format, Records)>,
+    checker: Checker,
+    conversation: Conversation,
+    /// How many findings were printed.
+    printed: usize,
+    /// When this process first saw each open request without a timestamp.
+    first_seen: HashMap<u64, Instant>,
+    /// The newest timestamp in the log, and when it was read.
+    latest: Option<(Timestamp, Instant)>,
+}
+
+impl Part {
+    fn open(path: &Path, options: &Options) -> io::Result<Part> {
+        let file = File::open(path)?;
+        let id = identity(&file.metadata()?);
+        Ok(Part {
+            file,
+            id,
+            offset: 0,
+            partial: Vec::new(),
+            feed: Feed::default(),
+            reader: None,
+            checker: Checker::new(options),
+            conversation: Conversation::new(),
+            printed: 0,
+            first_seen: HashMap::new(),
+            latest: None,
+        })
+    }
+
+    /// Reads what was appended and runs its complete lines through the
+    /// pipeline.
+    fn poll(&mut self, options: &Options) -> io::Result<()> {
+        let mut chunk = Vec::new();
+        self.offset += self.file.read_to_end(&mut chunk)? as u64;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let complete = match memchr::memrchr(b'\n', &chunk) {
+            Some(end) => {
+                let rest = chunk.split_off(end + 1);
+                let mut lines = std::mem::replace(&mut self.partial, rest);
+                lines.extend_from_slice(&chunk);
+                lines
+            }
+            None => {
+                self.partial.extend_from_slice(&chunk);
+                return Ok(());
+            }
+        };
+        self.feed.0.borrow_mut().extend(complete);
+        self.run(options)
+    }
+
+    /// Feeds what the reader has to the pipeline.
+    fn run(&mut self, options: &Options) -> io::Result<()> {
+        if self.reader.is_none() {
+            if self.feed.0.borrow().is_empty() {
+                return Ok(());
+            }
+            self.reader = Some(reader::open(Box::new(self.feed.clone()), options.format)?);
+        }
+        let (_, records) = self.reader.as_mut().expect("opened above");
+        let conversation = &mut self.conversation;
+        let now = Instant::now();
+        for record in records {
+            let record = record?;
+            if let Some(t) = &record.time {
+                self.latest = Some((t.clone(), now));
+            }
+            self.checker.push(record, &mut |item| {
+                conversation.observe(item);
+            });
+        }
+        Ok(())
+    }
+
+    /// Prints the findings found since the last call.
+    fn print_new(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let findings = self.checker.findings();
+        for f in &findings[self.printed..] {
+            writeln!(
+                out,
+                "line {}: {} {}: {}",
+                f.line,
+                f.severity,
+                f.rule,
+                escape_control(&f.message)
+            )?;
+        }
+        self.printed = findings.len();
+        out.flush()
+    }
+
+    /// The requests still waited on (cancelled ones are not), oldest first.
+    fn waited_on(&mut self, now: Instant) -> Vec<OpenRequest> {
+        let open: Vec<OpenRequest> = self
+            .conversation
+            .open()
+            .filter(|r| !r.open.cancelled)
+            .collect();
+        self.first_seen
+            .retain(|line, _| open.iter().any(|r| r.open.line == *line));
+        for r in &open {
+            self.first_seen.entry(r.open.line).or_insert(now);
+        }
+        open
+    }
+
+    /// Reads the last line even without its newline and ends the part.
+    fn finish(mut self, name: &str, options: &Options) -> io::Result<FileReport> {
+        let partial = std::mem::take(&mut self.partial);
+        self.feed.0.borrow_mut().extend(partial);
+        self.run(options)?;
+        let format = self.reader.as_ref().map_or(Format::Native, |(f, _)| *f);
+        let conversation = &mut self.conversation;
+        Ok(self.checker.finish(name, format, &mut |item| {
+            conversation.observe(item);
+        }))
+    }
+}
+
+/// `open: tools/call id 4 (line 12) waiting 35.2 s; 2 more open`.
+///
+/// The wait is measured on the log's own clock up to its newest timestamp,
+/// plus the time since that line was read: right for a live recording, and
+/// for an old file it does not depend on when the log was written. Without
+/// timestamps it counts from when this process read the request.
+fn status(part: &Part, open: &[OpenRequest], now: Instant) -> String {
+    let oldest = &open[0];
+    let waited = match (&oldest.open.time, &part.latest) {
+        (Some(start), Some((latest, read))) => {
+            start.seconds_until(latest).max(0.0) + now.duration_since(*read).as_secs_f64()
+        }
+        _ => part
+            .first_seen
+            .get(&oldest.open.line)
+            .map_or(0.0, |seen| now.duration_since(*seen).as_secs_f64()),
+    };
+    let mut line = format!(
+        "open: {} id {} (line {}) waiting {}",
+        escape_control(&oldest.open.method),
+        escape_control(&oldest.id.to_string()),
+        oldest.open.line,
+        duration(waited)
+    );
+    if open.len() > 1 {
+        line.push_str(&format!("; {} more open", open.len() - 1));
+    }
+    line
+}
+
+/// Follows `path` until `stop` is set, printing findings and status lines
+/// to `out` and notes about truncation and rotation to `err`. Returns the
+/// report of everything read (one part per generation of the file).
+pub fn follow(
+    path: &Path,
+    options: &FollowOptions,
+    stop: &AtomicBool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Report> {
+    let name = path.display().to_string();
+    let mut part = Part::open(path, &options.check)?;
+    let mut done = Vec::new();
+    let mut last_status = Instant::now();
+    loop {
+        part.poll(&options.check)?;
+        part.print_new(out)?;
+        let now = Instant::now();
+        let open = part.waited_on(now);
+        if open.is_empty() {
+            last_status = now;
+        } else if now.duration_since(last_status) >= options.status_every {
+            writeln!(out, "{}", status(&part, &open, now))?;
+            out.flush()?;
+            last_status = now;
+        }
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        // A shorter file, or another file at the path: start again.
+        let restart = match std::fs::metadata(path) {
+            Ok(meta) if identity(&meta) != part.id => Some("was replaced (rotated)"),
+            Ok(meta) if meta.len() < part.offset => Some("was truncated"),
+            _ => None,
+        };
+        if let Some(what) = restart {
+            match Part::open(path, &options.check) {
+                Ok(next) => {
+                    // Whatever the old file still held is read first.
+                    part.poll(&options.check)?;
+                    part.print_new(out)?;
+                    let old = std::mem::replace(&mut part, next);
+                    let label = format!("{name} (part {})", done.len() + 1);
+                    done.push(old.finish(&label, &options.check)?);
+                    writeln!(
+                        err,
+                        "mcpdbg: {} {what}; reading it again from the start",
+                        escape_control(&name)
+                    )?;
+                    continue;
+                }
+                // Between the old file's removal and the new one's creation.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        std::thread::sleep(options.poll);
+    }
+    let label = if done.is_empty() {
+        name
+    } else {
+        format!("{name} (part {})", done.len() + 1)
+    };
+    done.push(part.finish(&label, &options.check)?);
+    Ok(Report { files: done })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reader_resumes_after_the_feed_runs_dry() {
+        let feed = Feed::default();
+        let (_, mut records) =
+            reader::open(Box::new(feed.clone()), Some(Format::Native)).expect("open");
+        assert!(records.next().is_none());
+        feed.0.borrow_mut().extend(b"> {}\n< {}\n".iter().copied());
+        let lines: Vec<u64> = records.by_ref().map(|r| r.expect("read").line).collect();
+        assert_eq!(lines, vec![1, 2]);
+        feed.0.borrow_mut().extend(b"! third\n".iter().copied());
+        let lines: Vec<u64> = records.map(|r| r.expect("read").line).collect();
+        assert_eq!(lines, vec![3]);
+    }
+}

@@ -1,0 +1,229 @@
+//! The timeline as text: one aligned row per message, written as the rows
+//! come (nothing is buffered), findings on indented lines below their row,
+//! and with `--full` the whole message pretty-printed. Every piece of text
+//! from the log is escaped before it reaches the terminal.
+
+use std::io::{self, Write};
+
+use crate::conversation::{Entry, EntryKind, OtherKind};
+use crate::reader::Dir;
+use crate::rules::Severity;
+use crate::text::{duration, escape_control};
+use crate::timeline::{Row, Sink};
+use crate::views::Prepared;
+
+/// Column widths; longer values push the rest of the row right.
+const TIME: usize = 9;
+const ID: usize = 4;
+const MESSAGE: usize = 28;
+const ANSWERS: usize = 7;
+const LATENCY: usize = 9;
+
+/// Writes the text timeline.
+pub struct Text<'a> {
+    out: &'a mut dyn Write,
+    /// Print whole messages under their rows.
+    full: bool,
+    line_width: usize,
+}
+
+impl<'a> Text<'a> {
+    pub fn new(out: &'a mut dyn Write, full: bool) -> Text<'a> {
+        Text {
+            out,
+            full,
+            line_width: 4,
+        }
+    }
+
+    fn indent(&self) -> String {
+        " ".repeat(self.line_width + 2)
+    }
+}
+
+/// `result tools/call`, `error -32601 ping`, the method, or what the row is.
+pub fn message_label(entry: &Entry) -> String {
+    let method = entry.method.as_deref().map(escape_control);
+    match entry.kind {
+        EntryKind::Request | EntryKind::Notification => method.unwrap_or_default().into_owned(),
+        EntryKind::Response => {
+            let head = match &entry.error {
+                Some(e) => match e.code {
+                    Some(code) => format!("error {code}"),
+                    None => "error".to_string(),
+                },
+                None => "result".to_string(),
+            };
+            match method {
+                Some(m) => format!("{head} {m}"),
+                None => head,
+            }
+        }
+        EntryKind::Stderr => "stderr".to_string(),
+        EntryKind::Other => match entry.other {
+            Some(OtherKind::Event) => "event",
+            Some(OtherKind::Noise) => "not a message",
+            Some(OtherKind::BadElement) | None => "bad batch element",
+        }
+        .to_string(),
+    }
+}
+
+/// The direction column: `C->S`, `S->C`, `S!` (stderr), `#` (event), `?`.
+pub fn arrow(entry: &Entry) -> &'static str {
+    match (entry.kind, entry.other, entry.dir) {
+        (EntryKind::Other, Some(OtherKind::Event), _) => "#",
+        (_, _, dir) => dir.arrow(),
+    }
+}
+
+/// The summary column, with a batch position in front.
+pub fn summary(entry: &Entry) -> String {
+    let text = escape_control(&entry.summary);
+    match entry.batch {
+        Some((i, n)) => format!("[batch {}/{n}] {text}", i + 1),
+        None => text.into_owned(),
+    }
+}
+
+/// The whole message: JSON pretty-printed, anything else as written.
+pub fn pretty(raw: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_else(|_| raw.to_string()),
+        Err(_) => raw.to_string(),
+    }
+}
+
+impl Sink for Text<'_> {
+    fn start(&mut self, prepared: &Prepared) -> io::Result<()> {
+        self.line_width = prepared.last_line.to_string().len().max(4);
+        let report = &prepared.report;
+        let path = if report.path == "-" {
+            "<stdin>".to_string()
+        } else {
+            escape_control(&report.path).into_owned()
+        };
+        let start = match &prepared.first_time {
+            Some(t) => format!(", times from {}", escape_control(&t.text)),
+            None => ", no timestamps".to_string(),
+        };
+        writeln!(self.out, "{path} ({} format{start})", report.format)?;
+        let header = format!(
+            "{:>w$}  {:>TIME$}  {:<4}  {:>ID$}  {:<MESSAGE$}  {:>ANSWERS$}  {:>LATENCY$}  summary",
+            "line",
+            "time",
+            "dir",
+            "id",
+            "message",
+            "answers",
+            "latency",
+            w = self.line_width
+        );
+        writeln!(self.out, "{header}")
+    }
+
+    fn row(&mut self, row: Row) -> io::Result<()> {
+        let time = row.rel.map_or("-".to_string(), |s| format!("{s:.3}"));
+        let text = match &row.entry {
+            Some(e) => format!(
+                "{:>w$}  {:>TIME$}  {:<4}  {:>ID$}  {:<MESSAGE$}  {:>ANSWERS$}  {:>LATENCY$}  {}",
+                row.line,
+                time,
+                arrow(e),
+                e.id.as_ref()
+                    .map_or(String::new(), |id| escape_control(&id.to_string())
+                        .into_owned()),
+                message_label(e),
+                match (&e.answers, e.kind) {
+                    (Some(a), _) => a.line.to_string(),
+                    (None, EntryKind::Response) => "?".to_string(),
+                    (None, _) => String::new(),
+                },
+                e.answers
+                    .as_ref()
+                    .and_then(|a| a.latency)
+                    .map_or(String::new(), duration),
+                summary(e),
+                w = self.line_width
+            ),
+            None => format!(
+                "{:>w$}  {:>TIME$}  {:<4}  {:>ID$}  {:<MESSAGE$}",
+                row.line,
+                "-",
+                "",
+                "",
+                "(no message)",
+                w = self.line_width
+            ),
+        };
+        writeln!(self.out, "{}", text.trim_end())?;
+        let indent = self.indent();
+        for f in &row.findings {
+            writeln!(
+                self.out,
+                "{indent}└ {} {}: {}",
+                f.severity,
+                f.rule,
+                escape_control(&f.message)
+            )?;
+        }
+        if self.full {
+            if let Some(raw) = row.entry.as_ref().and_then(|e| e.raw.as_deref()) {
+                for line in pretty(raw).lines() {
+                    writeln!(self.out, "{indent}  {}", escape_control(line))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, prepared: &Prepared, shown: u64) -> io::Result<()> {
+        if shown == 0 {
+            writeln!(self.out, "(no row matches)")?;
+        }
+        let mut tally = [0usize; 3];
+        for f in &prepared.report.findings {
+            tally[f.severity as usize] += 1;
+        }
+        let open = if prepared.unanswered.is_empty() {
+            "every request was answered".to_string()
+        } else {
+            let list: Vec<String> = prepared
+                .unanswered
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} id {} (line {}{}{})",
+                        escape_control(&r.open.method),
+                        escape_control(&r.id.to_string()),
+                        r.open.line,
+                        match r.dir {
+                            Dir::ServerToClient => ", from the server",
+                            _ => "",
+                        },
+                        if r.open.cancelled { ", cancelled" } else { "" }
+                    )
+                })
+                .collect();
+            format!("never answered: {}", list.join(", "))
+        };
+        writeln!(
+            self.out,
+            "{} lines; {} error{}, {} warning{}, {} info; {open}",
+            prepared.last_line,
+            tally[Severity::Error as usize],
+            if tally[Severity::Error as usize] == 1 {
+                ""
+            } else {
+                "s"
+            },
+            tally[Severity::Warning as usize],
+            if tally[Severity::Warning as usize] == 1 {
+                ""
+            } else {
+                "s"
+            },
+            tally[Severity::Info as usize],
+        )
+    }
+}

@@ -1,0 +1,406 @@
+//! `mcpdbg stats`: numbers about one or more sessions, per method and per
+//! side: counts, errors, latency percentiles, bytes each way, the slowest
+//! requests, stderr volume and how long each side kept the other waiting.
+//!
+//! [`Stats`] accumulates conversation rows and is pure (all time comes from
+//! the log's timestamps); [`collect`] wires one input through it. Memory
+//! grows with the methods seen and keeps one number per answered request
+//! (the latencies the percentiles are taken from).
+
+use std::io::{self, Read};
+
+use indexmap::IndexMap;
+
+use crate::classify::RequestId;
+use crate::conversation::{Entry, EntryKind, OpenRequest};
+use crate::reader::{Dir, Format, Timestamp};
+use crate::views::Entries;
+
+/// How many of the slowest requests are listed.
+pub const SLOWEST: usize = 10;
+
+/// Byte counters by direction: client->server, server->client, stderr, unknown.
+pub type Bytes = [u64; 4];
+
+fn bytes_slot(dir: Dir) -> usize {
+    match dir {
+        Dir::ClientToServer => 0,
+        Dir::ServerToClient => 1,
+        Dir::Stderr => 2,
+        Dir::Unknown => 3,
+    }
+}
+
+/// One input's totals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileStats {
+    pub path: String,
+    pub format: Format,
+    pub lines: u64,
+    pub first_time: Option<Timestamp>,
+    pub last_time: Option<Timestamp>,
+    /// Messages by direction: client->server, server->client, unknown.
+    pub messages: [u64; 3],
+    pub stderr_lines: u64,
+}
+
+impl FileStats {
+    /// Seconds from the first to the last timestamp.
+    pub fn duration(&self) -> Option<f64> {
+        Some(
+            self.first_time
+                .as_ref()?
+                .seconds_until(self.last_time.as_ref()?),
+        )
+    }
+}
+
+/// The numbers of one method sent in one direction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MethodStats {
+    pub method: String,
+    /// The direction the request or notification travelled.
+    pub dir: Option<Dir>,
+    pub notification: bool,
+    pub count: u64,
+    /// Error responses and results with `isError: true`.
+    pub errors: u64,
+    /// Requests never answered.
+    pub unanswered: u64,
+    /// Latencies of the answers, in seconds (unsorted).
+    pub latencies: Vec<f64>,
+    /// Bytes of the messages and their answers, by direction.
+    pub bytes: Bytes,
+}
+
+impl MethodStats {
+    /// The `q` quantile of the latencies (nearest rank), if any were timed.
+    pub fn percentile(&self, q: f64) -> Option<f64> {
+        let mut sorted = self.latencies.clone();
+        sorted.sort_by(f64::total_cmp);
+        percentile(&sorted, q)
+    }
+
+    pub fn max(&self) -> Option<f64> {
+        self.latencies.iter().copied().max_by(f64::total_cmp)
+    }
+}
+
+fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+/// A slow request: answered after `seconds`, or never answered after
+/// waiting at least `seconds` (until the log ended, or until the sender
+/// cancelled it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slow {
+    pub path: String,
+    pub line: u64,
+    pub dir: Dir,
+    pub method: String,
+    pub subject: Option<String>,
+    pub id: Option<RequestId>,
+    pub seconds: f64,
+    pub answered: bool,
+    pub cancelled: bool,
+}
+
+/// How long one side kept the other waiting.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Waiting {
+    /// Seconds during which at least one request to this side was open
+    /// (and not cancelled).
+    pub open_seconds: f64,
+    /// Answers this side gave, and their latencies summed.
+    pub answers: u64,
+    pub latency_sum: f64,
+}
+
+/// Numbers over every input given.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub files: Vec<FileStats>,
+    /// Keyed by (method, direction, notification).
+    pub methods: IndexMap<(String, Option<Dir>, bool), MethodStats>,
+    /// Slowest first, at most [`SLOWEST`].
+    pub slowest: Vec<Slow>,
+    pub stderr: (u64, u64),
+    /// Lines that were no message (stray text, broken JSON): count, bytes.
+    pub noise: (u64, u64),
+    /// `[server, client]`: the server answers the client's requests.
+    pub waiting: [Waiting; 2],
+    pub bytes: Bytes,
+}
+
+/// The accumulation of one input.
+pub struct FileCollector<'a> {
+    stats: &'a mut Stats,
+    path: String,
+    messages: [u64; 3],
+    stderr_lines: u64,
+    /// The time and owed counts after the last timed row.
+    last: Option<(Timestamp, [usize; 2])>,
+}
+
+impl Stats {
+    /// Starts the numbers of one input.
+    pub fn file(&mut self, path: &str) -> FileCollector<'_> {
+        FileCollector {
+            stats: self,
+            path: path.to_string(),
+            messages: [0; 3],
+            stderr_lines: 0,
+            last: None,
+        }
+    }
+
+    /// The methods, most used first (then by name, for a stable order).
+    pub fn methods_sorted(&self) -> Vec<&MethodStats> {
+        let mut all: Vec<&MethodStats> = self.methods.values().collect();
+        all.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then_with(|| a.method.cmp(&b.method))
+                .then_with(|| a.dir.cmp(&b.dir))
+        });
+        all
+    }
+
+    fn slow(&mut self, slow: Slow) {
+        let at = self
+            .slowest
+            .iter()
+            .position(|s| s.seconds < slow.seconds)
+            .unwrap_or(self.slowest.len());
+        if at < SLOWEST {
+            self.slowest.insert(at, slow);
+            self.slowest.truncate(SLOWEST);
+        }
+    }
+}
+
+impl FileCollector<'_> {
+    fn method(&mut self, method: &str, dir: Option<Dir>, notification: bool) -> &mut MethodStats {
+        self.stats
+            .methods
+            .entry((method.to_string(), dir, notification))
+            .or_insert_with(|| MethodStats {
+                method: method.to_string(),
+                dir,
+                notification,
+                ..MethodStats::default()
+            })
+    }
+
+    /// Takes one row.
+    pub fn push(&mut self, e: &Entry) {
+        if let Some(t) = &e.time {
+            if let Some((last, owed)) = &self.last {
+                let dt = last.seconds_until(t).max(0.0);
+                for (side, owed) in owed.iter().enumerate() {
+                    if *owed > 0 {
+                        self.stats.waiting[side].open_seconds += dt;
+                    }
+                }
+            }
+            self.last = Some((t.clone(), e.owed));
+        } else if let Some((_, owed)) = &mut self.last {
+            *owed = e.owed;
+        }
+        self.stats.bytes[bytes_slot(e.dir)] += e.bytes;
+        let slot = bytes_slot(e.dir);
+        match e.kind {
+            EntryKind::Request | EntryKind::Notification => {
+                self.messages[slot.min(2)] += 1;
+                let method = e.method.clone().unwrap_or_default();
+                let m = self.method(&method, Some(e.dir), e.kind == EntryKind::Notification);
+                m.count += 1;
+                m.bytes[slot] += e.bytes;
+            }
+            EntryKind::Response => {
+                self.messages[slot.min(2)] += 1;
+                let (method, dir) = match (&e.method, &e.answers) {
+                    (Some(m), Some(_)) => (m.clone(), Some(reverse(e.dir))),
+                    _ => ("(response to no known request)".to_string(), None),
+                };
+                let path = self.path.clone();
+                let m = self.method(&method, dir, false);
+                m.bytes[slot] += e.bytes;
+                if e.is_failure() {
+                    m.errors += 1;
+                }
+                if let Some(latency) = e.answers.as_ref().and_then(|a| a.latency) {
+                    m.latencies.push(latency);
+                    let side = match e.dir {
+                        Dir::ClientToServer => Some(1),
+                        Dir::ServerToClient => Some(0),
+                        _ => None,
+                    };
+                    if let Some(side) = side {
+                        self.stats.waiting[side].answers += 1;
+                        self.stats.waiting[side].latency_sum += latency;
+                    }
+                    let answered = e.answers.as_ref().expect("latency implies answers");
+                    self.stats.slow(Slow {
+                        path,
+                        line: answered.line,
+                        dir: reverse(e.dir),
+                        method,
+                        subject: e.subject.clone(),
+                        id: e.id.clone(),
+                        seconds: latency,
+                        answered: true,
+                        cancelled: answered.cancelled,
+                    });
+                }
+            }
+            EntryKind::Stderr => {
+                self.stderr_lines += 1;
+                self.stats.stderr.0 += 1;
+                self.stats.stderr.1 += e.bytes;
+            }
+            EntryKind::Other => {
+                if e.bytes > 0 {
+                    self.stats.noise.0 += 1;
+                    self.stats.noise.1 += e.bytes;
+                }
+            }
+        }
+    }
+
+    /// Ends the input: counts what was never answered.
+    pub fn finish(
+        mut self,
+        format: Format,
+        lines: u64,
+        (first_time, last_time): (Option<&Timestamp>, Option<&Timestamp>),
+        unanswered: &[OpenRequest],
+    ) {
+        for r in unanswered {
+            let m = self.method(&r.open.method, Some(r.dir), false);
+            m.unanswered += 1;
+            // A cancelled request was waited on until it was cancelled.
+            let end = match (&r.open.cancelled_time, r.open.cancelled) {
+                (Some(t), true) => Some(t),
+                _ => last_time,
+            };
+            if let (Some(start), Some(end)) = (&r.open.time, end) {
+                self.stats.slow(Slow {
+                    path: self.path.clone(),
+                    line: r.open.line,
+                    dir: r.dir,
+                    method: r.open.method.clone(),
+                    subject: r.open.subject.clone(),
+                    id: Some(r.id.clone()),
+                    seconds: start.seconds_until(end).max(0.0),
+                    answered: false,
+                    cancelled: r.open.cancelled,
+                });
+            }
+        }
+        self.stats.files.push(FileStats {
+            path: self.path,
+            format,
+            lines,
+            first_time: first_time.cloned(),
+            last_time: last_time.cloned(),
+            messages: self.messages,
+            stderr_lines: self.stderr_lines,
+        });
+    }
+}
+
+fn reverse(dir: Dir) -> Dir {
+    match dir {
+        Dir::ClientToServer => Dir::ServerToClient,
+        Dir::ServerToClient => Dir::ClientToServer,
+        other => other,
+    }
+}
+
+/// Adds one input to `stats`. `Err` only when reading fails.
+pub fn collect(
+    stats: &mut Stats,
+    path: &str,
+    input: Box<dyn Read>,
+    forced: Option<Format>,
+) -> io::Result<()> {
+    let mut entries = Entries::open(input, forced, false)?;
+    let mut file = stats.file(path);
+    for entry in &mut entries {
+        file.push(&entry?);
+    }
+    file.finish(
+        entries.format(),
+        entries.last_line(),
+        entries.times(),
+        &entries.unanswered(),
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let sorted = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        assert_eq!(percentile(&sorted, 0.5), Some(5.0));
+        assert_eq!(percentile(&sorted, 0.95), Some(10.0));
+        assert_eq!(percentile(&[3.0], 0.5), Some(3.0));
+        assert_eq!(percentile(&[], 0.5), None);
+    }
+
+    fn stats_of(text: &str) -> Stats {
+        let mut stats = Stats::default();
+        collect(
+            &mut stats,
+            "t",
+            Box::new(io::Cursor::new(text.as_bytes().to_vec())),
+            None,
+        )
+        .expect("in memory");
+        stats
+    }
+
+    #[test]
+    fn methods_latencies_bytes_and_waiting() {
+        let s = stats_of(
+            "2026-01-01T00:00:00Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n\
+             2026-01-01T00:00:01Z < {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"roots/list\"}\n\
+             2026-01-01T00:00:01.5Z > {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"roots\":[]}}\n\
+             2026-01-01T00:00:02Z ! working\n\
+             2026-01-01T00:00:04Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"x\"}}\n\
+             2026-01-01T00:00:05Z > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}\n\
+             2026-01-01T00:00:09Z ! still working\n",
+        );
+        let calls = &s.methods[&("tools/call".to_string(), Some(Dir::ClientToServer), false)];
+        assert_eq!((calls.count, calls.errors, calls.unanswered), (2, 1, 1));
+        assert_eq!(calls.max(), Some(4.0));
+        assert_eq!(
+            calls.bytes[0],
+            2 * 69,
+            "two request lines with their newlines"
+        );
+        assert!(calls.bytes[1] > 0);
+        let roots = &s.methods[&("roots/list".to_string(), Some(Dir::ServerToClient), false)];
+        assert_eq!(roots.percentile(0.5), Some(0.5));
+        assert_eq!(s.stderr.0, 2);
+        // The server owed an answer from 0 to 4 s and from 5 to 9 s; the
+        // client from 1 to 1.5 s.
+        assert_eq!(s.waiting[0].open_seconds, 8.0);
+        assert_eq!(s.waiting[1].open_seconds, 0.5);
+        let slow: Vec<_> = s
+            .slowest
+            .iter()
+            .map(|s| (s.line, s.seconds, s.answered))
+            .collect();
+        assert_eq!(slow, vec![(1, 4.0, true), (6, 4.0, false), (2, 0.5, true)]);
+    }
+}

@@ -1,0 +1,349 @@
+//! Wiring for the views (`timeline`, `stats`): reader -> transport ->
+//! conversation, one record at a time.
+//!
+//! [`prepare`] is the first pass over a file: the `check` report (its
+//! findings are marked on the timeline) and the requests never answered
+//! (drawn in red). [`Entries`] is the streaming pass: the conversation's
+//! rows with the raw bytes they came from. Neither holds the whole input:
+//! raw lines are kept only until the message they belong to is complete.
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+
+use crate::check::{Checker, Options};
+use crate::conversation::{Conversation, Entry, OpenRequest, OtherKind};
+use crate::finding::Findings;
+use crate::reader::{self, Body, Dir, Format, Records, Timestamp};
+use crate::report::FileReport;
+use crate::text::excerpt_bytes;
+use crate::transport::{Item, Transport};
+
+/// What the first pass knows about a file.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The `check` report of the file.
+    pub report: FileReport,
+    /// Requests never answered, by session, oldest first.
+    pub unanswered: Vec<OpenRequest>,
+    /// The first and last timestamps of the log.
+    pub first_time: Option<Timestamp>,
+    pub last_time: Option<Timestamp>,
+    /// The last line number.
+    pub last_line: u64,
+}
+
+impl Prepared {
+    /// Whether the request on `line` was never answered, and if so whether
+    /// it had been cancelled.
+    pub fn unanswered_at(&self, line: u64) -> Option<&OpenRequest> {
+        self.unanswered.iter().find(|r| r.open.line == line)
+    }
+}
+
+/// The first pass: checks the file and notes what stays unanswered.
+/// `Err` only when reading fails.
+pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<Prepared> {
+    let (format, records) = reader::open(input, options.format)?;
+    let mut checker = Checker::new(options);
+    let mut conversation = Conversation::new();
+    let mut first_time = None;
+    let mut last_time = None;
+    let mut last_line = 0;
+    for record in records {
+        let record = record?;
+        last_line = record.line;
+        if let Some(t) = &record.time {
+            if first_time.is_none() {
+                first_time = Some(t.clone());
+            }
+            last_time = Some(t.clone());
+        }
+        checker.push(record, &mut |item| {
+            conversation.observe(item);
+        });
+    }
+    let report = checker.finish(path, format, &mut |item| {
+        conversation.observe(item);
+    });
+    Ok(Prepared {
+        report,
+        unanswered: conversation.unanswered(),
+        first_time,
+        last_time,
+        last_line,
+    })
+}
+
+/// How many raw lines of one stream are kept while a message is incomplete
+/// (the transport's own limit for messages spread over several lines).
+const RAW_MAX_LINES: usize = 10_000;
+/// How many raw bytes of one stream are kept while a message is incomplete.
+const RAW_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// A raw line waiting for the message it belongs to.
+struct RawLine {
+    line: u64,
+    bytes: Vec<u8>,
+    terminated: bool,
+}
+
+fn raw_slot(dir: Dir) -> usize {
+    match dir {
+        Dir::ClientToServer => 0,
+        Dir::ServerToClient => 1,
+        Dir::Stderr => 2,
+        Dir::Unknown => 3,
+    }
+}
+
+/// The conversation of one input as a stream of rows.
+pub struct Entries {
+    format: Format,
+    records: Records,
+    transport: Transport,
+    /// The transport's findings; the first pass reports them.
+    scratch: Findings,
+    conversation: Conversation,
+    items: Vec<Item>,
+    raw: [VecDeque<RawLine>; 4],
+    raw_bytes: [usize; 4],
+    keep_raw: bool,
+    queue: VecDeque<Entry>,
+    done: bool,
+    first_time: Option<Timestamp>,
+    last_time: Option<Timestamp>,
+    last_line: u64,
+}
+
+impl Entries {
+    /// Opens the stream. With `keep_raw`, each row carries the text of the
+    /// line(s) it came from.
+    pub fn open(
+        input: Box<dyn Read>,
+        forced: Option<Format>,
+        keep_raw: bool,
+    ) -> io::Result<Entries> {
+        let (format, records) = reader::open(input, forced)?;
+        Ok(Entries {
+            format,
+            records,
+            transport: Transport::new(),
+            scratch: Findings::default(),
+            conversation: Conversation::new(),
+            items: Vec::new(),
+            raw: Default::default(),
+            raw_bytes: [0; 4],
+            keep_raw,
+            queue: VecDeque::new(),
+            done: false,
+            first_time: None,
+            last_time: None,
+            last_line: 0,
+        })
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The first and last timestamps read so far.
+    pub fn times(&self) -> (Option<&Timestamp>, Option<&Timestamp>) {
+        (self.first_time.as_ref(), self.last_time.as_ref())
+    }
+
+    /// The last line read so far.
+    pub fn last_line(&self) -> u64 {
+        self.last_line
+    }
+
+    /// Every request not answered so far (at the end: never answered).
+    pub fn unanswered(&self) -> Vec<OpenRequest> {
+        self.conversation.unanswered()
+    }
+
+    fn keep(&mut self, dir: Dir, line: u64, bytes: &[u8], terminated: bool) {
+        let slot = raw_slot(dir);
+        let lines = &mut self.raw[slot];
+        lines.push_back(RawLine {
+            line,
+            bytes: bytes.to_vec(),
+            terminated,
+        });
+        self.raw_bytes[slot] += bytes.len();
+        while lines.len() > RAW_MAX_LINES || self.raw_bytes[slot] > RAW_MAX_BYTES {
+            match lines.pop_front() {
+                Some(old) => self.raw_bytes[slot] -= old.bytes.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// Turns the items the transport yielded into rows.
+    fn drain(&mut self, current: u64) {
+        let mut touched = [false; 4];
+        for item in std::mem::take(&mut self.items) {
+            let (line, slot, event) = match &item {
+                Item::Message { at, dir, .. }
+                | Item::Batch { at, dir, .. }
+                | Item::Noise { at, dir } => (at.line, Some(raw_slot(*dir)), None),
+                Item::Stderr { at, .. } => (at.line, Some(raw_slot(Dir::Stderr)), None),
+                Item::Event { at, text } => (at.line, None, Some(text.clone())),
+            };
+            let mut entries = self.conversation.observe(&item);
+            let (bytes, raw) = match (slot, event) {
+                (Some(slot), _) => {
+                    touched[slot] = true;
+                    let mut bytes = 0u64;
+                    let mut raw = Vec::new();
+                    for l in self.raw[slot].iter().filter(|l| l.line >= line) {
+                        bytes += l.bytes.len() as u64 + u64::from(l.terminated);
+                        if !raw.is_empty() {
+                            raw.push(b'\n');
+                        }
+                        raw.extend_from_slice(&l.bytes);
+                    }
+                    (bytes, Some(raw))
+                }
+                (None, Some(text)) => (0, Some(text.into_bytes())),
+                (None, None) => (0, None),
+            };
+            if let (Some(first), Some(raw)) = (entries.first_mut(), raw) {
+                first.bytes = bytes;
+                if first.other == Some(OtherKind::Noise) {
+                    let text = raw.strip_suffix(b"\r").unwrap_or(&raw);
+                    first.summary = excerpt_bytes(text);
+                }
+                if self.keep_raw {
+                    first.raw = Some(String::from_utf8_lossy(&raw).into_owned());
+                }
+            }
+            self.queue.extend(entries);
+        }
+        for (slot, touched) in touched.into_iter().enumerate() {
+            if touched {
+                let lines = &mut self.raw[slot];
+                while lines.front().is_some_and(|l| l.line <= current) {
+                    let old = lines.pop_front().expect("front exists");
+                    self.raw_bytes[slot] -= old.bytes.len();
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for Entries {
+    type Item = io::Result<Entry>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(entry) = self.queue.pop_front() {
+                return Some(Ok(entry));
+            }
+            if self.done {
+                return None;
+            }
+            match self.records.next() {
+                Some(Ok(record)) => {
+                    let line = record.line;
+                    self.last_line = line;
+                    if let Some(t) = &record.time {
+                        if self.first_time.is_none() {
+                            self.first_time = Some(t.clone());
+                        }
+                        self.last_time = Some(t.clone());
+                    }
+                    if let Body::Line { dir, bytes } = &record.body {
+                        self.keep(*dir, line, bytes, record.terminated);
+                    }
+                    self.transport
+                        .push(record, &mut self.scratch, &mut self.items);
+                    self.drain(line);
+                }
+                Some(Err(e)) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                None => {
+                    self.done = true;
+                    self.transport.finish(&mut self.scratch, &mut self.items);
+                    self.drain(u64::MAX);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conversation::EntryKind;
+
+    fn entries(text: &str) -> Vec<Entry> {
+        Entries::open(
+            Box::new(io::Cursor::new(text.as_bytes().to_vec())),
+            None,
+            true,
+        )
+        .expect("open")
+        .map(|e| e.expect("read"))
+        .collect()
+    }
+
+    #[test]
+    fn rows_carry_their_raw_lines_and_bytes() {
+        let e = entries(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+             < {\n\
+             < \"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+             ! boom\n\
+             < stray text\n",
+        );
+        let rows: Vec<_> = e
+            .iter()
+            .map(|e| (e.line, e.kind, e.bytes, e.raw.clone().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (
+                    1,
+                    EntryKind::Request,
+                    41,
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".into()
+                ),
+                (
+                    2,
+                    EntryKind::Response,
+                    38,
+                    "{\n\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}".into()
+                ),
+                (4, EntryKind::Stderr, 5, "boom".into()),
+                (5, EntryKind::Other, 11, "stray text".into()),
+            ]
+        );
+        assert_eq!(e[1].answers.as_ref().map(|a| a.line), Some(1));
+        assert_eq!(e[3].summary, "stray text");
+    }
+
+    #[test]
+    fn the_first_pass_knows_what_was_never_answered() {
+        let text = "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n\
+                    # start again\n\
+                    > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+                    < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n";
+        let p = prepare(
+            "t",
+            Box::new(io::Cursor::new(text.as_bytes().to_vec())),
+            &Options::default(),
+        )
+        .expect("read");
+        let open: Vec<_> = p
+            .unanswered
+            .iter()
+            .map(|r| (r.open.line, r.open.method.as_str()))
+            .collect();
+        assert_eq!(open, vec![(1, "tools/call")]);
+        assert_eq!(p.last_line, 4);
+        assert!(p.unanswered_at(1).is_some() && p.unanswered_at(3).is_none());
+    }
+}

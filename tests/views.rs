@@ -1,0 +1,1109 @@
+//! Whole-process tests of the views: `timeline` (text, Mermaid, HTML),
+//! `stats` and `check --follow`, run as the real binary.
+//!
+//! The text timeline of every fixture and the outputs of the sample are
+//! pinned in `tests/snapshots/` (`MCPDBG_UPDATE_SNAPSHOTS=1` rewrites them;
+//! review the diff). The Mermaid diagrams are parsed by the official
+//! Mermaid parser (pinned in `tests/mermaid/`, installed into
+//! `target/mermaid` by `scripts/test`); the HTML page is rendered by headless
+//! Chromium and its screenshot checked pixel by pixel.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary, run from the repository root with a clean environment for
+/// everything that changes output.
+fn mcpdbg() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpdbg"));
+    cmd.current_dir(root());
+    for var in [
+        "NO_COLOR",
+        "COLUMNS",
+        "LINES",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "TERM",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn run(args: &[&str]) -> Output {
+    mcpdbg().args(args).output().expect("binary runs")
+}
+
+/// A fresh scratch directory under target/, removed and recreated.
+fn scratch(name: &str) -> PathBuf {
+    let dir = root().join("target").join("test-scratch").join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Every fixture, relative to the repository root, sorted.
+fn fixtures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).expect("fixtures dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "log") {
+                out.push(path.strip_prefix(root()).expect("under root").to_path_buf());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root().join("fixtures"), &mut out);
+    out.sort();
+    out
+}
+
+fn transcript(out: &Output) -> String {
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        out.status
+            .code()
+            .map_or("signal".to_string(), |c| c.to_string()),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Compares `actual` with the snapshot at `path` (or rewrites it when
+/// MCPDBG_UPDATE_SNAPSHOTS is set); returns a description of a mismatch.
+fn snapshot(path: &Path, actual: &str) -> Option<String> {
+    let path = root().join(path);
+    if std::env::var_os("MCPDBG_UPDATE_SNAPSHOTS").is_some() {
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(&path, actual).expect("write snapshot");
+        return None;
+    }
+    let Ok(expected) = fs::read_to_string(&path) else {
+        return Some(format!(
+            "{}: no snapshot (run with MCPDBG_UPDATE_SNAPSHOTS=1)",
+            path.display()
+        ));
+    };
+    if expected == actual {
+        return None;
+    }
+    let (n, (e, a)) = expected
+        .lines()
+        .chain(std::iter::repeat("<end>"))
+        .zip(actual.lines().chain(std::iter::repeat("<end>")))
+        .enumerate()
+        .find(|(_, (e, a))| e != a)
+        .expect("texts differ");
+    Some(format!(
+        "{}: line {} differs\n  expected: {e}\n  actual:   {a}",
+        path.display(),
+        n + 1
+    ))
+}
+
+fn assert_no_failures(failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "{} snapshot(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+const SAMPLE: &str = "fixtures/sample-session.log";
+const HOSTILE: &str = "fixtures/views/markup-and-escapes.log";
+
+// ---------------------------------------------------------------- timeline
+
+#[test]
+fn timeline_of_every_fixture_matches_its_snapshot() {
+    let mut failures = Vec::new();
+    for fixture in fixtures() {
+        let out = run(&["timeline", fixture.to_str().expect("utf-8 path")]);
+        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        let rel = fixture
+            .strip_prefix("fixtures")
+            .expect("under fixtures")
+            .with_extension("txt");
+        failures.extend(snapshot(
+            &Path::new("tests/snapshots/timeline").join(rel),
+            &transcript(&out),
+        ));
+    }
+    assert_no_failures(failures);
+}
+
+#[test]
+fn timeline_filters_match_their_snapshots() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "method-errors-only",
+            &["--method", "tools/*", "--errors-only"],
+        ),
+        ("around", &["--around", "37", "--context", "2"]),
+        ("full", &["--full", "--lines", "35..37"]),
+        (
+            "kinds",
+            &["--kind", "stderr", "--kind", "other", "--lines", "..20"],
+        ),
+        ("id-and-dir", &["--id", "0", "--dir", "s2c"]),
+        ("string-id-matches-nothing", &["--id", "\"9\""]),
+    ];
+    let mut failures = Vec::new();
+    for (name, args) in cases {
+        let mut all = vec!["timeline"];
+        all.extend_from_slice(args);
+        all.push(SAMPLE);
+        let out = run(&all);
+        failures.extend(snapshot(
+            &Path::new("tests/snapshots/timeline/options").join(format!("{name}.txt")),
+            &format!("args: {}\n{}", args.join(" "), transcript(&out)),
+        ));
+    }
+    assert_no_failures(failures);
+}
+
+#[test]
+fn timeline_text_cannot_drive_the_terminal() {
+    for args in [
+        &["timeline", HOSTILE][..],
+        &["timeline", "--full", HOSTILE][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        for bad in ['\x1b', '\x07', '\u{202e}'] {
+            assert!(!text.contains(bad), "{bad:?} reached the terminal: {text}");
+        }
+        assert!(text.contains("\\x1b[2J"), "{text}");
+    }
+}
+
+#[test]
+fn timeline_usage_and_io_errors_exit_2() {
+    let out = run(&["timeline", "fixtures/no-such-file.log"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open fixtures/no-such-file.log"));
+    let out = run(&["timeline", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
+    let out = run(&["timeline", "--lines", "9..3", SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["timeline", "--kind", "bogus", SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A deterministic byte generator (xorshift) for hostile inputs.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn views_survive_hostile_input() {
+    let dir = scratch("views-hostile");
+    let mut inputs: Vec<(String, Vec<u8>)> = vec![
+        ("empty".into(), Vec::new()),
+        ("newline".into(), b"\n".to_vec()),
+        (
+            "deep".into(),
+            format!("> {}{}\n", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+        ),
+    ];
+    for seed in 1..=4 {
+        inputs.push((format!("random-{seed}"), noise(seed, 32 * 1024)));
+    }
+    let mut mixed = Vec::new();
+    for (i, chunk) in noise(99, 16 * 1024).chunks(97).enumerate() {
+        mixed.extend_from_slice([&b"> "[..], b"< ", b"! ", b"# ", b"{"][i % 5]);
+        mixed.extend_from_slice(chunk);
+        mixed.push(b'\n');
+    }
+    inputs.push(("mixed".into(), mixed));
+    for (name, bytes) in inputs {
+        let path = dir.join(format!("{name}.log"));
+        fs::write(&path, bytes).expect("write");
+        let path = path.to_str().expect("utf-8");
+        for args in [
+            &["timeline", path][..],
+            &["timeline", "--full", path][..],
+            &["timeline", "--format", "mermaid", path][..],
+            &["timeline", "--format", "html", path][..],
+            &["stats", path][..],
+            &["stats", "--format", "json", path][..],
+        ] {
+            let out = run(args);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name} {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+// ----------------------------------------------------------------- mermaid
+
+#[test]
+fn mermaid_of_the_sample_matches_its_snapshot() {
+    let out = run(&["timeline", "--format", "mermaid", SAMPLE]);
+    assert_eq!(out.status.code(), Some(0));
+    if let Some(diff) = snapshot(
+        Path::new("tests/snapshots/timeline/sample-session.mmd"),
+        &String::from_utf8_lossy(&out.stdout),
+    ) {
+        panic!("{diff}");
+    }
+}
+
+/// The pinned Mermaid parser, installed by scripts/test.
+fn mermaid_parser() -> PathBuf {
+    let script = root().join("target/mermaid/parse.mjs");
+    assert!(
+        root().join("target/mermaid/node_modules/mermaid").is_dir() && script.exists(),
+        "the Mermaid parser is not installed in target/mermaid: run scripts/test (needs node and npm)"
+    );
+    script
+}
+
+#[test]
+fn mermaid_of_every_fixture_parses() {
+    let dir = scratch("mermaid");
+    let mut files = Vec::new();
+    for fixture in fixtures() {
+        let out = run(&[
+            "timeline",
+            "--format",
+            "mermaid",
+            fixture.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(
+            text.starts_with("sequenceDiagram\n"),
+            "{}",
+            fixture.display()
+        );
+        let name = fixture.to_str().expect("utf-8").replace('/', "_");
+        let path = dir.join(format!("{name}.mmd"));
+        fs::write(&path, text).expect("write");
+        files.push(path);
+    }
+    // The same filters as the text view, and a diagram that must fail, to
+    // show that the parser does reject.
+    let out = run(&[
+        "timeline",
+        "--format",
+        "mermaid",
+        "--method",
+        "tools/call",
+        SAMPLE,
+    ]);
+    fs::write(dir.join("filtered.mmd"), out.stdout).expect("write");
+    files.push(dir.join("filtered.mmd"));
+    let broken = dir.join("broken.mmd");
+    fs::write(&broken, "sequenceDiagram\n    C->>S: a ; b\n").expect("write");
+    let script = mermaid_parser();
+    let out = Command::new("node")
+        .arg(&script)
+        .args(&files)
+        .current_dir(script.parent().expect("dir"))
+        .output()
+        .expect("node runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        report
+            .lines()
+            .filter(|l| l.starts_with("ok sequence"))
+            .count(),
+        files.len(),
+        "{report}"
+    );
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(&broken)
+        .current_dir(script.parent().expect("dir"))
+        .output()
+        .expect("node runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the parser accepted a broken diagram"
+    );
+}
+
+/// The text with every Mermaid entity code (`#59;`) removed.
+fn strip_entities(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('#') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(';') {
+            rest = &after[digits + 1..];
+        } else {
+            out.push('#');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn mermaid_keeps_log_text_out_of_the_syntax() {
+    let out = run(&["timeline", "--format", "mermaid", HOSTILE]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let statements: Vec<&str> = text.lines().skip(2).collect();
+    for line in &statements {
+        // The text after the arrow or the note's position, or the alias.
+        let label = match line.split_once(": ") {
+            Some((_, label)) => label,
+            None => line.split_once(" as ").expect("participant").1,
+        };
+        let plain = strip_entities(label);
+        for bad in [
+            '<', '>', ';', '%', '#', '\\', '\x1b', '\u{2028}', '\u{202e}',
+        ] {
+            assert!(!plain.contains(bad), "{bad:?} in {line}");
+        }
+    }
+    // One statement per row: the newline in the tool name stayed text.
+    assert!(
+        !statements
+            .iter()
+            .any(|l| l.trim_start().starts_with("Note over C,S: injected"))
+    );
+    assert!(
+        statements
+            .iter()
+            .any(|l| l.contains("#92;nNote over C,S: injected"))
+    );
+}
+
+// -------------------------------------------------------------------- html
+
+/// Tags the HTML page is made of; anything else came from the log.
+const TAGS: &[&str] = &[
+    "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "p", "a",
+    "nav", "button", "span", "label", "input", "i", "svg", "defs", "marker", "path", "div", "main",
+    "section", "line", "rect", "text", "g", "circle", "script", "aside", "ul", "li", "b", "pre",
+];
+
+/// The tag names in an HTML text, in order.
+fn tags(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = html.as_bytes();
+    for (i, _) in html.match_indices('<') {
+        let rest = &bytes[i + 1..];
+        let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+        let name: String = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'!')
+            .map(|b| *b as char)
+            .collect();
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn html_escapes_everything_from_the_log() {
+    let out = run(&["timeline", "--format", "html", HOSTILE]);
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8(out.stdout).expect("utf-8");
+    let unknown: BTreeSet<String> = tags(&html)
+        .into_iter()
+        .filter(|t| !TAGS.contains(&t.as_str()))
+        .collect();
+    assert!(unknown.is_empty(), "tags from the log: {unknown:?}");
+    // Our script and one details block per page; nothing else runs.
+    let scripts = html.matches("<script").count();
+    let pages = html.matches("<section class=\"page").count();
+    assert_eq!(scripts, pages + 1);
+    assert_eq!(html.matches("<script>").count(), 1);
+    for block in html
+        .split("<script type=\"application/json\" class=\"details\">")
+        .skip(1)
+    {
+        let json = &block[..block.find("</script>").expect("closed")];
+        assert!(!json.contains('<') && !json.contains('>') && !json.contains('&'));
+        let details: Value = serde_json::from_str(json).expect("details are JSON");
+        assert!(details.as_array().is_some_and(|d| !d.is_empty()));
+    }
+    for bad in ['\x1b', '\x07', '\u{202e}'] {
+        assert!(!html.contains(bad), "{bad:?} in the page");
+    }
+    for escaped in [
+        "&lt;script&gt;alert(4)&lt;/script&gt;",
+        "&lt;/svg&gt;&lt;script&gt;alert(5)&lt;/script&gt;",
+        "&lt;img src=x onerror=alert(1)&gt;",
+    ] {
+        assert!(html.contains(escaped), "{escaped} missing");
+    }
+    // Self-contained: no address to load anything from.
+    for remote in ["http://", "https://", "src=\"", "//cdn"] {
+        let allowed = "xmlns=\"http://www.w3.org/2000/svg\"";
+        assert!(
+            !html.replace(allowed, "").contains(remote),
+            "{remote} in the page"
+        );
+    }
+    assert!(html.contains("Content-Security-Policy\" content=\"default-src 'none'"));
+}
+
+#[test]
+fn long_sessions_are_paged() {
+    let dir = scratch("views-long");
+    let mut log = String::from(
+        "2026-11-02T09:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n\
+         2026-11-02T09:00:00.010000Z < {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n\
+         2026-11-02T09:00:00.020000Z > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+    );
+    let messages = 3000;
+    for i in 1..=messages / 2 {
+        let ms = 100 + i * 10;
+        log.push_str(&format!(
+            "2026-11-02T09:{:02}:{:02}.{:03}000Z > {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"t{i}\",\"arguments\":{{}}}}}}\n",
+            ms / 60_000,
+            ms / 1000 % 60,
+            ms % 1000
+        ));
+        if i != 100 {
+            let ms = ms + 5;
+            log.push_str(&format!(
+                "2026-11-02T09:{:02}:{:02}.{:03}000Z < {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[]}}}}\n",
+                ms / 60_000,
+                ms / 1000 % 60,
+                ms % 1000
+            ));
+        }
+    }
+    let path = dir.join("long.log");
+    fs::write(&path, log).expect("write");
+    let html_path = dir.join("long.html");
+    let out = run(&[
+        "timeline",
+        "--format",
+        "html",
+        "--out",
+        html_path.to_str().expect("utf-8"),
+        path.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+    let html = fs::read_to_string(&html_path).expect("html written");
+    let rows = html.matches("<g class=\"row\"").count();
+    assert_eq!(rows, messages + 2);
+    let pages: Vec<&str> = html.split("<section class=\"page").skip(1).collect();
+    assert_eq!(pages.len(), rows.div_ceil(200));
+    for page in &pages {
+        assert!(page.matches("<g class=\"row\"").count() <= 200);
+        assert_eq!(page.matches("<svg").count(), 1, "one small SVG per page");
+    }
+    // The request never answered (line 202) runs down every later page.
+    let later = pages
+        .iter()
+        .skip(2)
+        .filter(|p| p.contains("class=\"bar unanswered\""))
+        .count();
+    assert_eq!(later, pages.len() - 2);
+}
+
+/// Headless Chromium, when installed (`.ci/run` installs it).
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser"].iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Waits for a child at most `limit`, killing it after that.
+fn wait_at_most(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// An RGB image.
+struct Image {
+    width: usize,
+    height: usize,
+    rgb: Vec<[u8; 3]>,
+}
+
+impl Image {
+    fn read(path: &Path) -> Image {
+        let decoder = png::Decoder::new(BufReader::new(fs::File::open(path).expect("png")));
+        let mut reader = decoder.read_info().expect("png header");
+        let mut buf = vec![0; reader.output_buffer_size().expect("size")];
+        let info = reader.next_frame(&mut buf).expect("png frame");
+        assert_eq!(info.bit_depth, png::BitDepth::Eight);
+        let channels = match info.color_type {
+            png::ColorType::Rgb => 3,
+            png::ColorType::Rgba => 4,
+            other => panic!("unexpected PNG colour type {other:?}"),
+        };
+        let rgb = buf[..info.buffer_size()]
+            .chunks(channels)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect();
+        Image {
+            width: info.width as usize,
+            height: info.height as usize,
+            rgb,
+        }
+    }
+
+    fn at(&self, x: usize, y: usize) -> [u8; 3] {
+        self.rgb[y * self.width + x]
+    }
+
+    /// The column with the most pixels matching `f`: (count, column).
+    fn best_column(&self, f: impl Fn([u8; 3]) -> bool) -> (usize, usize) {
+        (0..self.width)
+            .map(|x| ((0..self.height).filter(|&y| f(self.at(x, y))).count(), x))
+            .max()
+            .unwrap_or((0, 0))
+    }
+
+    /// Rows holding a horizontal run of at least `len` pixels matching `f`.
+    fn rows_with_run(&self, len: usize, f: impl Fn([u8; 3]) -> bool) -> Vec<usize> {
+        (0..self.height)
+            .filter(|&y| {
+                let mut run = 0;
+                (0..self.width).any(|x| {
+                    run = if f(self.at(x, y)) { run + 1 } else { 0 };
+                    run >= len
+                })
+            })
+            .collect()
+    }
+}
+
+fn near(p: [u8; 3], hex: &str, tolerance: u8) -> bool {
+    let c = u32::from_str_radix(hex.trim_start_matches('#'), 16).expect("hex");
+    let want = [(c >> 16) as u8, (c >> 8) as u8, c as u8];
+    p.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= tolerance)
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let Some(chromium) = chromium() else {
+        eprintln!(
+            "note: chromium is not installed; the HTML rendering test is skipped (.ci/run installs it)"
+        );
+        return;
+    };
+    let dir = scratch("chromium");
+    let html = dir.join("sample.html");
+    let out = run(&[
+        "timeline",
+        "--format",
+        "html",
+        "--out",
+        html.to_str().expect("utf-8"),
+        SAMPLE,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+    let png = dir.join("sample.png");
+    let profile = dir.join("profile");
+    let mut child = Command::new(&chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--window-size=1400,1000")
+        .arg(format!("file://{}", html.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let status =
+        wait_at_most(&mut child, Duration::from_secs(90)).expect("chromium finished in 90 s");
+    assert!(status.success(), "chromium failed: {status}");
+    let image = Image::read(&png);
+    assert_eq!((image.width, image.height), (1400, 1000));
+    // Both lanes: columns of the lane colours (arrows and notes cross them),
+    // the client's left of the server's.
+    let (client_px, client_x) = image.best_column(|p| near(p, "#1f6feb", 24));
+    let (server_px, server_x) = image.best_column(|p| near(p, "#1a7f37", 24));
+    assert!(client_px >= 600, "client lane: {client_px} px");
+    assert!(server_px >= 600, "server lane: {server_px} px");
+    assert!(
+        client_x + 200 < server_x,
+        "lanes at x={client_x} and x={server_x}"
+    );
+    // Arrows: rows mostly covered by a dark line (solid or dashed) between
+    // the lanes.
+    let dark = |p: [u8; 3]| {
+        let (lo, hi) = (p.iter().min().copied(), p.iter().max().copied());
+        hi < Some(140) && hi.zip(lo).is_some_and(|(h, l)| h - l < 40)
+    };
+    let between = client_x + 12..server_x - 12;
+    let arrows: Vec<usize> = (0..image.height)
+        .filter(|&y| {
+            let n = between.clone().filter(|&x| dark(image.at(x, y))).count();
+            n * 100 >= between.len() * 55
+        })
+        .collect();
+    let distinct = arrows.windows(2).filter(|w| w[1] > w[0] + 2).count() + 1;
+    assert!(
+        distinct >= 15,
+        "only {distinct} arrows found (rows {arrows:?})"
+    );
+    // The unanswered request: a long red arrow, and red running from it
+    // down the server lane to the bottom of the window.
+    let red = |p: [u8; 3]| near(p, "#d00000", 40) && p[1] < 40 && p[2] < 40;
+    let red_arrow = image.rows_with_run(250, red);
+    assert!(!red_arrow.is_empty(), "no red arrow");
+    let (red_px, red_x) = image.best_column(red);
+    assert!(red_px >= 40, "red bar only {red_px} px long");
+    assert!(
+        red_x > server_x && red_x < server_x + 20,
+        "red bar at x={red_x}, server lane at x={server_x}"
+    );
+    let below = red_arrow[0] + 3..image.height;
+    let covered = below.clone().filter(|&y| red(image.at(red_x, y))).count();
+    assert!(
+        covered * 100 >= below.len() * 85,
+        "the red bar covers {covered} of the {} px from the red arrow (y={}) down",
+        below.len(),
+        red_arrow[0]
+    );
+}
+
+// ------------------------------------------------------------------- stats
+
+#[test]
+fn stats_of_the_sample_match_their_snapshots() {
+    let mut failures = Vec::new();
+    for (format, ext) in [("table", "txt"), ("json", "json")] {
+        let out = run(&["stats", "--format", format, SAMPLE]);
+        assert_eq!(out.status.code(), Some(0));
+        failures.extend(snapshot(
+            &Path::new("tests/snapshots/stats").join(format!("sample-session.{ext}")),
+            &String::from_utf8_lossy(&out.stdout),
+        ));
+    }
+    let out = run(&[
+        "stats",
+        "fixtures/rules/direction-inferred.log",
+        "fixtures/clean/legacy-2025-06-18.log",
+    ]);
+    failures.extend(snapshot(
+        Path::new("tests/snapshots/stats/two-files.txt"),
+        &transcript(&out),
+    ));
+    assert_no_failures(failures);
+}
+
+/// Checks that an object has exactly these keys.
+fn keys(v: &Value, expected: &[&str], what: &str) {
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{what} is not an object: {v}"));
+    let have: Vec<&str> = obj.keys().map(String::as_str).collect();
+    assert_eq!(have, expected, "{what}");
+}
+
+#[test]
+fn stats_json_version_1_is_pinned() {
+    let all: Vec<PathBuf> = fixtures();
+    let mut args = vec!["stats", "--format", "json"];
+    args.extend(all.iter().map(|p| p.to_str().expect("utf-8")));
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let doc = json_of(&out);
+    keys(
+        &doc,
+        &[
+            "version",
+            "files",
+            "methods",
+            "slowest",
+            "stderr",
+            "non_message_lines",
+            "waiting",
+            "bytes",
+        ],
+        "document",
+    );
+    assert_eq!(doc["version"], 1);
+    let bytes = [
+        "client_to_server",
+        "server_to_client",
+        "server_stderr",
+        "unknown",
+    ];
+    keys(&doc["bytes"], &bytes, "bytes");
+    keys(&doc["stderr"], &["lines", "bytes"], "stderr");
+    keys(
+        &doc["non_message_lines"],
+        &["lines", "bytes"],
+        "non_message_lines",
+    );
+    keys(&doc["waiting"], &["on_server", "on_client"], "waiting");
+    for side in ["on_server", "on_client"] {
+        keys(
+            &doc["waiting"][side],
+            &["open_seconds", "answers", "latency_sum_seconds"],
+            side,
+        );
+    }
+    let files = doc["files"].as_array().expect("files");
+    assert_eq!(files.len(), all.len());
+    for f in files {
+        keys(
+            f,
+            &[
+                "path",
+                "format",
+                "lines",
+                "first_time",
+                "last_time",
+                "duration_seconds",
+                "messages",
+                "stderr_lines",
+            ],
+            "file",
+        );
+        keys(
+            &f["messages"],
+            &["client_to_server", "server_to_client", "unknown_direction"],
+            "messages",
+        );
+    }
+    let mut kinds = BTreeSet::new();
+    for m in doc["methods"].as_array().expect("methods") {
+        keys(
+            m,
+            &[
+                "method",
+                "direction",
+                "kind",
+                "count",
+                "errors",
+                "unanswered",
+                "latency_seconds",
+                "bytes",
+            ],
+            "method",
+        );
+        keys(&m["bytes"], &bytes, "method bytes");
+        if !m["latency_seconds"].is_null() {
+            keys(
+                &m["latency_seconds"],
+                &["count", "p50", "p95", "max"],
+                "latency",
+            );
+        }
+        kinds.insert(m["kind"].as_str().expect("kind").to_string());
+    }
+    assert_eq!(
+        kinds,
+        BTreeSet::from(["notification".into(), "request".into(), "response".into()])
+    );
+    for s in doc["slowest"].as_array().expect("slowest") {
+        keys(
+            s,
+            &[
+                "path",
+                "line",
+                "direction",
+                "method",
+                "subject",
+                "id",
+                "seconds",
+                "answered",
+                "cancelled",
+            ],
+            "slow request",
+        );
+    }
+    // Ids keep their JSON type.
+    let out = run(&["stats", "--format", "json", HOSTILE]);
+    let doc = json_of(&out);
+    assert!(
+        doc["slowest"]
+            .as_array()
+            .expect("slowest")
+            .iter()
+            .any(|s| s["id"].is_string())
+    );
+}
+
+#[test]
+fn stats_read_stdin_and_report_unreadable_files() {
+    let input = fs::read(root().join(SAMPLE)).expect("fixture");
+    let mut child = mcpdbg()
+        .args(["stats", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&input)
+        .expect("write");
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json_of(&out)["files"][0]["path"], "-");
+    let out = run(&["stats", "fixtures/no-such-file.log", SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tools/call"));
+}
+
+// ------------------------------------------------------------------ follow
+
+/// A child process that is killed when the test ends, even by a failed
+/// assertion (a follower never stops on its own).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Reads a child's output on a thread, one line at a time.
+fn lines_of(output: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits (at most 20 s) for a line containing `want`; returns the lines read.
+fn expect_line(rx: &mpsc::Receiver<String>, want: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                let found = line.contains(want);
+                seen.push(line);
+                if found {
+                    return seen;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    panic!("no line containing {want:?} within 20 s; got {seen:?}");
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    f.write_all(text.as_bytes()).expect("append");
+}
+
+#[test]
+fn follow_prints_findings_as_the_file_grows() {
+    let dir = scratch("follow");
+    let path = dir.join("live.log");
+    fs::write(&path, "").expect("create");
+    let sample = fs::read_to_string(root().join(SAMPLE)).expect("fixture");
+    let lines: Vec<&str> = sample.lines().collect();
+    let chunk = |a: usize, b: usize| {
+        lines[a - 1..b]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    let mut child = Killed(
+        mcpdbg()
+            .args([
+                "check",
+                "--follow",
+                "--poll-interval",
+                "0.05",
+                "--status-interval",
+                "0.3",
+            ])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts"),
+    );
+    let child = &mut child.0;
+    let rx = lines_of(child.stdout.take().expect("stdout"));
+    let notes = lines_of(child.stderr.take().expect("stderr"));
+    expect_line(&notes, "following");
+    // The handshake and a stray line: the stray-output finding comes at once.
+    append(&path, &chunk(1, 16));
+    std::thread::sleep(Duration::from_millis(200));
+    append(&path, &chunk(17, 17));
+    let seen = expect_line(&rx, "stray-output");
+    assert_eq!(
+        seen.last().expect("line"),
+        "line 17: error stray-output: server wrote non-JSON text to stdout: \"Loaded 412 notes from cache\""
+    );
+    // A request with no answer yet, written in two pieces (a partial line
+    // is not read until it is complete): a status line names it.
+    let request = chunk(37, 37);
+    let (head, tail) = request.split_at(40);
+    append(&path, head);
+    std::thread::sleep(Duration::from_millis(300));
+    append(&path, tail);
+    let seen = expect_line(&rx, "open: tools/call id 9 (line 18)");
+    assert!(
+        !seen.iter().any(|l| l.starts_with("line 18:")),
+        "the first piece was read as a line of its own: {seen:?}"
+    );
+    // The slow answer to another request: its finding as it happens.
+    append(&path, &chunk(26, 28).replace("\"id\":6", "\"id\":60"));
+    expect_line(&rx, "line 21: warning slow-response");
+    // Truncation: reading starts again, and is said on stderr.
+    fs::write(&path, "").expect("truncate");
+    expect_line(&notes, "was truncated; reading it again from the start");
+    append(&path, &chunk(1, 2));
+    std::thread::sleep(Duration::from_millis(300));
+    // Rotation: a new file at the path.
+    let rotated = dir.join("live.log.1");
+    fs::rename(&path, &rotated).expect("rotate");
+    fs::write(&path, chunk(1, 5)).expect("new file");
+    expect_line(
+        &notes,
+        "was replaced (rotated); reading it again from the start",
+    );
+    // Ctrl-C: the final report, with the hang, and the usual exit status.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let mut rest = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) => rest.push(line),
+            Err(_) => break,
+        }
+    }
+    let status = wait_at_most(child, Duration::from_secs(10)).expect("exits after SIGINT");
+    let report = rest.join("\n");
+    assert_eq!(status.code(), Some(1), "{report}");
+    for part in [
+        "live.log (part 1) (native format)",
+        "live.log (part 2) (native format)",
+        "live.log (part 3) (native format)",
+        "unanswered-request",
+        "errors,",
+    ] {
+        assert!(report.contains(part), "{part:?} missing from {report}");
+    }
+}
+
+#[test]
+fn follow_usage_errors_exit_2() {
+    assert_eq!(
+        run(&["check", "--follow", SAMPLE, SAMPLE]).status.code(),
+        Some(2)
+    );
+    assert_eq!(run(&["check", "--follow", "-"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["check", "--follow", "--format", "json", SAMPLE])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["check", "--follow", "fixtures/no-such-file.log"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+// ------------------------------------------------------------------ README
+
+#[test]
+fn readme_outputs_are_what_the_commands_print() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    let marker = "<!-- output: mcpdbg ";
+    let mut checked = 0;
+    for (at, _) in readme.match_indices(marker) {
+        let rest = &readme[at + marker.len()..];
+        let args: Vec<&str> = rest[..rest.find(" -->").expect("marker end")]
+            .split_whitespace()
+            .collect();
+        let block = &rest[rest.find("```text\n").expect("a text block follows") + 8..];
+        let block = &block[..block.find("```").expect("block end")];
+        let out = run(&args);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            block,
+            "README block for `mcpdbg {}` is stale",
+            args.join(" ")
+        );
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} README outputs are checked");
+}
