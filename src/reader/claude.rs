@@ -14,9 +14,8 @@
 //! are the server's raw stderr; in the aggregate they are continuations.
 
 use std::collections::VecDeque;
-use std::io;
 
-use super::{Body, Dir, Lines, PartialWhy, Record, Timestamp};
+use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
 
 /// Which of the two Claude Desktop files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -366,20 +365,13 @@ pub(super) fn rebuild_cut(head: &str) -> Option<String> {
     Some(format!("{{{}}}", parts.join(",")))
 }
 
-impl Iterator for ClaudeReader {
-    type Item = io::Result<Record>;
+impl LineParser for ClaudeReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(record) = self.queue.pop_front() {
-                return Some(Ok(record));
-            }
-            match self.lines.next_line() {
-                Ok(Some((line, bytes, terminated))) => self.read(line, bytes, terminated),
-                Ok(None) => return None,
-                Err(e) => return Some(Err(e)),
-            }
-        }
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, bytes, terminated)
     }
 }
 

@@ -15,7 +15,7 @@ use std::io;
 use serde_json::Value;
 
 use super::claude::rebuild_cut;
-use super::{Body, Dir, Lines, PartialWhy, Record, Timestamp};
+use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
 
 /// Whether a line is an mcpsnoop envelope (for format detection).
 pub fn matches_mcpsnoop(line: &str) -> bool {
@@ -159,20 +159,13 @@ impl McpsnoopReader {
     }
 }
 
-impl Iterator for McpsnoopReader {
-    type Item = io::Result<Record>;
+impl LineParser for McpsnoopReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(record) = self.queue.pop_front() {
-                return Some(Ok(record));
-            }
-            match self.lines.next_line() {
-                Ok(Some((line, bytes, terminated))) => self.read(line, &bytes, terminated),
-                Ok(None) => return None,
-                Err(e) => return Some(Err(e)),
-            }
-        }
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, &bytes, terminated)
     }
 }
 

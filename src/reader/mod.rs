@@ -288,6 +288,41 @@ pub fn detect(prefix: &[u8]) -> Format {
     }
 }
 
+/// A reader that turns each line into zero or more records, queued: the
+/// readers of host logs, which skip, split or join lines.
+pub trait LineParser {
+    /// The lines it reads and the records it has queued.
+    fn parts(&mut self) -> (&mut Lines, &mut std::collections::VecDeque<Record>);
+    /// Takes one line of input.
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool);
+    /// The input ended: flush what is half-read. Called again on every later
+    /// `next`, so it must leave nothing to flush a second time.
+    fn end(&mut self) {}
+}
+
+/// A [`LineParser`] as an iterator of records.
+pub struct Parsed<P>(pub P);
+
+impl<P: LineParser> Iterator for Parsed<P> {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(record) = self.0.parts().1.pop_front() {
+                return Some(Ok(record));
+            }
+            match self.0.parts().0.next_line() {
+                Ok(Some((line, bytes, terminated))) => self.0.line(line, bytes, terminated),
+                Ok(None) => {
+                    self.0.end();
+                    return self.0.parts().1.pop_front().map(Ok);
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
 /// A streaming source of records.
 pub type Records = Box<dyn Iterator<Item = io::Result<Record>>>;
 
@@ -384,18 +419,20 @@ pub fn open_any(
     let records: Records = match format {
         Format::Native => Box::new(native::NativeReader::new(lines)),
         Format::Ndjson => Box::new(ndjson::NdjsonReader::new(lines)),
-        Format::ClaudeServer => {
-            Box::new(claude::ClaudeReader::new(lines, claude::Layout::PerServer))
-        }
-        Format::ClaudeAggregate => {
-            Box::new(claude::ClaudeReader::new(lines, claude::Layout::Aggregate))
-        }
-        Format::VsCode => Box::new(vscode::VsCodeReader::new(lines)),
-        Format::Zed => Box::new(zed::ZedLogReader::new(lines)),
-        Format::ZedRpc => Box::new(zed::ZedRpcReader::new(lines)),
-        Format::Socat => Box::new(socat::SocatReader::new(lines)),
-        Format::Strace => Box::new(strace::StraceReader::new(lines)),
-        Format::Mcpsnoop => Box::new(envelope::McpsnoopReader::new(lines)),
+        Format::ClaudeServer => Box::new(Parsed(claude::ClaudeReader::new(
+            lines,
+            claude::Layout::PerServer,
+        ))),
+        Format::ClaudeAggregate => Box::new(Parsed(claude::ClaudeReader::new(
+            lines,
+            claude::Layout::Aggregate,
+        ))),
+        Format::VsCode => Box::new(Parsed(vscode::VsCodeReader::new(lines))),
+        Format::Zed => Box::new(Parsed(zed::ZedLogReader::new(lines))),
+        Format::ZedRpc => Box::new(Parsed(zed::ZedRpcReader::new(lines))),
+        Format::Socat => Box::new(Parsed(socat::SocatReader::new(lines))),
+        Format::Strace => Box::new(Parsed(strace::StraceReader::new(lines))),
+        Format::Mcpsnoop => Box::new(Parsed(envelope::McpsnoopReader::new(lines))),
         Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
     };
     Ok((format, records, count, error))

@@ -9,9 +9,8 @@
 //! chunks is the server's stderr (it inherits socat's).
 
 use std::collections::VecDeque;
-use std::io;
 
-use super::{Body, Dir, Lines, Record, Timestamp};
+use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
 
 /// A parsed chunk header.
 struct Header {
@@ -209,35 +208,27 @@ impl SocatReader {
     }
 }
 
-impl Iterator for SocatReader {
-    type Item = io::Result<Record>;
+impl LineParser for SocatReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(record) = self.queue.pop_front() {
-                return Some(Ok(record));
-            }
-            match self.lines.next_line() {
-                Ok(Some((line, bytes, terminated))) => self.read(line, bytes, terminated),
-                Ok(None) => {
-                    // A stream that ended without a newline.
-                    for dir in [Dir::ClientToServer, Dir::ServerToClient] {
-                        let rest = std::mem::take(&mut self.pending[Self::slot(dir)]);
-                        if !rest.is_empty() {
-                            self.queue.push_back(Record {
-                                line: self.last_line,
-                                time: None,
-                                body: Body::Line { dir, bytes: rest },
-                                terminated: false,
-                                source: None,
-                            });
-                        }
-                    }
-                    if self.queue.is_empty() {
-                        return None;
-                    }
-                }
-                Err(e) => return Some(Err(e)),
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, bytes, terminated)
+    }
+
+    fn end(&mut self) {
+        // A stream that ended without a newline.
+        for dir in [Dir::ClientToServer, Dir::ServerToClient] {
+            let rest = std::mem::take(&mut self.pending[Self::slot(dir)]);
+            if !rest.is_empty() {
+                self.queue.push_back(Record {
+                    line: self.last_line,
+                    time: None,
+                    body: Body::Line { dir, bytes: rest },
+                    terminated: false,
+                    source: None,
+                });
             }
         }
     }

@@ -9,10 +9,9 @@
 //! and 1 and point fd 1 at stderr). Writes to fd 2 are stderr.
 
 use std::collections::{HashMap, VecDeque};
-use std::io;
 
 use super::claude::rebuild_cut;
-use super::{Body, Dir, Lines, PartialWhy, Record, Timestamp};
+use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
 
 /// One parsed syscall.
 #[derive(Debug, PartialEq)]
@@ -362,31 +361,24 @@ impl StraceReader {
     }
 }
 
-impl Iterator for StraceReader {
-    type Item = io::Result<Record>;
+impl LineParser for StraceReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(record) = self.queue.pop_front() {
-                return Some(Ok(record));
-            }
-            match self.lines.next_line() {
-                Ok(Some((line, bytes, _))) => self.read(line, &bytes),
-                Ok(None) => {
-                    let last = self.last_line;
-                    // No JSON-RPC was ever written: fd 1 was the wire.
-                    self.settle_stdout(true);
-                    for (slot, dir) in [(0, Dir::ClientToServer), (1, Dir::ServerToClient)] {
-                        let rest = std::mem::take(&mut self.pending[slot]);
-                        if !rest.is_empty() {
-                            self.record(last, &None, Body::Line { dir, bytes: rest }, false);
-                        }
-                    }
-                    if self.queue.is_empty() {
-                        return None;
-                    }
-                }
-                Err(e) => return Some(Err(e)),
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        let _ = terminated;
+        self.read(line, &bytes)
+    }
+
+    fn end(&mut self) {
+        let last = self.last_line;
+        // No JSON-RPC was ever written: fd 1 was the wire.
+        self.settle_stdout(true);
+        for (slot, dir) in [(0, Dir::ClientToServer), (1, Dir::ServerToClient)] {
+            let rest = std::mem::take(&mut self.pending[slot]);
+            if !rest.is_empty() {
+                self.record(last, &None, Body::Line { dir, bytes: rest }, false);
             }
         }
     }
@@ -398,7 +390,7 @@ mod tests {
 
     #[test]
     fn calls() {
-        let mut r = StraceReader::new(Lines::new(Box::new(io::Cursor::new(Vec::new()))));
+        let mut r = StraceReader::new(Lines::new(Box::new(std::io::Cursor::new(Vec::new()))));
         let call = r
             .parse(r#"12809 21:14:28.619486 write(1, "{\"id\": 0}\n", 10) = 10"#)
             .unwrap();

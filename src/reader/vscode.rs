@@ -8,9 +8,8 @@
 //! continue the previous message and are skipped.
 
 use std::collections::VecDeque;
-use std::io;
 
-use super::{Body, Dir, Lines, Record, Timestamp};
+use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
 
 /// `2026-10-05 09:49:21.376 [debug] ` -> time and message.
 fn prefix(line: &str) -> Option<(Timestamp, &str)> {
@@ -105,20 +104,13 @@ impl VsCodeReader {
     }
 }
 
-impl Iterator for VsCodeReader {
-    type Item = io::Result<Record>;
+impl LineParser for VsCodeReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(record) = self.queue.pop_front() {
-                return Some(Ok(record));
-            }
-            match self.lines.next_line() {
-                Ok(Some((line, bytes, terminated))) => self.read(line, &bytes, terminated),
-                Ok(None) => return None,
-                Err(e) => return Some(Err(e)),
-            }
-        }
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, &bytes, terminated)
     }
 }
 

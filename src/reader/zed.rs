@@ -9,9 +9,8 @@
 //! with no times.
 
 use std::collections::VecDeque;
-use std::io;
 
-use super::{Body, Dir, Lines, Record, Timestamp};
+use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
 
 /// `2026-09-19T23:48:16+07:00 TRACE [target] ` -> time, target, text.
 fn prefix(line: &str) -> Option<(Timestamp, &str, &str)> {
@@ -110,20 +109,13 @@ impl ZedLogReader {
     }
 }
 
-impl Iterator for ZedLogReader {
-    type Item = io::Result<Record>;
+impl LineParser for ZedLogReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(record) = self.queue.pop_front() {
-                return Some(Ok(record));
-            }
-            match self.lines.next_line() {
-                Ok(Some((line, bytes, terminated))) => self.read(line, &bytes, terminated),
-                Ok(None) => return None,
-                Err(e) => return Some(Err(e)),
-            }
-        }
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, &bytes, terminated)
     }
 }
 
@@ -200,25 +192,18 @@ impl ZedRpcReader {
     }
 }
 
-impl Iterator for ZedRpcReader {
-    type Item = io::Result<Record>;
+impl LineParser for ZedRpcReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(record) = self.queue.pop_front() {
-                return Some(Ok(record));
-            }
-            match self.lines.next_line() {
-                Ok(Some((line, bytes, _))) => self.read(line, &bytes),
-                Ok(None) => {
-                    self.flush();
-                    if self.queue.is_empty() {
-                        return None;
-                    }
-                }
-                Err(e) => return Some(Err(e)),
-            }
-        }
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        let _ = terminated;
+        self.read(line, &bytes)
+    }
+
+    fn end(&mut self) {
+        self.flush();
     }
 }
 
