@@ -7,130 +7,15 @@
 //! `MCPDBG_UPDATE_SNAPSHOTS=1` and review the diff of `tests/snapshots/`.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::io::Read;
+use std::path::Path;
+use std::process::Stdio;
 
 use mcpdbg::rules::Rule;
+
+mod common;
+use common::*;
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The binary, run from the repository root with a clean environment for
-/// everything that changes output.
-fn mcpdbg() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpdbg"));
-    cmd.current_dir(root());
-    for var in [
-        "NO_COLOR",
-        "COLUMNS",
-        "LINES",
-        "CLICOLOR",
-        "CLICOLOR_FORCE",
-        "TERM",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-fn run(args: &[&str]) -> Output {
-    mcpdbg().args(args).output().expect("binary runs")
-}
-
-fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = mcpdbg()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The binary may stop reading early; a broken pipe here is fine.
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("binary ends");
-    writer.join().expect("writer thread");
-    out
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
-}
-
-/// Every fixture, as a path relative to the repository root, sorted.
-fn fixtures() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("fixtures dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "log") {
-                out.push(path.strip_prefix(root()).expect("under root").to_path_buf());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&root().join("fixtures"), &mut out);
-    out.sort();
-    out
-}
-
-fn transcript(out: &Output) -> String {
-    format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        out.status
-            .code()
-            .map_or("signal".to_string(), |c| c.to_string()),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Compares `actual` with the snapshot at `path`, or rewrites the snapshot
-/// when MCPDBG_UPDATE_SNAPSHOTS is set. Returns a description of a mismatch.
-fn snapshot(path: &Path, actual: &str) -> Option<String> {
-    let path = root().join(path);
-    if std::env::var_os("MCPDBG_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, actual).expect("write snapshot");
-        return None;
-    }
-    let expected = match std::fs::read_to_string(&path) {
-        Ok(s) => s,
-        Err(_) => {
-            return Some(format!(
-                "{}: no snapshot (run with MCPDBG_UPDATE_SNAPSHOTS=1)",
-                path.display()
-            ));
-        }
-    };
-    if expected == actual {
-        return None;
-    }
-    let (n, (e, a)) = expected
-        .lines()
-        .chain(std::iter::repeat("<end>"))
-        .zip(actual.lines().chain(std::iter::repeat("<end>")))
-        .enumerate()
-        .find(|(_, (e, a))| e != a)
-        .expect("texts differ");
-    Some(format!(
-        "{}: line {} differs\n  expected: {e}\n  actual:   {a}",
-        path.display(),
-        n + 1
-    ))
-}
 
 #[test]
 fn every_fixture_matches_its_snapshot() {

@@ -12,37 +12,14 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The binary, run from the repository root with a clean environment for
-/// everything that changes output.
-fn mcpdbg() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpdbg"));
-    cmd.current_dir(root());
-    for var in [
-        "NO_COLOR",
-        "COLUMNS",
-        "LINES",
-        "CLICOLOR",
-        "CLICOLOR_FORCE",
-        "TERM",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-fn run(args: &[&str]) -> Output {
-    mcpdbg().args(args).output().expect("binary runs")
-}
+mod common;
+use common::*;
 
 /// A fresh scratch directory under target/, removed and recreated.
 fn scratch(name: &str) -> PathBuf {
@@ -52,67 +29,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Every fixture, relative to the repository root, sorted.
-fn fixtures() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in fs::read_dir(dir).expect("fixtures dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "log") {
-                out.push(path.strip_prefix(root()).expect("under root").to_path_buf());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&root().join("fixtures"), &mut out);
-    out.sort();
-    out
-}
-
-fn transcript(out: &Output) -> String {
-    format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        out.status
-            .code()
-            .map_or("signal".to_string(), |c| c.to_string()),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Compares `actual` with the snapshot at `path` (or rewrites it when
-/// MCPDBG_UPDATE_SNAPSHOTS is set); returns a description of a mismatch.
-fn snapshot(path: &Path, actual: &str) -> Option<String> {
-    let path = root().join(path);
-    if std::env::var_os("MCPDBG_UPDATE_SNAPSHOTS").is_some() {
-        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        fs::write(&path, actual).expect("write snapshot");
-        return None;
-    }
-    let Ok(expected) = fs::read_to_string(&path) else {
-        return Some(format!(
-            "{}: no snapshot (run with MCPDBG_UPDATE_SNAPSHOTS=1)",
-            path.display()
-        ));
-    };
-    if expected == actual {
-        return None;
-    }
-    let (n, (e, a)) = expected
-        .lines()
-        .chain(std::iter::repeat("<end>"))
-        .zip(actual.lines().chain(std::iter::repeat("<end>")))
-        .enumerate()
-        .find(|(_, (e, a))| e != a)
-        .expect("texts differ");
-    Some(format!(
-        "{}: line {} differs\n  expected: {e}\n  actual:   {a}",
-        path.display(),
-        n + 1
-    ))
-}
-
 fn assert_no_failures(failures: Vec<String>) {
     assert!(
         failures.is_empty(),
@@ -120,15 +36,6 @@ fn assert_no_failures(failures: Vec<String>) {
         failures.len(),
         failures.join("\n")
     );
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
 }
 
 const SAMPLE: &str = "fixtures/sample-session.log";
