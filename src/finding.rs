@@ -90,6 +90,20 @@ impl Findings {
         self.session = session;
     }
 
+    /// Whether a finding of `rule` would still be listed (under the per-rule
+    /// limit). When it would not, [`Findings::count`] records it without the
+    /// cost of building its message.
+    pub fn wants(&self, rule: Rule) -> bool {
+        self.per_rule
+            .get(&rule)
+            .is_none_or(|(count, _)| *count < PER_RULE_LIMIT)
+    }
+
+    /// Counts a finding of `rule` at `line` without listing it.
+    pub fn count(&mut self, rule: Rule, line: u64) {
+        self.per_rule.entry(rule).or_insert((0, line)).0 += 1;
+    }
+
     pub fn push(&mut self, mut finding: Finding) {
         finding.session = self.session;
         let entry = self

@@ -670,6 +670,14 @@ rules! {
         spec: "mcpdbg's own note",
         example: "2026-08-30T16:35:23.976Z [notes] [info] Message from client: method=\"tools/call\" id=3 params { metadata: undefined }",
     },
+    OpenRequestLimit => {
+        name: "open-request-limit", group: Analysis, severity: Info, revisions: "all",
+        summary: "so many requests were open at once that later ones were not followed",
+        why: "To keep memory bounded, mcpdbg follows at most 100,000 open requests per side. A log that goes past that (a client that never waits, a server that answers nothing) is itself the finding; requests sent past the limit are not followed: their answers are accepted unchecked and their hangs are not reported one by one.",
+        fix: "Look at why so many requests were open: the server stopped answering long before, or the client sends without waiting.",
+        spec: "mcpdbg's own note",
+        example: "(100,001 requests open at once; not shown here)",
+    },
     TooManyFindings => {
         name: "too-many-findings", group: Analysis, severity: Info, revisions: "all",
         summary: "a rule fired so often that later findings were counted, not listed",

@@ -140,7 +140,69 @@ struct Open {
 struct Used {
     line: u64,
     answered: Option<u64>,
+    /// Sent past the open-request cap: not followed, so its answer is
+    /// accepted without a check.
+    forgotten: bool,
 }
+
+/// The ids a side has used, compactly: integer ids (the common case) in
+/// their own map, lines as u32 (saturating), so a used id costs about 16
+/// bytes of payload instead of 48.
+#[derive(Debug, Default)]
+struct UsedIds {
+    ints: HashMap<i64, (u32, u32)>,
+    others: HashMap<RequestId, (u32, u32)>,
+}
+
+/// `answered` encoding: 0 none, `FORGOTTEN` not followed, else line + 1.
+const FORGOTTEN: u32 = u32::MAX;
+
+fn line32(line: u64) -> u32 {
+    line.min(u64::from(u32::MAX - 2)) as u32
+}
+
+impl UsedIds {
+    fn slot(&mut self, id: &RequestId) -> Option<&mut (u32, u32)> {
+        match id {
+            RequestId::Int(n) => self.ints.get_mut(n),
+            other => self.others.get_mut(other),
+        }
+    }
+
+    fn get(&self, id: &RequestId) -> Option<Used> {
+        let (line, answered) = *match id {
+            RequestId::Int(n) => self.ints.get(n)?,
+            other => self.others.get(other)?,
+        };
+        Some(Used {
+            line: u64::from(line),
+            answered: (answered != 0 && answered != FORGOTTEN).then(|| u64::from(answered - 1)),
+            forgotten: answered == FORGOTTEN,
+        })
+    }
+
+    fn insert(&mut self, id: &RequestId, line: u64, forgotten: bool) {
+        let value = (line32(line), if forgotten { FORGOTTEN } else { 0 });
+        match id {
+            RequestId::Int(n) => {
+                self.ints.insert(*n, value);
+            }
+            other => {
+                self.others.insert(other.clone(), value);
+            }
+        }
+    }
+
+    fn answer(&mut self, id: &RequestId, line: u64) {
+        if let Some(slot) = self.slot(id) {
+            slot.1 = line32(line) + 1;
+        }
+    }
+}
+
+/// How many requests a side may have open before new ones are no longer
+/// followed (memory stays bounded; a finding says so).
+pub const MAX_OPEN: usize = 100_000;
 
 /// Where the handshake stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,7 +243,10 @@ pub struct Summary {
     pub client: Option<Implementation>,
     pub server: Option<Implementation>,
     pub counts: Counts,
+    /// The first [`PENDING_LISTED`] requests still open at the end.
     pub pending: Vec<OpenRequest>,
+    /// How many requests were still open at the end (listed or not).
+    pub pending_total: usize,
     pub first_line: Option<u64>,
     pub last_line: Option<u64>,
     pub first_time: Option<Timestamp>,
@@ -210,7 +275,9 @@ pub struct Session {
     client: Option<Implementation>,
     server: Option<Implementation>,
     open: [IndexMap<RequestId, Open>; 3],
-    used: [HashMap<RequestId, Used>; 3],
+    used: [UsedIds; 3],
+    /// Requests not followed because of [`MAX_OPEN`], per side.
+    unfollowed: [u64; 3],
     counts: Counts,
     known_start: bool,
     mid_session: bool,
@@ -241,6 +308,7 @@ impl Session {
             server: None,
             open: Default::default(),
             used: Default::default(),
+            unfollowed: [0; 3],
             counts: Counts::default(),
             known_start: false,
             mid_session: false,
@@ -593,6 +661,20 @@ impl Session {
                 .find_map(|k| p.get(*k).and_then(Value::as_str))
                 .map(|s| excerpt(s).into_boxed_str())
         });
+        if self.open[side.index()].len() >= MAX_OPEN && !reused {
+            self.unfollowed[side.index()] += 1;
+            if self.unfollowed[side.index()] == 1 {
+                findings.push(report(
+                    Rule::OpenRequestLimit,
+                    format!(
+                        "{} has {MAX_OPEN} requests open at once; from here on its new requests are not followed (their answers are accepted unchecked, their hangs not reported)",
+                        side.as_str()
+                    ),
+                ));
+            }
+            self.used[side.index()].insert(id, at.line, true);
+            return;
+        }
         self.open[side.index()].insert(
             id.clone(),
             Open {
@@ -605,13 +687,7 @@ impl Session {
                 reused,
             },
         );
-        self.used[side.index()].insert(
-            id.clone(),
-            Used {
-                line: at.line,
-                answered: None,
-            },
-        );
+        self.used[side.index()].insert(id, at.line, false);
     }
 
     fn notification(
@@ -783,13 +859,22 @@ impl Session {
         let IdField::Id(id) = &msg.id else {
             return None;
         };
-        if let Some(open) = self.open[requester.index()].shift_remove(id) {
-            if let Some(used) = self.used[requester.index()].get_mut(id) {
-                used.answered = Some(at.line);
-            }
+        // swap_remove: O(1); the order of open requests is restored by line
+        // where it is shown.
+        if let Some(open) = self.open[requester.index()].swap_remove(id) {
+            self.used[requester.index()].answer(id, at.line);
             let method = open.method.clone();
             self.answered(at, requester, id, open, msg, report, findings);
             return Some(method);
+        }
+        if let Some(used) = self.used[requester.index()]
+            .get(id)
+            .filter(|u| u.forgotten && u.answered.is_none())
+        {
+            // A request past the open-request limit: accepted unchecked.
+            let _ = used;
+            self.used[requester.index()].answer(id, at.line);
+            return None;
         }
         if let Some(used) = self.used[requester.index()]
             .get(id)
@@ -810,17 +895,21 @@ impl Session {
             );
             return None;
         }
-        let loose = self.open[requester.index()]
-            .keys()
-            .find(|k| k.loosely_equals(id))
-            .cloned();
+        // A type-changed echo (1 vs "1"); a linear scan, so only while few
+        // requests are open.
+        let loose = (self.open[requester.index()].len() <= LOOSE_SCAN_LIMIT)
+            .then(|| {
+                self.open[requester.index()]
+                    .keys()
+                    .find(|k| k.loosely_equals(id))
+                    .cloned()
+            })
+            .flatten();
         if let Some(request_id) = loose {
             let open = self.open[requester.index()]
-                .shift_remove(&request_id)
+                .swap_remove(&request_id)
                 .expect("key found above");
-            if let Some(used) = self.used[requester.index()].get_mut(&request_id) {
-                used.answered = Some(at.line);
-            }
+            self.used[requester.index()].answer(&request_id, at.line);
             findings.push(
                 report(
                     Rule::IdTypeMismatch,
@@ -1018,6 +1107,18 @@ impl Session {
         }
         for side in [Side::Client, Side::Server, Side::Unknown] {
             for (id, open) in &self.open[side.index()] {
+                let rule = if open.cancelled.is_some() {
+                    Rule::CancelledRequest
+                } else {
+                    Rule::UnansweredRequest
+                };
+                if !findings.wants(rule) {
+                    // Past the listing limit: count it, skip building its story.
+                    if self.hang_counts(side, open) {
+                        findings.count(rule, open.line);
+                    }
+                    continue;
+                }
                 if let Some(f) = self.hang(side, id, open, end_line) {
                     findings.push(f);
                 }
@@ -1047,20 +1148,27 @@ impl Session {
                 parts.join("; "),
             ));
         }
-        let pending = [Side::Client, Side::Server, Side::Unknown]
-            .into_iter()
-            .flat_map(|side| {
-                self.open[side.index()]
-                    .iter()
-                    .filter(|(_, o)| o.cancelled.is_none())
-                    .map(move |(id, o)| OpenRequest {
-                        id: id.clone(),
-                        method: o.method.to_string(),
-                        dir: side.dir(),
-                        line: o.line,
-                    })
+        let open_requests = || {
+            [Side::Client, Side::Server, Side::Unknown]
+                .into_iter()
+                .flat_map(|side| {
+                    self.open[side.index()]
+                        .iter()
+                        .filter(|(_, o)| o.cancelled.is_none())
+                        .map(move |(id, o)| (side, id, o))
+                })
+        };
+        let pending_total = open_requests().count();
+        let mut pending: Vec<OpenRequest> = open_requests()
+            .map(|(side, id, o)| OpenRequest {
+                id: id.clone(),
+                method: o.method.to_string(),
+                dir: side.dir(),
+                line: o.line,
             })
             .collect();
+        pending.sort_by_key(|p| p.line);
+        pending.truncate(PENDING_LISTED);
         Summary {
             name: self.name.clone(),
             era: self.era(),
@@ -1071,12 +1179,19 @@ impl Session {
             server: self.server,
             counts: self.counts,
             pending,
+            pending_total,
             first_line: self.first.as_ref().map(|a| a.line),
             last_line: self.last.as_ref().map(|a| a.line),
             first_time: self.first.and_then(|a| a.time),
             last_time: self.last.and_then(|a| a.time),
             mid_session: self.mid_session,
         }
+    }
+
+    /// Whether [`Session::hang`] reports this request at all.
+    fn hang_counts(&self, side: Side, open: &Open) -> bool {
+        &*open.method != "subscriptions/listen"
+            && !(side == Side::Server && self.era() == Some(Era::Modern))
     }
 
     /// The finding for a request still open at the end of the log.
@@ -1242,6 +1357,13 @@ impl Session {
         text
     }
 }
+
+/// Up to how many open requests a response with an unknown id is compared
+/// loosely (`1` against `"1"`).
+const LOOSE_SCAN_LIMIT: usize = 1000;
+
+/// How many of the requests still open at the end a summary lists.
+pub const PENDING_LISTED: usize = 1000;
 
 /// How many lifecycle events a session keeps for hang stories.
 const ENDS_KEPT: usize = 8;

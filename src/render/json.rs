@@ -6,7 +6,8 @@
 //! `{"version": 1, "files": [FILE], "summary": {"error", "warning", "info"}}`;
 //! FILE is `{"path", "format", "sessions": [SESSION], "findings": [FINDING]}`;
 //! SESSION is `{"name", "era", "protocol_version", "requested_version", "revision",
-//! "client", "server", "messages", "pending", "first_line", "last_line",
+//! "client", "server", "messages", "pending" (at most 1000), "pending_total",
+//! "first_line", "last_line",
 //! "mid_session"}`; FINDING is `{"rule", "severity", "session", "line",
 //! "message"}` plus, where known, `"time"`, `"direction"`, `"id"`,
 //! `"method"` and `"related"`. `mcpdbg validate` uses the same document with
@@ -87,6 +88,7 @@ fn session(s: &Summary) -> Value {
             "direction": p.dir.as_str(),
             "line": p.line,
         })).collect::<Vec<_>>(),
+        "pending_total": s.pending_total,
         "first_line": s.first_line,
         "last_line": s.last_line,
         "mid_session": s.mid_session,

@@ -170,11 +170,15 @@ fn summary(s: &Summary) -> String {
         messages.push_str(&format!(", {}", count(noise, "non-message line")));
     }
     b.push_record(["messages", &messages]);
+    // A table row per open request is unreadable past a few dozen.
+    const SHOWN: usize = 20;
     let open = if s.pending.is_empty() {
         "none".to_string()
     } else {
-        s.pending
+        let mut lines: Vec<String> = s
+            .pending
             .iter()
+            .take(SHOWN)
             .map(|p| {
                 format!(
                     "{} id {} (line {}, {})",
@@ -184,8 +188,11 @@ fn summary(s: &Summary) -> String {
                     p.dir.arrow()
                 )
             })
-            .collect::<Vec<_>>()
-            .join("\n")
+            .collect();
+        if s.pending_total > SHOWN {
+            lines.push(format!("... and {} more", s.pending_total - SHOWN));
+        }
+        lines.join("\n")
     };
     b.push_record(["open requests", &open]);
     let mut table = b.build();

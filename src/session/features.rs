@@ -309,7 +309,7 @@ impl Session {
                 .get(&id)
                 .is_some_and(|o| &*o.method == "subscriptions/listen");
             if listen {
-                self.open[Side::Client.index()].shift_remove(&id);
+                self.open[Side::Client.index()].swap_remove(&id);
                 self.features.acked.remove(&id);
                 return;
             }
