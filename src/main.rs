@@ -92,6 +92,12 @@ struct CheckArgs {
     #[command(flatten)]
     output: OutputArgs,
 
+    /// Check this many files at once (default: one per core)
+    ///
+    /// Each file is an independent session, so several files use all cores.
+    #[arg(long, short, value_name = "N")]
+    jobs: Option<usize>,
+
     /// Keep reading FILE as it grows and print each finding as it appears
     ///
     /// Like `tail -f`: survives truncation and rotation (reading the new file
@@ -623,32 +629,74 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             }
         };
     }
-    for path in files.iter().filter(|_| !args.follow) {
-        let name = path.display().to_string();
-        let input: Box<dyn Read> = if name == "-" {
-            if io::stdin().is_terminal() {
-                eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
-            }
-            Box::new(io::stdin())
-        } else {
-            match File::open(path) {
-                Ok(f) => Box::new(f),
-                Err(e) => {
-                    eprintln!("mcpdbg: cannot open {name}: {e}");
+    if !args.follow {
+        let jobs = args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        for result in check_files(&files, &options, jobs) {
+            match result {
+                Ok(file) => report.files.push(file),
+                Err(message) => {
+                    eprintln!("mcpdbg: {message}");
                     failed = true;
-                    continue;
                 }
-            }
-        };
-        match check::check(&name, input, &options) {
-            Ok(file) => report.files.push(file),
-            Err(e) => {
-                eprintln!("mcpdbg: cannot read {name}: {e}");
-                failed = true;
             }
         }
     }
     emit(&report, &args.output, failed)
+}
+
+/// Checks one file (or standard input for `-`); the error is a message.
+fn check_one(
+    path: &std::path::Path,
+    options: &Options,
+) -> Result<mcpdbg::report::FileReport, String> {
+    let name = path.display().to_string();
+    let input: Box<dyn Read> = if name == "-" {
+        if io::stdin().is_terminal() {
+            eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
+        }
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?)
+    };
+    check::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"))
+}
+
+/// Checks files on up to `jobs` threads (each file is an independent
+/// session); the results come back in the order the files were given.
+fn check_files(
+    files: &[PathBuf],
+    options: &Options,
+    jobs: usize,
+) -> Vec<Result<mcpdbg::report::FileReport, String>> {
+    if jobs <= 1 || files.len() <= 1 || files.iter().any(|f| f.as_os_str() == "-") {
+        return files.iter().map(|f| check_one(f, options)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<_, String>>>> =
+        files.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(files.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(path) = files.get(i) else { break };
+                    let result = check_one(path, options);
+                    *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(|| Err("internal error: a file was not checked".to_string()))
+        })
+        .collect()
 }
 
 /// Renders a report to stdout and maps it to an exit status.

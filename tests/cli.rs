@@ -1010,3 +1010,32 @@ fn open_request_limit_fires_on_a_generated_log() {
         Some(1000)
     );
 }
+
+#[test]
+fn several_files_in_parallel_report_as_one_by_one() {
+    let files: Vec<String> = fixtures()
+        .iter()
+        .filter(|f| f.starts_with("fixtures/formats") || f.starts_with("fixtures/rules"))
+        .map(|f| f.to_str().expect("utf-8").to_string())
+        .collect();
+    let with = |jobs: &str| {
+        let mut args = vec!["check", "--format", "json", "--jobs", jobs];
+        args.extend(files.iter().map(String::as_str));
+        let out = run(&args);
+        (out.status.code(), out.stdout)
+    };
+    let one = with("1");
+    assert_eq!(one, with("2"));
+    assert_eq!(one, with("8"));
+    // And a file that cannot be opened is reported in its place.
+    let out = run(&[
+        "check",
+        "--jobs",
+        "2",
+        "fixtures/sample-session.log",
+        "fixtures/missing.log",
+        "fixtures/rules/bom.log",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open fixtures/missing.log"));
+}
