@@ -8,8 +8,9 @@ use std::io::{self, Read};
 
 use indexmap::IndexMap;
 
+use crate::classify::{self, Frame, Kind, RequestId};
 use crate::finding::{Finding, Findings};
-use crate::reader::{self, Format, Record};
+use crate::reader::{self, Body, Dir, Format, Record};
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
 use crate::session::{Config, Session, Summary};
@@ -221,6 +222,169 @@ impl Checker {
             lane.session.observe(item, &mut self.findings);
         }
     }
+}
+
+/// The inputs of a three-file `tee` capture: what the client sent, what the
+/// server wrote to stdout, and (optionally) its stderr, each with its name.
+pub struct Tee {
+    pub client: (String, Box<dyn Read>),
+    pub server: (String, Box<dyn Read>),
+    pub stderr: Option<(String, Box<dyn Read>)>,
+}
+
+/// Rules that need the order between the files, which a three-file capture
+/// does not have.
+const UNORDERED: [Rule; 3] = [
+    Rule::RequestBeforeInitialized,
+    Rule::ResponseAfterCancel,
+    Rule::CancelUnknownRequest,
+];
+
+/// One stream of a three-file capture, with its next line parsed enough to
+/// merge it with the other stream.
+struct TeeStream {
+    lines: reader::Lines,
+    dir: Dir,
+    next: Option<(u64, Vec<u8>, bool)>,
+}
+
+/// What the merge needs to know about a line.
+enum Peek {
+    Request(RequestId),
+    Response(RequestId),
+    Other,
+}
+
+impl TeeStream {
+    fn new(input: Box<dyn Read>, dir: Dir) -> io::Result<TeeStream> {
+        let mut lines =
+            reader::Lines::new(Box::new(io::BufReader::with_capacity(64 * 1024, input)));
+        let next = lines.next_line()?;
+        Ok(TeeStream { lines, dir, next })
+    }
+
+    fn peek(&self) -> Option<Peek> {
+        let (_, bytes, _) = self.next.as_ref()?;
+        let frame = serde_json::from_slice::<serde_json::Value>(bytes).map(classify::classify);
+        Some(match frame {
+            Ok(Frame::Message(m)) => match (m.kind, m.id.id()) {
+                (Kind::Request, Some(id)) => Peek::Request(id.clone()),
+                (Kind::Response, Some(id)) => Peek::Response(id.clone()),
+                _ => Peek::Other,
+            },
+            _ => Peek::Other,
+        })
+    }
+
+    fn take(&mut self) -> io::Result<Option<Record>> {
+        let Some((line, bytes, terminated)) = self.next.take() else {
+            return Ok(None);
+        };
+        self.next = self.lines.next_line()?;
+        Ok(Some(Record {
+            line,
+            time: None,
+            body: Body::Line {
+                dir: self.dir,
+                bytes,
+            },
+            terminated,
+            source: None,
+        }))
+    }
+}
+
+/// Checks a three-file `tee` capture. The files have no timestamps, so the
+/// order between client and server lines is rebuilt from the ids: a response
+/// goes right after the request it answers, a client's answer after the
+/// server's request, everything else keeps its file's order. Stderr comes
+/// last. Findings point at the file of the side they are about.
+pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
+    let mut options = options.clone();
+    options.filter.ignore.extend(UNORDERED);
+    let mut checker = Checker::new(&options);
+    let names = [
+        tee.client.0.clone(),
+        tee.server.0.clone(),
+        tee.stderr.as_ref().map(|s| s.0.clone()).unwrap_or_default(),
+    ];
+    let mut client = TeeStream::new(tee.client.1, Dir::ClientToServer)?;
+    let mut server = TeeStream::new(tee.server.1, Dir::ServerToClient)?;
+    let note = format!(
+        "three files without timestamps: the order between {} and {} was rebuilt from the ids, stderr is placed after the messages, and {} are not judged",
+        names[0],
+        names[1],
+        UNORDERED
+            .iter()
+            .map(|r| r.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    checker.push(
+        Record {
+            line: 1,
+            time: None,
+            body: Body::Note(note),
+            terminated: true,
+            source: None,
+        },
+        &mut |_| {},
+    );
+    let mut open_client = std::collections::HashSet::new();
+    let mut open_server = std::collections::HashSet::new();
+    loop {
+        let take_server = match (client.peek(), server.peek()) {
+            (None, None) => break,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (Some(c), Some(s)) => match (c, s) {
+                (_, Peek::Response(id)) if open_client.contains(&id) => true,
+                (Peek::Response(id), _) if open_server.contains(&id) => false,
+                // A client's answer waits for the server's request.
+                (Peek::Response(_), _) => true,
+                _ => false,
+            },
+        };
+        let (stream, own, other) = if take_server {
+            (&mut server, &mut open_server, &mut open_client)
+        } else {
+            (&mut client, &mut open_client, &mut open_server)
+        };
+        match stream.peek() {
+            Some(Peek::Request(id)) => {
+                own.insert(id);
+            }
+            Some(Peek::Response(id)) => {
+                other.remove(&id);
+            }
+            _ => {}
+        }
+        if let Some(record) = stream.take()? {
+            checker.push(record, &mut |_| {});
+        }
+    }
+    if let Some((_, input)) = tee.stderr {
+        let mut stderr = TeeStream::new(input, Dir::Stderr)?;
+        while let Some(record) = stderr.take()? {
+            checker.push(record, &mut |_| {});
+        }
+    }
+    let name = names
+        .iter()
+        .filter(|n| !n.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let mut report = checker.finish(&name, Format::Tee, &mut |_| {});
+    for finding in &mut report.findings {
+        finding.file = match finding.dir {
+            Some(Dir::ClientToServer) => Some(names[0].clone()),
+            Some(Dir::ServerToClient) => Some(names[1].clone()),
+            Some(Dir::Stderr) if !names[2].is_empty() => Some(names[2].clone()),
+            _ => None,
+        };
+    }
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ pub struct Finding {
     pub session: usize,
     /// 1-based line in the input file.
     pub line: u64,
+    /// The file the line is in, when a report covers several files (a
+    /// three-file `tee` capture); `None` for the report's own file.
+    pub file: Option<String>,
     pub time: Option<Timestamp>,
     /// Who wrote the line the finding points at.
     pub dir: Option<Dir>,
@@ -38,6 +41,7 @@ impl Finding {
             severity: rule.severity(),
             session: 0,
             line,
+            file: None,
             time: None,
             dir: None,
             id: None,

@@ -92,6 +92,22 @@ struct CheckArgs {
     #[command(flatten)]
     output: OutputArgs,
 
+    /// A three-file `tee` capture: what the client sent (the server's stdin)
+    ///
+    /// With --server (and optionally --stderr), instead of FILE arguments.
+    /// The files have no timestamps, so the order between them is rebuilt
+    /// from the ids and rules that need that order are not judged.
+    #[arg(long, value_name = "FILE", requires = "server", conflicts_with_all = ["files", "follow"])]
+    client: Option<PathBuf>,
+
+    /// A three-file `tee` capture: what the server wrote to stdout
+    #[arg(long, value_name = "FILE", requires = "client")]
+    server: Option<PathBuf>,
+
+    /// A three-file `tee` capture: what the server wrote to stderr
+    #[arg(long = "stderr", value_name = "FILE", requires = "client")]
+    stderr_file: Option<PathBuf>,
+
     /// Check this many files at once (default: one per core)
     ///
     /// Each file is an independent session, so several files use all cores.
@@ -628,6 +644,30 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             }
         };
+    }
+    if let (Some(client), Some(server)) = (&args.client, &args.server) {
+        let open = |path: &PathBuf| -> Result<(String, Box<dyn Read>), String> {
+            let name = path.display().to_string();
+            let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+            Ok((name, Box::new(file)))
+        };
+        let tee = (|| -> Result<check::Tee, String> {
+            Ok(check::Tee {
+                client: open(client)?,
+                server: open(server)?,
+                stderr: args.stderr_file.as_ref().map(open).transpose()?,
+            })
+        })();
+        match tee.and_then(|tee| {
+            check::check_tee(tee, &options).map_err(|e| format!("cannot read the capture: {e}"))
+        }) {
+            Ok(file) => report.files.push(file),
+            Err(message) => {
+                eprintln!("mcpdbg: {message}");
+                failed = true;
+            }
+        }
+        return emit(&report, &args.output, failed);
     }
     if !args.follow {
         let jobs = args

@@ -236,7 +236,7 @@ fn json_schema_version_1_is_pinned() {
             }
         }
         for f in file["findings"].as_array().expect("findings") {
-            let optional = ["time", "direction", "id", "method", "related"];
+            let optional = ["time", "direction", "id", "method", "related", "file"];
             keys(
                 f,
                 &["rule", "severity", "session", "line", "message"],
@@ -1038,4 +1038,50 @@ fn several_files_in_parallel_report_as_one_by_one() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open fixtures/missing.log"));
+}
+
+#[test]
+fn a_three_file_tee_capture_is_paired_by_ids() {
+    let out = run(&[
+        "check",
+        "--format",
+        "json",
+        "--client",
+        "fixtures/tee/hang.client.log",
+        "--server",
+        "fixtures/tee/hang.server.log",
+        "--stderr",
+        "fixtures/tee/hang.stderr.log",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc = json_of(&out);
+    let file = &doc["files"][0];
+    assert_eq!(file["format"], "tee");
+    let findings = file["findings"].as_array().expect("findings");
+    let rules: Vec<&str> = findings
+        .iter()
+        .map(|f| f["rule"].as_str().expect("rule"))
+        .collect();
+    // The same hang as in every other format; nothing else (the server's
+    // roots/list and the client's answer are in different files).
+    assert_eq!(rules, vec!["format-assumption", "unanswered-request"]);
+    let hang = &findings[1];
+    assert_eq!(
+        (hang["id"].clone(), hang["method"].clone()),
+        (Value::from(2), Value::from("tools/call"))
+    );
+    assert_eq!(hang["file"], "fixtures/tee/hang.client.log");
+    assert_eq!(hang["line"], 5);
+    // --client needs --server, and they replace FILE arguments.
+    let out = run(&["check", "--client", "fixtures/tee/hang.client.log"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&[
+        "check",
+        "--client",
+        "a",
+        "--server",
+        "b",
+        "fixtures/sample-session.log",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
 }

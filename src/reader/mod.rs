@@ -178,6 +178,9 @@ pub enum Format {
     Mcpsnoop,
     /// The MCP Inspector's protocol export (a JSON array).
     Inspector,
+    /// A three-file `tee` capture (`--client`, `--server`, `--stderr`); never
+    /// detected, only given.
+    Tee,
 }
 
 impl Format {
@@ -208,6 +211,7 @@ impl Format {
             Format::Strace => "strace",
             Format::Mcpsnoop => "mcpsnoop",
             Format::Inspector => "inspector",
+            Format::Tee => "tee",
         }
     }
 
@@ -434,6 +438,8 @@ pub fn open_any(
         Format::Strace => Box::new(Parsed(strace::StraceReader::new(lines))),
         Format::Mcpsnoop => Box::new(Parsed(envelope::McpsnoopReader::new(lines))),
         Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
+        // Three files are read by `check::check_tee`; one file is plain.
+        Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };
     Ok((format, records, count, error))
 }

@@ -9,7 +9,7 @@
 //! "client", "server", "messages", "pending" (at most 1000), "pending_total",
 //! "first_line", "last_line",
 //! "mid_session"}`; FINDING is `{"rule", "severity", "session", "line",
-//! "message"}` plus, where known, `"time"`, `"direction"`, `"id"`,
+//! "message"}` plus, where known, `"file"` (in a three-file capture), `"time"`, `"direction"`, `"id"`,
 //! `"method"` and `"related"`. `mcpdbg validate` uses the same document with
 //! `"format": "message"`, no sessions, and a `"message"` object per file:
 //! `{"kind", "direction", "method", "id", "revision", "cannot_show"}`.
@@ -101,6 +101,9 @@ fn finding(f: &Finding) -> Value {
     m.insert("severity".into(), f.severity.as_str().into());
     m.insert("session".into(), f.session.into());
     m.insert("line".into(), f.line.into());
+    if let Some(file) = &f.file {
+        m.insert("file".into(), file.clone().into());
+    }
     m.insert("message".into(), f.message.clone().into());
     if let Some(t) = &f.time {
         m.insert("time".into(), (*t.text).into());

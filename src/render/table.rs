@@ -244,10 +244,10 @@ fn findings(list: &[Finding], many_sessions: bool, style: Style) -> String {
         let mut row = vec![
             paint(f.severity, style.color),
             f.rule.name().to_string(),
-            if many_sessions {
-                format!("{} (s{})", f.line, f.session + 1)
-            } else {
-                f.line.to_string()
+            match (&f.file, many_sessions) {
+                (Some(file), _) => format!("{}:{}", escape_control(file), f.line),
+                (None, true) => format!("{} (s{})", f.line, f.session + 1),
+                (None, false) => f.line.to_string(),
             },
         ];
         if timed {
