@@ -252,7 +252,9 @@ struct TeeStream {
 enum Peek {
     Request(RequestId),
     Response(RequestId),
-    Other,
+    Notification,
+    /// Not a message (stray text, broken JSON): depends on nothing.
+    Noise,
 }
 
 impl TeeStream {
@@ -270,9 +272,10 @@ impl TeeStream {
             Ok(Frame::Message(m)) => match (m.kind, m.id.id()) {
                 (Kind::Request, Some(id)) => Peek::Request(id.clone()),
                 (Kind::Response, Some(id)) => Peek::Response(id.clone()),
-                _ => Peek::Other,
+                (Kind::Notification, _) => Peek::Notification,
+                _ => Peek::Noise,
             },
-            _ => Peek::Other,
+            _ => Peek::Noise,
         })
     }
 
@@ -342,6 +345,10 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
                 (Peek::Response(id), _) if open_server.contains(&id) => false,
                 // A client's answer waits for the server's request.
                 (Peek::Response(_), _) => true,
+                // Text depends on nothing; a server notification (progress,
+                // logging) belongs to work already under way.
+                (_, Peek::Noise) => true,
+                (_, Peek::Notification) => !open_client.is_empty(),
                 _ => false,
             },
         };

@@ -892,6 +892,7 @@ fn host_logs_show_stray_stdout_through_the_host() {
         "fixtures/formats/socat/stray-stdout.log",
         "fixtures/formats/strace/stray-stdout.log",
         "fixtures/formats/mcpsnoop/stray-stdout.log",
+        "fixtures/formats/claude-aggregate/stray-stdout.log",
     ] {
         let fired = rules_fired(path);
         assert!(
@@ -910,6 +911,7 @@ fn host_logs_show_stray_stdout_through_the_host() {
         "fixtures/formats/strace/clean.log",
         "fixtures/formats/mcpsnoop/clean.log",
         "fixtures/formats/inspector/clean.log",
+        "fixtures/formats/claude-aggregate/clean.log",
     ] {
         let fired = rules_fired(path);
         assert_eq!(fired, vec!["format-assumption".to_string()], "{path}");
@@ -1072,6 +1074,42 @@ fn a_three_file_tee_capture_is_paired_by_ids() {
     );
     assert_eq!(hang["file"], "fixtures/tee/hang.client.log");
     assert_eq!(hang["line"], 5);
+    // A clean pair is silent but for the note; a server that prints a
+    // banner to stdout is caught in its own file, with nothing invented.
+    let tee_rules = |server: &str| -> Vec<String> {
+        let doc = json_of(&run(&[
+            "check",
+            "--format",
+            "json",
+            "--client",
+            "fixtures/tee/clean.client.log",
+            "--server",
+            server,
+        ]));
+        doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}@{}",
+                    f["rule"].as_str().expect("rule"),
+                    f["file"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        tee_rules("fixtures/tee/clean.server.log"),
+        vec!["format-assumption@"]
+    );
+    assert_eq!(
+        tee_rules("fixtures/tee/stray.server.log"),
+        vec![
+            "stray-output@fixtures/tee/stray.server.log",
+            "format-assumption@"
+        ]
+    );
     // --client needs --server, and they replace FILE arguments.
     let out = run(&["check", "--client", "fixtures/tee/hang.client.log"]);
     assert_eq!(out.status.code(), Some(2));
