@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use crate::classify::{self, Frame, Kind, RequestId};
 use crate::finding::{Finding, Findings};
 use crate::reader::{self, Body, Dir, Format, Record};
+use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
 use crate::session::{Config, Session, Summary};
@@ -24,6 +25,8 @@ pub struct Options {
     pub format: Option<Format>,
     /// Which rules to report, and at what severity.
     pub filter: Filter,
+    /// `--redact`: hide the log's strings in what is reported.
+    pub redact: bool,
 }
 
 /// `--select`, `--ignore` and `--severity`: which findings to keep and how
@@ -99,6 +102,8 @@ pub struct Checker {
     findings: Findings,
     items: Vec<Item>,
     lines_read: u64,
+    /// With `--redact`: the strings seen so far.
+    redactor: Option<Redactor>,
 }
 
 impl Checker {
@@ -110,6 +115,7 @@ impl Checker {
             findings: Findings::default(),
             items: Vec::new(),
             lines_read: 0,
+            redactor: options.redact.then(Redactor::default),
         }
     }
 
@@ -137,7 +143,18 @@ impl Checker {
 
     /// Ends the input: flushes the transports, turns what is still open into
     /// hangs and returns the report.
-    pub fn finish(mut self, path: &str, format: Format, each: &mut dyn FnMut(&Item)) -> FileReport {
+    pub fn finish(self, path: &str, format: Format, each: &mut dyn FnMut(&Item)) -> FileReport {
+        self.finish_redacted(path, format, each).0
+    }
+
+    /// [`Checker::finish`], handing back the strings it saw under `--redact`
+    /// so that a later view of the same file uses the same placeholders.
+    pub fn finish_redacted(
+        mut self,
+        path: &str,
+        format: Format,
+        each: &mut dyn FnMut(&Item),
+    ) -> (FileReport, Option<Redactor>) {
         if self.lanes.is_empty() {
             self.lane(&None);
         }
@@ -169,13 +186,29 @@ impl Checker {
                 ));
             }
         }
-        FileReport {
+        let mut findings = self.options.filter.apply(self.findings.finish());
+        if let Some(redactor) = &mut self.redactor {
+            for finding in &mut findings {
+                redact_finding(redactor, finding);
+            }
+        }
+        let report = FileReport {
             path: path.to_string(),
             format: format.as_str(),
             sessions,
-            findings: self.options.filter.apply(self.findings.finish()),
+            findings,
             message: None,
+        };
+        (report, self.redactor)
+    }
+
+    /// A finding as it may be shown: redacted under `--redact`.
+    pub fn shown(&mut self, finding: &Finding) -> Finding {
+        let mut finding = finding.clone();
+        if let Some(redactor) = &mut self.redactor {
+            redact_finding(redactor, &mut finding);
         }
+        finding
     }
 
     /// The lane of a source, opened on first use.
@@ -205,6 +238,9 @@ impl Checker {
     fn feed(&mut self, key: &Option<Box<str>>, each: &mut dyn FnMut(&Item)) {
         let items = std::mem::take(&mut self.items);
         for item in items {
+            if let Some(redactor) = &mut self.redactor {
+                remember(redactor, &item);
+            }
             each(&item);
             if let Item::Event { text, .. } = &item {
                 let lane = &self.lanes[key];
@@ -222,6 +258,24 @@ impl Checker {
             lane.session.observe(item, &mut self.findings);
         }
     }
+}
+
+/// Remembers the strings an item carries, for `--redact`.
+fn remember(redactor: &mut Redactor, item: &Item) {
+    match item {
+        Item::Message { msg, .. } => redactor.message(msg.fields()),
+        Item::Batch { items, .. } => {
+            for msg in items.iter().flatten() {
+                redactor.message(msg.fields());
+            }
+        }
+        Item::Stderr { text, .. } => redactor.text(text),
+        Item::Noise { .. } | Item::Event { .. } => {}
+    }
+}
+
+fn redact_finding(redactor: &mut Redactor, finding: &mut Finding) {
+    finding.message = redactor.apply(&finding.message);
 }
 
 /// The inputs of a three-file `tee` capture: what the client sent, what the

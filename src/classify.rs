@@ -291,6 +291,17 @@ fn error_problem(err: &Value) -> Option<String> {
 }
 
 impl Message {
+    /// Every member of the message, as sent.
+    pub fn fields(&self) -> &Map<String, Value> {
+        &self.obj
+    }
+
+    /// The members, to rewrite their strings (`--redact` in the views);
+    /// the id and method stay as they were read.
+    pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
+        &mut self.obj
+    }
+
     pub fn params(&self) -> Option<&Map<String, Value>> {
         self.obj.get("params").and_then(Value::as_object)
     }

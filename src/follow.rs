@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use crate::check::{Checker, Options};
 use crate::conversation::{Conversation, OpenRequest};
+use crate::finding::Finding;
 use crate::reader::{self, Format, Records, Timestamp};
 use crate::report::{FileReport, Report};
 use crate::text::{duration, escape_control};
@@ -156,8 +157,10 @@ impl Part {
 
     /// Prints the findings found since the last call.
     fn print_new(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        let findings = self.checker.findings();
-        for f in &findings[self.printed..] {
+        let fresh: Vec<Finding> = self.checker.findings()[self.printed..].to_vec();
+        self.printed += fresh.len();
+        for f in &fresh {
+            let f = self.checker.shown(f);
             writeln!(
                 out,
                 "line {}: {} {}: {}",
@@ -167,7 +170,6 @@ impl Part {
                 escape_control(&f.message)
             )?;
         }
-        self.printed = findings.len();
         out.flush()
     }
 

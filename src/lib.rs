@@ -29,6 +29,8 @@
 //!      ──stats──▶ per-method numbers ──▶ render::{stats, stats_json}
 //! check::Checker + conversation, fed as a file grows ──follow──▶ live findings
 //! ```
+//! `redact.rs` (`--redact`) remembers the strings the items carry and
+//! rewrites the report's text on its way out; the analysis sees the real log.
 //! `check.rs` wires the stages; `main.rs` only parses arguments and maps
 //! the outcome to an exit code. `protocol.rs` holds the spec's facts (revisions
 //! and the method table), `rules.rs` the rule catalogue.
@@ -63,6 +65,7 @@ pub mod follow;
 pub mod protocol;
 pub mod reader;
 pub mod record;
+pub mod redact;
 pub mod render;
 pub mod report;
 pub mod rules;

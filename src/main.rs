@@ -92,6 +92,19 @@ struct CheckArgs {
     #[command(flatten)]
     output: OutputArgs,
 
+    /// Hide the log's content in the report, to share it in public
+    ///
+    /// Every string a message carries in params, results and errors, and
+    /// every stderr line, is shown as a stable placeholder (`[redacted 3]`:
+    /// the same string reads the same everywhere in the report). Methods,
+    /// ids, error codes, protocol versions, client and server names and
+    /// timestamps are kept. Other text (stray stdout, events) keeps its
+    /// words but loses secret shapes: bearer tokens, Authorization values,
+    /// API keys, long tokens, e-mail addresses, `password=...`. The analysis
+    /// itself runs on the real log.
+    #[arg(long)]
+    redact: bool,
+
     /// A three-file `tee` capture: what the client sent (the server's stdin)
     ///
     /// With --server (and optionally --stderr), instead of FILE arguments.
@@ -249,6 +262,10 @@ struct TimelineArgs {
     /// Report responses slower than this many seconds (see `check --slow`)
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
+
+    /// Show the log's strings as placeholders (see `check --redact`)
+    #[arg(long)]
+    redact: bool,
 }
 
 const TIMELINE_EXAMPLES: &str = "\
@@ -285,6 +302,10 @@ struct StatsArgs {
     /// Read the input as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
     input: Option<InputArg>,
+
+    /// Show the log's strings as placeholders (see `check --redact`)
+    #[arg(long)]
+    redact: bool,
 }
 
 const STATS_EXAMPLES: &str = "\
@@ -599,6 +620,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             ignore: args.rules.ignore,
             severity: args.rules.severity,
         },
+        redact: args.redact,
     };
     let files = if args.files.is_empty() {
         vec![PathBuf::from("-")]
@@ -815,6 +837,7 @@ fn run_timeline(args: TimelineArgs) -> io::Result<ExitCode> {
             },
             format: input_format(args.input),
             filter: Filter::default(),
+            redact: args.redact,
         },
         filter: timeline::Filter {
             methods: args.method,
@@ -911,6 +934,7 @@ fn run_stats(args: StatsArgs) -> io::Result<ExitCode> {
         args.files
     };
     let mut stats = mcpdbg::stats::Stats::default();
+    let mut redactor = args.redact.then(mcpdbg::redact::Redactor::default);
     let mut failed = false;
     for path in &files {
         let name = path.display().to_string();
@@ -926,7 +950,13 @@ fn run_stats(args: StatsArgs) -> io::Result<ExitCode> {
                 }
             }
         };
-        if let Err(e) = mcpdbg::stats::collect(&mut stats, &name, input, input_format(args.input)) {
+        if let Err(e) = mcpdbg::stats::collect(
+            &mut stats,
+            &name,
+            input,
+            input_format(args.input),
+            &mut redactor,
+        ) {
             eprintln!("mcpdbg: cannot read {name}: {e}");
             failed = true;
         }

@@ -14,6 +14,7 @@ use indexmap::IndexMap;
 use crate::classify::RequestId;
 use crate::conversation::{Entry, EntryKind, OpenRequest};
 use crate::reader::{Dir, Format, Timestamp};
+use crate::redact::Redactor;
 use crate::views::Entries;
 
 /// How many of the slowest requests are listed.
@@ -323,18 +324,30 @@ fn reverse(dir: Dir) -> Dir {
     }
 }
 
-/// Adds one input to `stats`. `Err` only when reading fails.
+/// Adds one input to `stats`. With a redactor (`--redact`), tool names and
+/// other strings read as its placeholders. `Err` only when reading fails.
 pub fn collect(
     stats: &mut Stats,
     path: &str,
     input: Box<dyn Read>,
     forced: Option<Format>,
+    redactor: &mut Option<Redactor>,
 ) -> io::Result<()> {
     let mut entries = Entries::open(input, forced, false)?;
+    if let Some(r) = redactor.take() {
+        entries.redact(r);
+    }
     let mut file = stats.file(path);
     for entry in &mut entries {
-        file.push(&entry?);
+        match entry {
+            Ok(entry) => file.push(&entry),
+            Err(e) => {
+                *redactor = entries.take_redactor();
+                return Err(e);
+            }
+        }
     }
+    *redactor = entries.take_redactor();
     file.finish(
         entries.format(),
         entries.last_line(),
@@ -364,6 +377,7 @@ mod tests {
             "t",
             Box::new(io::Cursor::new(text.as_bytes().to_vec())),
             None,
+            &mut None,
         )
         .expect("in memory");
         stats

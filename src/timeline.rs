@@ -125,12 +125,15 @@ pub fn run(
     options: &Options,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
-    let prepared = views::prepare(path, open()?, &options.check)?;
-    let entries = Entries::open(
+    let mut prepared = views::prepare(path, open()?, &options.check)?;
+    let mut entries = Entries::open(
         open()?,
         Format::from_name(prepared.report.format),
         options.keep_raw,
     )?;
+    if let Some(redactor) = prepared.redactor.take() {
+        entries.redact(redactor);
+    }
     let mut findings: BTreeMap<u64, Vec<Finding>> = BTreeMap::new();
     for f in &prepared.report.findings {
         findings.entry(f.line).or_default().push(f.clone());

@@ -14,6 +14,7 @@ use crate::check::{Checker, Options};
 use crate::conversation::{Conversation, Entry, OpenRequest, OtherKind};
 use crate::finding::Findings;
 use crate::reader::{self, Body, Dir, Format, Records, Timestamp};
+use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::text::excerpt_bytes;
 use crate::transport::{Item, Transport};
@@ -30,6 +31,8 @@ pub struct Prepared {
     pub last_time: Option<Timestamp>,
     /// The last line number.
     pub last_line: u64,
+    /// Under `--redact`: the strings seen, for the second pass.
+    pub redactor: Option<Redactor>,
 }
 
 impl Prepared {
@@ -62,12 +65,21 @@ pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Resul
             conversation.observe(item);
         });
     }
-    let report = checker.finish(path, format, &mut |item| {
+    let (report, mut redactor) = checker.finish_redacted(path, format, &mut |item| {
         conversation.observe(item);
     });
+    let mut unanswered = conversation.unanswered();
+    if let Some(redactor) = &mut redactor {
+        for open in &mut unanswered {
+            if let Some(subject) = &mut open.open.subject {
+                *subject = redactor.apply(subject);
+            }
+        }
+    }
     Ok(Prepared {
         report,
-        unanswered: conversation.unanswered(),
+        redactor,
+        unanswered,
         first_time,
         last_time,
         last_line,
@@ -113,6 +125,8 @@ pub struct Entries {
     first_time: Option<Timestamp>,
     last_time: Option<Timestamp>,
     last_line: u64,
+    /// With `--redact`: rows show placeholders for the log's strings.
+    redactor: Option<Redactor>,
 }
 
 impl Entries {
@@ -139,7 +153,19 @@ impl Entries {
             first_time: None,
             last_time: None,
             last_line: 0,
+            redactor: None,
         })
+    }
+
+    /// Redacts every row from here on (`--redact`), continuing the
+    /// placeholders of `redactor`.
+    pub fn redact(&mut self, redactor: Redactor) {
+        self.redactor = Some(redactor);
+    }
+
+    /// The redactor back, with the strings these rows added.
+    pub fn take_redactor(&mut self) -> Option<Redactor> {
+        self.redactor.take()
     }
 
     pub fn format(&self) -> Format {
@@ -181,7 +207,10 @@ impl Entries {
     /// Turns the items the transport yielded into rows.
     fn drain(&mut self, current: u64) {
         let mut touched = [false; 4];
-        for item in std::mem::take(&mut self.items) {
+        for mut item in std::mem::take(&mut self.items) {
+            if let Some(redactor) = &mut self.redactor {
+                redact_item(redactor, &mut item);
+            }
             let (line, slot, event) = match &item {
                 Item::Message { at, dir, .. }
                 | Item::Batch { at, dir, .. }
@@ -212,9 +241,17 @@ impl Entries {
                 if first.other == Some(OtherKind::Noise) {
                     let text = raw.strip_suffix(b"\r").unwrap_or(&raw);
                     first.summary = excerpt_bytes(text);
+                    if let Some(redactor) = &mut self.redactor {
+                        first.summary = redactor.apply(&first.summary);
+                    }
                 }
                 if self.keep_raw {
-                    first.raw = Some(String::from_utf8_lossy(&raw).into_owned());
+                    let text = String::from_utf8_lossy(&raw);
+                    first.raw = Some(match &mut self.redactor {
+                        Some(r) if slot == Some(raw_slot(Dir::Stderr)) => r.whole(&text),
+                        Some(r) => r.raw(&text),
+                        None => text.into_owned(),
+                    });
                 }
             }
             self.queue.extend(entries);
@@ -228,6 +265,21 @@ impl Entries {
                 }
             }
         }
+    }
+}
+
+/// Replaces the strings an item carries before the conversation reads it.
+fn redact_item(redactor: &mut Redactor, item: &mut Item) {
+    match item {
+        Item::Message { msg, .. } => redactor.redact_message(msg.fields_mut()),
+        Item::Batch { items, .. } => {
+            for msg in items.iter_mut().flatten() {
+                redactor.redact_message(msg.fields_mut());
+            }
+        }
+        Item::Stderr { text, .. } => *text = redactor.whole(text),
+        Item::Event { text, .. } => *text = redactor.apply(text),
+        Item::Noise { .. } => {}
     }
 }
 

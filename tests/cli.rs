@@ -1123,3 +1123,219 @@ fn a_three_file_tee_capture_is_paired_by_ids() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The string values of a message that `--redact` must hide: all but the
+/// protocol's vocabulary, ids, the client's and server's names, and strings
+/// too short to carry anything.
+fn hidden_strings(v: &Value, key: Option<&str>, parent: Option<&str>, out: &mut Vec<String>) {
+    const KEEP: [&str; 17] = [
+        "jsonrpc",
+        "method",
+        "protocolVersion",
+        "io.modelcontextprotocol/protocolVersion",
+        "type",
+        "role",
+        "level",
+        "stopReason",
+        "action",
+        "status",
+        "resultType",
+        "mode",
+        "mimeType",
+        "format",
+        "id",
+        "requestId",
+        "progressToken",
+    ];
+    match v {
+        Value::String(s) => {
+            let implementation = matches!(parent, Some("clientInfo" | "serverInfo"))
+                && matches!(key, Some("name" | "version" | "title"));
+            if !implementation && !key.is_some_and(|k| KEEP.contains(&k)) && s.chars().count() >= 4
+            {
+                out.push(s.clone());
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|i| hidden_strings(i, key, parent, out)),
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                hidden_strings(v, Some(k), key, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a report says in words: every finding's message.
+fn messages(doc: &Value) -> Vec<String> {
+    doc["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .flat_map(|f| f["findings"].as_array().expect("findings").iter())
+        .map(|f| f["message"].as_str().expect("message").to_string())
+        .collect()
+}
+
+#[test]
+fn redact_leaves_no_string_of_the_log_but_the_allowed_ones() {
+    let path = "fixtures/redact/secrets.log";
+    let text = std::fs::read_to_string(path).expect("fixture");
+    let mut hidden = Vec::new();
+    for line in text.lines() {
+        let rest = line.split_once(' ').expect("timestamp").1;
+        let (marker, body) = rest.split_once(' ').expect("marker");
+        match (marker, serde_json::from_str::<Value>(body)) {
+            (">" | "<", Ok(v)) => hidden_strings(&v, None, None, &mut hidden),
+            ("!", _) => hidden.push(body.trim().to_string()),
+            _ => {}
+        }
+    }
+    // Secret shapes in text no message carries (stray stdout, events).
+    hidden.extend(
+        [
+            "ghp_R2d2C3poExampleToken0123456789",
+            "AIzaSyExample0123456789abcdefXYZ",
+            "ops-desk@example.org",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJvcHMifQ.c2lnbmF0dXJl",
+        ]
+        .map(String::from),
+    );
+    let plain = run(&["check", "--format", "json", path]);
+    let redacted = run(&["check", "--format", "json", "--redact", path]);
+    assert_eq!(plain.status.code(), redacted.status.code());
+    let (plain, redacted) = (json_of(&plain), json_of(&redacted));
+    // The plain report does quote the log (else this test shows nothing).
+    let quoted = |doc: &Value| -> Vec<String> {
+        let text = messages(doc).join("\n");
+        hidden
+            .iter()
+            .filter(|s| text.contains(s.as_str()))
+            .cloned()
+            .collect()
+    };
+    assert!(quoted(&plain).len() >= 3, "{:?}", quoted(&plain));
+    assert_eq!(quoted(&redacted), Vec::<String>::new());
+    // The same findings, at the same lines, with methods, ids and names kept.
+    let shape = |doc: &Value| -> Vec<(Value, Value, Value, Value)> {
+        doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].clone(),
+                    f["line"].clone(),
+                    f["id"].clone(),
+                    f["method"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(shape(&plain), shape(&redacted));
+    assert_eq!(
+        plain["files"][0]["sessions"],
+        redacted["files"][0]["sessions"]
+    );
+    let hang = &messages(&redacted)[3];
+    assert!(
+        hang.contains("`tools/call` \"[redacted ") && hang.contains("(id 4)"),
+        "{hang}"
+    );
+    // The table says the same.
+    let table = run(&["check", "--redact", "--color", "never", path]);
+    let table = String::from_utf8(table.stdout).expect("utf-8");
+    for s in &hidden {
+        assert!(!table.contains(s.as_str()), "{s} in\n{table}");
+    }
+    assert!(table.contains("[redacted "), "{table}");
+    // And so does every view: the timeline in each format, and the stats.
+    let html = std::env::temp_dir().join(format!("mcpdbg-redact-{}.html", std::process::id()));
+    let html_arg = html.display().to_string();
+    for args in [
+        vec!["timeline", "--redact", "--full", path],
+        vec!["timeline", "--redact", "--format", "mermaid", path],
+        vec![
+            "timeline", "--redact", "--format", "html", "--out", &html_arg, path,
+        ],
+        vec!["stats", "--redact", path],
+        vec!["stats", "--redact", "--format", "json", path],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let mut text = String::from_utf8(out.stdout).expect("utf-8");
+        if args.contains(&"html") {
+            text = std::fs::read_to_string(&html).expect("html written");
+            std::fs::remove_file(&html).expect("remove html");
+        }
+        for s in &hidden {
+            assert!(!text.contains(s.as_str()), "{args:?}: {s} in\n{text}");
+        }
+        // The plain view does show the log.
+        let plain: Vec<&str> = args.iter().copied().filter(|a| *a != "--redact").collect();
+        let out = run(&plain);
+        let text = if args.contains(&"html") {
+            let text = std::fs::read_to_string(&html).expect("html written");
+            std::fs::remove_file(&html).expect("remove html");
+            text
+        } else {
+            String::from_utf8(out.stdout).expect("utf-8")
+        };
+        assert!(
+            text.contains("lookup_invoice"),
+            "{plain:?} shows the tool's name"
+        );
+    }
+}
+
+#[test]
+fn redact_hides_message_strings_in_every_fixture() {
+    // Whatever a rule quotes, in any format: no string a message carries
+    // survives `--redact`.
+    let mut leaks = Vec::new();
+    let mut quoted_plain = 0;
+    for path in fixtures() {
+        let Ok(text) = std::fs::read(&path) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&text);
+        let mut hidden = Vec::new();
+        for line in text.lines() {
+            // A message anywhere in the line (host logs wrap them in prose).
+            let Some(start) = line.find('{') else {
+                continue;
+            };
+            let mut stream =
+                serde_json::Deserializer::from_str(&line[start..]).into_iter::<Value>();
+            match stream.next() {
+                // A capture tool's envelope (mcpsnoop): the message inside.
+                Some(Ok(v)) if v.get("jsonrpc").is_none() => {
+                    if let Some(raw) = v.get("raw").filter(|r| r.get("jsonrpc").is_some()) {
+                        hidden_strings(raw, None, None, &mut hidden);
+                    }
+                }
+                Some(Ok(v)) => hidden_strings(&v, None, None, &mut hidden),
+                _ => {}
+            }
+        }
+        let path = path.display().to_string();
+        let out = run(&["check", "--format", "json", "--redact", &path]);
+        if !matches!(out.status.code(), Some(0 | 1)) {
+            continue;
+        }
+        let said = messages(&json_of(&out)).join("\n");
+        let plain = messages(&json_of(&run(&["check", "--format", "json", &path]))).join("\n");
+        quoted_plain += hidden.iter().filter(|s| plain.contains(s.as_str())).count();
+        leaks.extend(
+            hidden
+                .iter()
+                .filter(|s| said.contains(s.as_str()))
+                .map(|s| format!("{path}: {s:?}")),
+        );
+    }
+    assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+    // Without --redact the same sweep finds the log quoted.
+    assert!(quoted_plain >= 20, "only {quoted_plain} quoted strings");
+}
