@@ -37,10 +37,10 @@
 //!
 //! # Invariants, written as absences
 //!
-//! - Nothing but `reader`, `record`, `follow` and `main` does I/O (renderers
-//!   only write to the writer they are given); only `record` (to stamp what
-//!   it records) and `follow` (to poll and to age open requests) read the
-//!   clock or wait: the analysis, the timeline and the stats take all time
+//! - Nothing but `reader`, `record`, `follow`, `progress` and `main` does I/O
+//!   (renderers only write to the writer they are given); only `record` (to
+//!   stamp what it records), `follow` (to poll and to age open requests) and
+//!   `progress` (to draw a long check's progress line) read the clock or wait: the analysis, the timeline and the stats take all time
 //!   from the log.
 //! - Bad input never produces `Err` or a panic: it becomes a finding. `Err`
 //!   means a file could not be opened, read or written.
@@ -62,6 +62,7 @@ pub mod classify;
 pub mod conversation;
 pub mod finding;
 pub mod follow;
+pub mod progress;
 pub mod protocol;
 pub mod reader;
 pub mod record;

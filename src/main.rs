@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use mcpdbg::check::{self, Filter, Options};
 use mcpdbg::conversation::EntryKind;
+use mcpdbg::progress::{Counted, Counter};
 use mcpdbg::protocol::Revision;
 use mcpdbg::reader::{Dir, Format};
 use mcpdbg::render::{self, OutputFormat, Style};
@@ -134,6 +135,11 @@ struct CheckArgs {
     /// how long it has waited every few seconds. Ctrl-C prints the report.
     #[arg(long, short)]
     follow: bool,
+
+    /// No progress line (it is drawn on stderr, only on a terminal, once a
+    /// check has run for a second) and no hints on stderr
+    #[arg(long, short)]
+    quiet: bool,
 
     /// Seconds between looks at a followed file
     #[arg(long, hide = true, default_value_t = 0.2, value_parser = parse_seconds)]
@@ -696,7 +702,23 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
-        for result in check_files(&files, &options, jobs) {
+        let counter = std::sync::Arc::new(mcpdbg::progress::Counter::default());
+        let work = || check_files(&files, &options, jobs, &counter, args.quiet);
+        let results = if !args.quiet && io::stderr().is_terminal() {
+            let total = files
+                .iter()
+                .map(|f| {
+                    std::fs::metadata(f)
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len())
+                })
+                .sum::<Option<u64>>();
+            mcpdbg::progress::run(&counter, total, files.len(), io::stderr(), work)
+        } else {
+            work()
+        };
+        for result in results {
             match result {
                 Ok(file) => report.files.push(file),
                 Err(message) => {
@@ -713,17 +735,23 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
 fn check_one(
     path: &std::path::Path,
     options: &Options,
+    counter: &std::sync::Arc<Counter>,
+    quiet: bool,
 ) -> Result<mcpdbg::report::FileReport, String> {
     let name = path.display().to_string();
     let input: Box<dyn Read> = if name == "-" {
-        if io::stdin().is_terminal() {
+        if io::stdin().is_terminal() && !quiet {
             eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
         }
-        Box::new(io::stdin())
+        Box::new(Counted::new(io::stdin(), counter.clone()))
     } else {
-        Box::new(File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?)
+        let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+        Box::new(Counted::new(file, counter.clone()))
     };
-    check::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"))
+    let result =
+        check::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"));
+    counter.file_done();
+    result
 }
 
 /// Checks files on up to `jobs` threads (each file is an independent
@@ -732,9 +760,14 @@ fn check_files(
     files: &[PathBuf],
     options: &Options,
     jobs: usize,
+    counter: &std::sync::Arc<Counter>,
+    quiet: bool,
 ) -> Vec<Result<mcpdbg::report::FileReport, String>> {
     if jobs <= 1 || files.len() <= 1 || files.iter().any(|f| f.as_os_str() == "-") {
-        return files.iter().map(|f| check_one(f, options)).collect();
+        return files
+            .iter()
+            .map(|f| check_one(f, options, counter, quiet))
+            .collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<Result<_, String>>>> =
@@ -745,7 +778,7 @@ fn check_files(
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(path) = files.get(i) else { break };
-                    let result = check_one(path, options);
+                    let result = check_one(path, options, counter, quiet);
                     *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
                 }
             });
