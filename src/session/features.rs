@@ -40,6 +40,9 @@ pub(super) struct State {
     pub(super) client_caps: Option<Value>,
     pub(super) server_caps: Option<Value>,
     tokens: HashMap<RequestId, Token>,
+    /// The token of each request that carried one, by (requester, line):
+    /// a response finds its token without scanning them all.
+    token_of: HashMap<(Side, u64), RequestId>,
     finished_tokens: VecDeque<RequestId>,
     /// Task-augmented request ids per requester (bounded).
     task_requests: [HashSet<RequestId>; 3],
@@ -209,6 +212,9 @@ impl Session {
             self.remember_task_request(side, id);
         }
         if let Some(token) = msg.meta("progressToken").and_then(RequestId::from_json) {
+            self.features
+                .token_of
+                .insert((side, at.line), token.clone());
             self.features.tokens.insert(
                 token,
                 Token {
@@ -472,13 +478,15 @@ impl Session {
         findings: &mut Findings,
     ) {
         let f = &mut self.features;
-        if let Some((token_id, token)) = f
-            .tokens
-            .iter_mut()
-            .find(|(_, t)| t.requester == requester && t.request_line == open.line)
-        {
+        let token_id = f.token_of.remove(&(requester, open.line));
+        if let Some((token_id, token)) = token_id.and_then(|token_id| {
+            f.tokens
+                .get_mut(&token_id)
+                .filter(|t| t.requester == requester && t.request_line == open.line)
+                .map(|t| (token_id, t))
+        }) {
             token.done = Some(at.line);
-            f.finished_tokens.push_back(token_id.clone());
+            f.finished_tokens.push_back(token_id);
             if f.finished_tokens.len() > KEPT {
                 if let Some(old) = f.finished_tokens.pop_front() {
                     if f.tokens.get(&old).is_some_and(|t| t.done.is_some()) {
