@@ -291,6 +291,11 @@ fn error_problem(err: &Value) -> Option<String> {
 }
 
 impl Message {
+    /// The whole message object, as parsed.
+    pub fn object(&self) -> &Map<String, Value> {
+        &self.obj
+    }
+
     pub fn params(&self) -> Option<&Map<String, Value>> {
         self.obj.get("params").and_then(Value::as_object)
     }

@@ -40,6 +40,7 @@ enum Command {
     Timeline(TimelineArgs),
     Stats(StatsArgs),
     Record(RecordArgs),
+    Diff(DiffArgs),
     Rules(RulesArgs),
     Explain(ExplainArgs),
 }
@@ -264,6 +265,66 @@ struct StatsArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     input: Option<InputArg>,
 }
+
+/// Compare two captured sessions: handshake, lists, each request's outcome
+///
+/// Compares the negotiated version, capabilities and client and server
+/// info, the tool, resource and prompt lists (added, removed, changed), and
+/// each client request of BEFORE with its match in AFTER (same method, in
+/// order, preferring equal params): same outcome, different result (named
+/// by JSON path), error now or before, hang reproduced, gone or new, and the
+/// latencies. Then the findings of `check` on both.
+#[derive(Parser)]
+#[command(after_long_help = DIFF_EXAMPLES)]
+struct DiffArgs {
+    /// The earlier (recorded) session
+    before: PathBuf,
+
+    /// The later session
+    after: PathBuf,
+
+    #[command(flatten)]
+    compare: CompareArgs,
+
+    /// Read both inputs as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+}
+
+/// Options shared by `diff` and `replay`.
+#[derive(Args)]
+struct CompareArgs {
+    /// Do not compare this JSON path (`result.meta.time`, `result.content[*].id`,
+    /// `serverInfo.version`); repeatable
+    #[arg(long, value_name = "PATH")]
+    ignore: Vec<String>,
+
+    /// What the later session should be: the same, or fixed (the earlier
+    /// one's hangs and errors gone, nothing else changed)
+    #[arg(long, value_enum, default_value_t = ExpectArg::Same)]
+    expect: ExpectArg,
+
+    /// Output format (`json` is a versioned document)
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExpectArg {
+    Same,
+    Fixed,
+}
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  mcpdbg diff yesterday.log today.log
+  mcpdbg diff --ignore result.structuredContent.time old.log new.log
+  mcpdbg diff --format json old.log new.log | jq '.requests[] | select(.verdict != \"same\")'
+
+Exit status:
+  0  the sessions behave the same (or as --expect fixed says)
+  1  they differ
+  2  usage error, or a file could not be read";
 
 const STATS_EXAMPLES: &str = "\
 Examples:
@@ -551,6 +612,7 @@ fn main() -> ExitCode {
         Command::Timeline(args) => run_timeline(args),
         Command::Stats(args) => run_stats(args),
         Command::Record(args) => run_record(args),
+        Command::Diff(args) => run_diff(args),
         Command::Validate(args) => run_validate(args),
         Command::Rules(args) => run_rules(args),
         Command::Explain(args) => run_explain(args),
@@ -886,6 +948,72 @@ fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
         render::render(&report, OutputFormat::Table, style, &mut stderr.lock())?;
     }
     Ok(ExitCode::from((recorded.exit_code & 0xff) as u8))
+}
+
+fn read_capture(
+    path: &PathBuf,
+    format: Option<Format>,
+) -> io::Result<(mcpdbg::capture::Capture, Vec<mcpdbg::finding::Finding>)> {
+    let open = || {
+        File::open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
+    };
+    let capture = mcpdbg::capture::read(Box::new(open()?), format)?;
+    let options = Options {
+        format,
+        ..Options::default()
+    };
+    let report = check::check(&path.display().to_string(), Box::new(open()?), &options)?;
+    Ok((capture, report.findings))
+}
+
+fn expect(arg: ExpectArg) -> mcpdbg::diff::Expect {
+    match arg {
+        ExpectArg::Same => mcpdbg::diff::Expect::Same,
+        ExpectArg::Fixed => mcpdbg::diff::Expect::Fixed,
+    }
+}
+
+fn write_comparison(
+    labels: &mcpdbg::diff::Labels,
+    comparison: &mcpdbg::diff::Comparison,
+    format: FormatArg,
+) -> io::Result<ExitCode> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match format {
+        FormatArg::Table => render::diff::render(labels, comparison, &mut out)?,
+        FormatArg::Json => render::diff_json::render(labels, comparison, &mut out)?,
+    }
+    out.flush()?;
+    Ok(ExitCode::from(u8::from(comparison.differences() > 0)))
+}
+
+fn run_diff(args: DiffArgs) -> io::Result<ExitCode> {
+    let format = input_format(args.input);
+    let (before, before_findings) = read_capture(&args.before, format)?;
+    let (after, after_findings) = read_capture(&args.after, format)?;
+    let ignore: Vec<_> = args
+        .compare
+        .ignore
+        .iter()
+        .map(|p| mcpdbg::diff::Pattern::parse(p))
+        .collect();
+    let mut comparison = mcpdbg::diff::compare(
+        &before,
+        &after,
+        &ignore,
+        expect(args.compare.expect),
+        &Default::default(),
+    );
+    comparison.findings_before = mcpdbg::diff::rule_counts(&before_findings);
+    comparison.findings_after = mcpdbg::diff::rule_counts(&after_findings);
+    let labels = mcpdbg::diff::Labels {
+        kind: "diff",
+        before: (args.before.display().to_string(), before.format.as_str()),
+        after: (args.after.display().to_string(), after.format.as_str()),
+        command: None,
+    };
+    write_comparison(&labels, &comparison, args.compare.format)
 }
 
 fn run_rules(args: RulesArgs) -> io::Result<ExitCode> {
