@@ -77,6 +77,7 @@ pub mod protocol;
 pub mod reader;
 pub mod record;
 pub mod render;
+pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod session;

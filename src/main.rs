@@ -41,6 +41,7 @@ enum Command {
     Stats(StatsArgs),
     Record(RecordArgs),
     Diff(DiffArgs),
+    Replay(ReplayArgs),
     Rules(RulesArgs),
     Explain(ExplainArgs),
 }
@@ -308,6 +309,85 @@ struct CompareArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
 }
+
+/// Play a captured session's client side against a server and compare
+///
+/// Starts SERVER and sends the client's recorded requests and notifications
+/// in their original order, each once the responses it originally followed
+/// have come again (ids as recorded unless --renumber). The server's own
+/// requests (roots/list, sampling/createMessage, elicitation/create, ping)
+/// get the client's recorded answers, by method and order; one with no
+/// recorded answer gets an error response and counts as a difference. The
+/// new session is written as a native transcript (--out), then compared
+/// with LOG as `mcpdbg diff` does.
+#[derive(Parser)]
+#[command(after_long_help = REPLAY_EXAMPLES)]
+struct ReplayArgs {
+    /// The recorded session (any format that carries whole client messages)
+    log: PathBuf,
+
+    /// Where to write the new session; created, never overwritten
+    /// [default: LOG.replay-TIME.log, TIME the UTC start time]
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// `fast`: each message as soon as allowed; `original`: also keep the
+    /// recorded gap since the previous client message (up to --max-gap)
+    #[arg(long, value_enum, default_value_t = TimingArg::Fast)]
+    timing: TimingArg,
+
+    /// The longest recorded gap kept by --timing original, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    max_gap: f64,
+
+    /// Seconds to wait for each response [default: twice its recorded
+    /// latency, at least 5 s (30 s without timestamps); no limit for requests
+    /// never answered in LOG]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<f64>,
+
+    /// Seconds to wait at the end for requests with no limit
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    grace: f64,
+
+    /// Stop at the first request that gets no answer in time
+    #[arg(long)]
+    stop_on_hang: bool,
+
+    /// Send fresh request ids (1, 2, ...) instead of the recorded ones
+    #[arg(long)]
+    renumber: bool,
+
+    #[command(flatten)]
+    compare: CompareArgs,
+
+    /// Read LOG as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TimingArg {
+    Fast,
+    Original,
+}
+
+const REPLAY_EXAMPLES: &str = "\
+Examples:
+  mcpdbg replay notes.log -- python notes_server.py
+  mcpdbg replay --expect fixed --out after-fix.log notes.log -- python notes_server.py
+  mcpdbg replay --timing original --stop-on-hang notes.log -- ./server
+  mcpdbg replay --ignore result.structuredContent.time notes.log -- ./server
+
+Exit status:
+  0  the server behaved as recorded (or as --expect fixed says)
+  1  it did not
+  2  usage error, LOG cannot be read or replayed, the server cannot be
+     started or the new transcript cannot be written";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ExpectArg {
@@ -613,6 +693,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => run_stats(args),
         Command::Record(args) => run_record(args),
         Command::Diff(args) => run_diff(args),
+        Command::Replay(args) => run_replay(args),
         Command::Validate(args) => run_validate(args),
         Command::Rules(args) => run_rules(args),
         Command::Explain(args) => run_explain(args),
@@ -1012,6 +1093,85 @@ fn run_diff(args: DiffArgs) -> io::Result<ExitCode> {
         before: (args.before.display().to_string(), before.format.as_str()),
         after: (args.after.display().to_string(), after.format.as_str()),
         command: None,
+    };
+    write_comparison(&labels, &comparison, args.compare.format)
+}
+
+fn run_replay(args: ReplayArgs) -> io::Result<ExitCode> {
+    let format = input_format(args.input);
+    let (before, before_findings) = read_capture(&args.log, format)?;
+    let name = args.log.display();
+    if let Some((line, why)) = &before.not_replayable {
+        eprintln!(
+            "mcpdbg replay: {name} cannot be replayed: {} (line {line})",
+            mcpdbg::text::escape_control(why)
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if before.sends.is_empty() {
+        eprintln!("mcpdbg replay: {name} holds no client message to replay");
+        return Ok(ExitCode::from(2));
+    }
+    if before.more_sessions {
+        eprintln!("mcpdbg replay: {name} holds several sessions; replaying the first");
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        let mut path = args.log.clone().into_os_string();
+        path.push(format!(".replay-{stamp}.log"));
+        PathBuf::from(path)
+    });
+    let options = mcpdbg::replay::Options {
+        command: args.command.clone(),
+        out: out.clone(),
+        timing: match args.timing {
+            TimingArg::Fast => mcpdbg::replay::Timing::Fast,
+            TimingArg::Original => mcpdbg::replay::Timing::Original,
+        },
+        max_gap: args.max_gap,
+        timeout: args.timeout,
+        grace: args.grace,
+        stop_on_hang: args.stop_on_hang,
+        renumber: args.renumber,
+    };
+    let replayed = match mcpdbg::replay::run(&before, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcpdbg replay: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for note in &replayed.notes {
+        eprintln!("mcpdbg replay: {note}");
+    }
+    eprintln!("mcpdbg replay: new session written to {}", out.display());
+    let (after, after_findings) = read_capture(&out, None)?;
+    let ignore: Vec<_> = args
+        .compare
+        .ignore
+        .iter()
+        .map(|p| mcpdbg::diff::Pattern::parse(p))
+        .collect();
+    let mut comparison = mcpdbg::diff::compare(
+        &before,
+        &after,
+        &ignore,
+        expect(args.compare.expect),
+        &replayed.timed_out,
+    );
+    comparison.findings_before = mcpdbg::diff::rule_counts(&before_findings);
+    comparison.findings_after = mcpdbg::diff::rule_counts(&after_findings);
+    comparison.notes = replayed.differences;
+    let shown: Vec<String> = args
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let labels = mcpdbg::diff::Labels {
+        kind: "replay",
+        before: (args.log.display().to_string(), before.format.as_str()),
+        after: (out.display().to_string(), after.format.as_str()),
+        command: Some(shown.join(" ")),
     };
     write_comparison(&labels, &comparison, args.compare.format)
 }
