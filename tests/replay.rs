@@ -8,7 +8,7 @@ use common::*;
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const BEFORE: &str = "fixtures/replay/hang-before.log";
 const FIXED: &str = "fixtures/replay/hang-fixed.log";
@@ -203,4 +203,268 @@ fn diff_escapes_log_text() {
         "{text}"
     );
     assert!(text.contains("x\\x1b[2J"), "{text}");
+}
+
+// ------------------------------------------------------- against the SDK
+
+/// The Python with the pinned SDK. These tests never skip: without it they
+/// fail and say how to get it.
+fn sdk_python() -> std::path::PathBuf {
+    let path = std::env::var_os("MCPDBG_TEST_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("target/sdk-venv/bin/python"));
+    assert!(
+        path.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned MCP Python SDK",
+        path.display()
+    );
+    path
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = root().join("target/test-scratch/replay").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Records SCENARIO (tests/sdk/client.py) through `mcpdbg record` against
+/// tests/sdk/server.py with SERVER_VARIANT=variant; returns the transcript.
+fn record(dir: &Path, scenario: &str, mode: &str, variant: &str) -> std::path::PathBuf {
+    let transcript = dir.join("recorded.log");
+    let out = std::process::Command::new(sdk_python())
+        .arg(root().join("tests/sdk/client.py"))
+        .args([scenario, mode, env!("CARGO_BIN_EXE_mcpdbg")])
+        .arg(&transcript)
+        .arg(dir)
+        .env("SERVER_VARIANT", variant)
+        .output()
+        .expect("client runs");
+    assert!(
+        out.status.success(),
+        "client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    transcript
+}
+
+/// `mcpdbg replay --format json ARGS LOG -- python server.py` with
+/// SERVER_VARIANT=variant; returns the exit status, the document and the
+/// new transcript.
+fn replay(log: &Path, variant: &str, args: &[&str]) -> (i32, Value, String) {
+    let dir = log.parent().expect("dir");
+    let new = dir.join(format!(
+        "replayed-{variant}-{}.log",
+        args.join("_").replace(['-', '.', '/'], "")
+    ));
+    let _ = std::fs::remove_file(&new);
+    let out = mcpdbg()
+        .args(["replay", "--format", "json", "--out"])
+        .arg(&new)
+        .args(args)
+        .arg(log)
+        .arg("--")
+        .arg(sdk_python())
+        .arg(root().join("tests/sdk/server.py"))
+        .env("SERVER_VARIANT", variant)
+        .output()
+        .expect("replay runs");
+    let code = out.status.code().expect("exit status");
+    assert!(code < 2, "replay failed:\n{}", transcript(&out));
+    let transcript = std::fs::read_to_string(&new).expect("new transcript");
+    (code, json_of(&out), transcript)
+}
+
+/// The request rows as (method, subject, verdict).
+fn verdicts(doc: &Value) -> Vec<(String, String, String)> {
+    doc["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .map(|r| {
+            let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+            (s(&r["method"]), s(&r["subject"]), s(&r["verdict"]))
+        })
+        .collect()
+}
+
+fn row<'a>(doc: &'a Value, subject: &str) -> &'a Value {
+    doc["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .find(|r| r["subject"] == subject)
+        .unwrap_or_else(|| panic!("no request about {subject}: {doc:#}"))
+}
+
+#[test]
+fn sdk_session_replayed_against_the_same_server_is_the_same() {
+    for mode in ["auto", "legacy"] {
+        let dir = scratch(&format!("same-{mode}"));
+        let log = record(&dir, "session", mode, "");
+        let (code, doc, new) = replay(&log, "", &[]);
+        assert_eq!(code, 0, "{mode}: {doc:#}");
+        assert_eq!(doc["verdict"], "same");
+        assert_eq!(doc["kind"], "replay");
+        let rows = verdicts(&doc);
+        assert!(rows.len() >= 4, "{rows:?}");
+        assert!(rows.iter().all(|r| r.2 == "same"), "{rows:?}");
+        assert!(new.contains("# server exited with status 0"), "{new}");
+        // Renumbered ids give the same comparison.
+        let (code, doc, new) = replay(&log, "", &["--renumber"]);
+        assert_eq!(code, 0, "{mode} --renumber: {doc:#}");
+        assert!(new.contains("\"id\":1,"), "{new}");
+    }
+}
+
+#[test]
+fn replay_reports_a_different_value_at_its_request() {
+    let dir = scratch("value");
+    let log = record(&dir, "session", "auto", "");
+    let (code, doc, _) = replay(&log, "value", &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let add = row(&doc, "add");
+    assert_eq!(add["verdict"], "different result");
+    let paths: Vec<&str> = add["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| c["path"].as_str().expect("path"))
+        .collect();
+    assert!(paths.contains(&"result.content[0].text"), "{paths:?}");
+    let text = add["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .find(|c| c["path"] == "result.content[0].text")
+        .expect("text change");
+    assert_eq!(
+        (&text["before"], &text["after"]),
+        (&json!("5"), &json!("6"))
+    );
+    for other in ["count", "fail"] {
+        assert_eq!(row(&doc, other)["verdict"], "same", "{other}");
+    }
+    assert!(doc["handshake"].as_array().expect("handshake").is_empty());
+    // Ignoring the paths that changed makes the sessions the same.
+    let (code, doc, _) = replay(
+        &log,
+        "value",
+        &[
+            "--ignore",
+            "result.content[*].text",
+            "--ignore",
+            "result.structuredContent",
+        ],
+    );
+    assert_eq!(code, 0, "{doc:#}");
+}
+
+#[test]
+fn replay_reports_a_new_hang_and_goes_on_or_stops() {
+    let dir = scratch("hang");
+    let log = record(&dir, "session", "auto", "");
+    let (code, doc, new) = replay(&log, "hang", &["--timeout", "1.5"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(row(&doc, "add")["verdict"], "new hang");
+    assert_eq!(row(&doc, "count")["verdict"], "same");
+    assert_eq!(row(&doc, "fail")["verdict"], "same");
+    assert!(
+        new.contains("# replay: no answer to tools/call id 3 within 1.5 s"),
+        "{new}"
+    );
+    let (code, doc, _) = replay(&log, "hang", &["--timeout", "1.5", "--stop-on-hang"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(row(&doc, "add")["verdict"], "new hang");
+    assert_eq!(row(&doc, "count")["verdict"], "missing");
+}
+
+#[test]
+fn replay_reports_a_different_server_version_in_the_handshake() {
+    let dir = scratch("version");
+    let log = record(&dir, "session", "legacy", "");
+    let (code, doc, _) = replay(&log, "version", &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let changes = doc["handshake"].as_array().expect("handshake");
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["path"] == "serverInfo.version" && c["after"] == "2.0.0"),
+        "{changes:?}"
+    );
+    assert_eq!(row(&doc, "add")["verdict"], "same");
+    let (code, doc, _) = replay(&log, "version", &["--ignore", "serverInfo.version"]);
+    assert_eq!(code, 0, "{doc:#}");
+}
+
+#[test]
+fn a_recorded_hang_is_reproduced_then_proven_fixed() {
+    let dir = scratch("fixed");
+    let log = record(&dir, "hang", "legacy", "");
+    let (code, doc, _) = replay(&log, "", &["--grace", "1"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(row(&doc, "hang")["verdict"], "hang reproduced");
+    let (code, doc, _) = replay(&log, "", &["--grace", "1", "--expect", "fixed"]);
+    assert_eq!(code, 1, "{doc:#}");
+    let (code, doc, _) = replay(&log, "fixed", &["--expect", "fixed"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(doc["verdict"], "fixed");
+    assert_eq!(row(&doc, "hang")["verdict"], "hang gone");
+}
+
+#[test]
+fn server_requests_are_answered_from_the_log() {
+    let dir = scratch("ask");
+    let log = record(&dir, "ask", "legacy", "ask");
+    let recorded = std::fs::read_to_string(&log).expect("log");
+    assert!(recorded.contains("\"method\":\"roots/list\""), "{recorded}");
+    assert!(
+        recorded.contains("\"method\":\"sampling/createMessage\""),
+        "{recorded}"
+    );
+    let (code, doc, new) = replay(&log, "ask", &[]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(row(&doc, "ask")["verdict"], "same");
+    assert!(new.contains("file:///srv/notes"), "{new}");
+    assert!(new.contains("sampled answer"), "{new}");
+    // Without the recorded sampling answer, the server gets an error and
+    // the replay says so.
+    let cut: String = recorded
+        .lines()
+        .filter(|l| !(l.contains(" > ") && l.contains("sampled answer")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let cut_log = dir.join("without-sampling-answer.log");
+    std::fs::write(&cut_log, cut).expect("write");
+    let (code, doc, new) = replay(&cut_log, "ask", &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let notes = doc["notes"].as_array().expect("notes");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().expect("note").contains("sampling/createMessage")),
+        "{notes:?}"
+    );
+    assert!(
+        new.contains("no answer for this sampling/createMessage request"),
+        "{new}"
+    );
+    assert_ne!(row(&doc, "ask")["verdict"], "same");
+}
+
+#[test]
+fn a_summary_only_log_is_refused_with_the_reason() {
+    let log = root().join("fixtures/formats/claude-server/summary-era.log");
+    let out = mcpdbg()
+        .args(["replay"])
+        .arg(&log)
+        .args(["--", "true"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", transcript(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot be replayed") && err.contains("summaries"),
+        "{err}"
+    );
 }
