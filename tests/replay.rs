@@ -468,3 +468,68 @@ fn a_summary_only_log_is_refused_with_the_reason() {
         "{err}"
     );
 }
+
+/// A server that answers every request with an empty result.
+const ECHO_SERVER: &str = "import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(m, dict) and 'method' in m and 'id' in m:
+        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {}}), flush=True)
+";
+
+#[test]
+fn every_host_format_with_whole_client_messages_replays() {
+    let dir = scratch("formats");
+    let mut replayed = 0;
+    for fixture in fixtures()
+        .into_iter()
+        .filter(|f| f.starts_with("fixtures/formats"))
+    {
+        let name = fixture.to_str().expect("utf-8").replace('/', "_");
+        let new = dir.join(format!("{name}.replay.log"));
+        let out = mcpdbg()
+            .args([
+                "replay",
+                "--format",
+                "json",
+                "--timeout",
+                "3",
+                "--grace",
+                "0.2",
+            ])
+            .arg("--out")
+            .arg(&new)
+            .arg(&fixture)
+            .arg("--")
+            .arg(sdk_python())
+            .args(["-c", ECHO_SERVER])
+            .output()
+            .expect("replay runs");
+        let text = std::fs::read_to_string(root().join(&fixture)).expect("fixture");
+        if text.contains("Message from client: method=") {
+            // Claude Desktop's summary era: refused, with the reason.
+            assert_eq!(out.status.code(), Some(2), "{}", transcript(&out));
+            assert!(String::from_utf8_lossy(&out.stderr).contains("summaries"));
+            continue;
+        }
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{}: {}",
+            fixture.display(),
+            transcript(&out)
+        );
+        let doc = json_of(&out);
+        for r in doc["requests"].as_array().expect("requests") {
+            assert!(
+                !r["after"].is_null(),
+                "{}: a recorded request was not replayed: {r}",
+                fixture.display()
+            );
+        }
+        replayed += 1;
+    }
+    assert!(replayed >= 15, "only {replayed} host logs replayed");
+}
