@@ -162,6 +162,9 @@ fn walk(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Same,
+    /// The same error (or `isError` result) in both: the same behaviour, but
+    /// not fixed.
+    SameError,
     DifferentResult,
     DifferentError,
     /// An error (or `isError` result) now, a success before.
@@ -181,6 +184,7 @@ impl Verdict {
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Same => "same",
+            Verdict::SameError => "same error",
             Verdict::DifferentResult => "different result",
             Verdict::DifferentError => "different error",
             Verdict::ErrorNow => "error now",
@@ -196,7 +200,10 @@ impl Verdict {
     /// Whether this counts as a difference under `expect`.
     pub fn differs(self, expect: Expect) -> bool {
         match expect {
-            Expect::Same => !matches!(self, Verdict::Same | Verdict::HangReproduced),
+            Expect::Same => !matches!(
+                self,
+                Verdict::Same | Verdict::SameError | Verdict::HangReproduced
+            ),
             Expect::Fixed => {
                 !matches!(self, Verdict::Same | Verdict::HangGone | Verdict::ErrorGone)
             }
@@ -531,6 +538,17 @@ fn pairs(a: &Capture, b: &Capture) -> Vec<(Option<usize>, Option<usize>)> {
     out
 }
 
+/// `Same`, or `SameError` when the request failed in both sessions. The
+/// error that answers the 2026 `server/discover` probe of a legacy server is
+/// part of a normal handshake, not an error to fix.
+fn same_error(x: &Exchange) -> Verdict {
+    if x.failed() && x.method != "server/discover" {
+        Verdict::SameError
+    } else {
+        Verdict::Same
+    }
+}
+
 fn rows(a: &Capture, b: &Capture, ignore: &[Pattern], late: &BTreeSet<usize>) -> Vec<Row> {
     pairs(a, b)
         .into_iter()
@@ -571,7 +589,7 @@ fn rows(a: &Capture, b: &Capture, ignore: &[Pattern], late: &BTreeSet<usize>) ->
                 (_, _) if !x.failed() && y.failed() => Verdict::ErrorNow,
                 (Outcome::Error(e), Outcome::Error(f)) => {
                     if e.get("code") == f.get("code") {
-                        Verdict::Same
+                        same_error(x)
                     } else {
                         row.changes = json_diff("error", e, f, ignore);
                         Verdict::DifferentError
@@ -582,7 +600,7 @@ fn rows(a: &Capture, b: &Capture, ignore: &[Pattern], late: &BTreeSet<usize>) ->
                         row.changes = json_diff("result", r, s, ignore);
                     }
                     if row.changes.is_empty() {
-                        Verdict::Same
+                        same_error(x)
                     } else {
                         Verdict::DifferentResult
                     }
@@ -632,5 +650,7 @@ mod tests {
         assert!(!Verdict::HangGone.differs(Expect::Fixed));
         assert!(Verdict::HangGone.differs(Expect::Same));
         assert!(Verdict::DifferentResult.differs(Expect::Fixed));
+        assert!(!Verdict::SameError.differs(Expect::Same));
+        assert!(Verdict::SameError.differs(Expect::Fixed));
     }
 }

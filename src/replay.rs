@@ -149,8 +149,15 @@ impl Transcript {
         self.out.write_all(b"\n")
     }
 
+    /// An event line; text from the log or the command line is escaped so
+    /// that it stays on one line.
     fn event(&mut self, text: &str) -> io::Result<()> {
-        writeln!(self.out, "{} # {text}", Self::stamp(Utc::now()))
+        writeln!(
+            self.out,
+            "{} # {}",
+            Self::stamp(Utc::now()),
+            crate::text::escape_control(text)
+        )
     }
 }
 
@@ -453,7 +460,22 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    transcript.event(&format!("start {}", shown.join(" ")))?;
+    // `# start` says that the transcript holds the session from its
+    // beginning: true of the replay only when the log's client side starts
+    // with the handshake.
+    let from_start = capture
+        .requests
+        .first()
+        .is_some_and(|e| e.method == "initialize" || e.method == "server/discover")
+        && capture.sends.first().and_then(|s| s.request) == Some(0);
+    let command = shown.join(" ");
+    if from_start {
+        transcript.event(&format!("start {command}"))?;
+    } else {
+        transcript.event(&format!(
+            "replay of a capture that starts after the handshake: {command}"
+        ))?;
+    }
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())

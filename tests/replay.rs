@@ -308,12 +308,20 @@ fn sdk_session_replayed_against_the_same_server_is_the_same() {
         assert_eq!(doc["kind"], "replay");
         let rows = verdicts(&doc);
         assert!(rows.len() >= 4, "{rows:?}");
-        assert!(rows.iter().all(|r| r.2 == "same"), "{rows:?}");
+        assert!(
+            rows.iter()
+                .all(|r| r.2 == if r.1 == "fail" { "same error" } else { "same" }),
+            "{rows:?}"
+        );
         assert!(new.contains("# server exited with status 0"), "{new}");
         // Renumbered ids give the same comparison.
         let (code, doc, new) = replay(&log, "", &["--renumber"]);
         assert_eq!(code, 0, "{mode} --renumber: {doc:#}");
         assert!(new.contains("\"id\":1,"), "{new}");
+        // The failing tool still fails: not fixed.
+        let (code, doc, _) = replay(&log, "", &["--expect", "fixed"]);
+        assert_eq!(code, 1, "{mode} --expect fixed: {doc:#}");
+        assert_eq!(doc["differences"], 1);
     }
 }
 
@@ -342,9 +350,8 @@ fn replay_reports_a_different_value_at_its_request() {
         (&text["before"], &text["after"]),
         (&json!("5"), &json!("6"))
     );
-    for other in ["count", "fail"] {
-        assert_eq!(row(&doc, other)["verdict"], "same", "{other}");
-    }
+    assert_eq!(row(&doc, "count")["verdict"], "same");
+    assert_eq!(row(&doc, "fail")["verdict"], "same error");
     assert!(doc["handshake"].as_array().expect("handshake").is_empty());
     // Ignoring the paths that changed makes the sessions the same.
     let (code, doc, _) = replay(
@@ -368,7 +375,7 @@ fn replay_reports_a_new_hang_and_goes_on_or_stops() {
     assert_eq!(code, 1, "{doc:#}");
     assert_eq!(row(&doc, "add")["verdict"], "new hang");
     assert_eq!(row(&doc, "count")["verdict"], "same");
-    assert_eq!(row(&doc, "fail")["verdict"], "same");
+    assert_eq!(row(&doc, "fail")["verdict"], "same error");
     assert!(
         new.contains("# replay: no answer to tools/call id 3 within 1.5 s"),
         "{new}"
@@ -532,4 +539,93 @@ fn every_host_format_with_whole_client_messages_replays() {
         replayed += 1;
     }
     assert!(replayed >= 15, "only {replayed} host logs replayed");
+}
+
+/// Answers `tools/call` after half a second, everything else at once.
+const SLOW_SERVER: &str = "import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if 'id' in m and 'method' in m:
+        if m['method'] == 'tools/call':
+            time.sleep(0.5)
+        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {'content': []}}, separators=(',', ':')), flush=True)
+";
+
+const PACED_LOG: &str = "\
+2026-11-20T14:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}
+2026-11-20T14:00:00.600000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}
+2026-11-20T14:00:00.700000Z > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}
+2026-11-20T14:00:00.701000Z < {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}
+2026-11-20T14:00:02.200000Z > {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}
+2026-11-20T14:00:02.201000Z < {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[]}}
+";
+
+/// (seconds of the day, marker, rest) of each traffic line of a transcript.
+fn timed_lines(transcript: &str) -> Vec<(f64, String, String)> {
+    transcript
+        .lines()
+        .filter_map(|l| {
+            let (stamp, rest) = l.split_once(' ')?;
+            let (marker, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+            let clock = stamp.get(11..26)?;
+            let mut parts = clock.split(':');
+            let h: f64 = parts.next()?.parse().ok()?;
+            let m: f64 = parts.next()?.parse().ok()?;
+            let s: f64 = parts.next()?.parse().ok()?;
+            Some((
+                h * 3600.0 + m * 60.0 + s,
+                marker.to_string(),
+                rest.to_string(),
+            ))
+        })
+        .collect()
+}
+
+fn at(lines: &[(f64, String, String)], marker: &str, id: &str) -> (usize, f64) {
+    let needle = format!("\"id\":{id},");
+    lines
+        .iter()
+        .enumerate()
+        .find(|(_, (_, m, rest))| m == marker && rest.contains(&needle))
+        .map(|(i, (t, _, _))| (i, *t))
+        .unwrap_or_else(|| panic!("no {marker} line with id {id}: {lines:?}"))
+}
+
+#[test]
+fn replay_waits_for_what_each_message_followed_and_keeps_gaps_on_request() {
+    let dir = scratch("paced");
+    let log = dir.join("paced.log");
+    std::fs::write(&log, PACED_LOG).expect("write");
+    let run_with = |args: &[&str], name: &str| {
+        let new = dir.join(name);
+        let out = mcpdbg()
+            .arg("replay")
+            .args(args)
+            .arg("--out")
+            .arg(&new)
+            .arg(&log)
+            .arg("--")
+            .arg(sdk_python())
+            .args(["-c", SLOW_SERVER])
+            .output()
+            .expect("replay runs");
+        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        timed_lines(&std::fs::read_to_string(&new).expect("new transcript"))
+    };
+    let fast = run_with(&[], "fast.log");
+    let (answer, answered_at) = at(&fast, "<", "1");
+    let (ping, ping_at) = at(&fast, ">", "2");
+    assert!(ping > answer && ping_at >= answered_at, "{fast:?}");
+    let (_, third) = at(&fast, ">", "3");
+    assert!(third - ping_at < 1.0, "fast keeps no gap: {fast:?}");
+
+    let original = run_with(&["--timing", "original"], "original.log");
+    let (_, second) = at(&original, ">", "2");
+    let (_, third) = at(&original, ">", "3");
+    assert!(third - second >= 1.4, "the 1.5 s gap is kept: {original:?}");
+
+    let capped = run_with(&["--timing", "original", "--max-gap", "0.2"], "capped.log");
+    let (_, second) = at(&capped, ">", "2");
+    let (_, third) = at(&capped, ">", "3");
+    assert!(third - second < 1.0, "the gap is capped: {capped:?}");
 }
