@@ -629,3 +629,91 @@ fn replay_waits_for_what_each_message_followed_and_keeps_gaps_on_request() {
     let (_, third) = at(&capped, ">", "3");
     assert!(third - second < 1.0, "the gap is capped: {capped:?}");
 }
+
+// ------------------------------------------------------------ properties
+
+/// Lines of a session: markers, messages of every kind, broken JSON, text.
+fn session_line() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let marker = prop_oneof![
+        Just(""),
+        Just("> "),
+        Just("< "),
+        Just("! "),
+        Just("# "),
+        Just("2026-11-02T09:00:00.000000Z > "),
+        Just("2026-11-02T09:00:01.500000Z < "),
+    ];
+    let id = prop_oneof![
+        Just("1".to_string()),
+        Just("\"1\"".to_string()),
+        Just("null".to_string()),
+        (0u32..4).prop_map(|n| n.to_string()),
+    ];
+    let method = prop_oneof![
+        Just("initialize"),
+        Just("server/discover"),
+        Just("tools/call"),
+        Just("tools/list"),
+        Just("ping"),
+        Just("roots/list"),
+        Just("notifications/cancelled"),
+    ];
+    let body = prop_oneof![
+        (id.clone(), method.clone()).prop_map(|(i, m)| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"{m}","params":{{"name":"t","requestId":1}}}}"#)),
+        method.prop_map(|m| format!(r#"{{"jsonrpc":"2.0","method":"{m}"}}"#)),
+        id.clone().prop_map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"protocolVersion":"2025-06-18","tools":[{{"name":"t"}},{{"name":7}}],"content":[],"isError":true}}}}"#)),
+        id.prop_map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"error":{{"code":-32603,"message":"x"}}}}"#)),
+        Just("[{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}]".to_string()),
+        Just("{\"jsonrpc\":\"2.0\",\"id\":".to_string()),
+        Just("start server".to_string()),
+        "[ -~]{0,30}",
+    ];
+    (marker, body).prop_map(|(m, b)| format!("{m}{b}"))
+}
+
+fn capture_of(text: &str) -> mcpdbg::capture::Capture {
+    mcpdbg::capture::read(
+        Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+        None,
+    )
+    .expect("in-memory input reads")
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, .. Default::default() })]
+
+    #[test]
+    fn a_session_compared_with_itself_is_the_same(
+        lines in proptest::collection::vec(session_line(), 0..40),
+    ) {
+        use mcpdbg::diff::{compare, Expect, Labels};
+        let c = capture_of(&lines.join("\n"));
+        let same = compare(&c, &c, &[], Expect::Same, &Default::default());
+        proptest::prop_assert_eq!(same.differences(), 0, "{:?}", same);
+        let labels = Labels {
+            kind: "diff",
+            before: ("a".into(), "native"),
+            after: ("b".into(), "native"),
+            command: None,
+        };
+        let mut out = Vec::new();
+        mcpdbg::render::diff_json::render(&labels, &same, &mut out).expect("render");
+        serde_json::from_slice::<Value>(&out).expect("valid JSON");
+        mcpdbg::render::diff::render(&labels, &same, &mut Vec::new()).expect("render");
+    }
+
+    #[test]
+    fn any_two_sessions_compare_without_panicking(
+        a in proptest::collection::vec(session_line(), 0..30),
+        b in proptest::collection::vec(session_line(), 0..30),
+        ignore in proptest::collection::vec("[a-z.*\\[\\]0-9\"]{0,12}", 0..3),
+    ) {
+        use mcpdbg::diff::{compare, Expect, Pattern};
+        let (x, y) = (capture_of(&a.join("\n")), capture_of(&b.join("\n")));
+        let ignore: Vec<Pattern> = ignore.iter().map(|p| Pattern::parse(p)).collect();
+        let late = (0..x.requests.len()).step_by(2).collect();
+        let c = compare(&x, &y, &ignore, Expect::Fixed, &late);
+        let _ = c.verdict();
+    }
+}
