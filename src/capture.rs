@@ -130,12 +130,19 @@ pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture>
     let mut items = Vec::new();
     for record in records {
         let record = record?;
-        if builder.first_source.is_none() {
+        let traffic = matches!(record.body, Body::Line { .. } | Body::Partial { .. });
+        if traffic && builder.first_source.is_none() {
             builder.first_source = Some(record.source.clone());
         }
-        if builder.first_source.as_ref() != Some(&record.source) {
-            builder.capture.more_sessions = true;
-            continue;
+        match &builder.first_source {
+            Some(first) if *first != record.source => {
+                if traffic {
+                    builder.capture.more_sessions = true;
+                }
+                continue;
+            }
+            None if !traffic && record.source.is_some() => continue,
+            _ => {}
         }
         match &record.body {
             Body::Partial { dir, why, .. } if *dir != Dir::ServerToClient => {

@@ -476,19 +476,22 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             "replay of a capture that starts after the handshake: {command}"
         ))?;
     }
-    let mut child = Command::new(program)
+    let child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .spawn()
-        .map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("cannot start {}: {e}", program.to_string_lossy()),
-            )
-        })?;
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) => {
+            let text = format!("cannot start {}: {e}", program.to_string_lossy());
+            transcript.event(&format!("replay: {text}"))?;
+            transcript.out.flush()?;
+            return Err(io::Error::new(e.kind(), text));
+        }
+    };
     let (tx, rx) = mpsc::channel();
     pump(
         child.stdout.take().expect("piped"),
