@@ -1073,6 +1073,14 @@ fn run_diff(args: DiffArgs) -> io::Result<ExitCode> {
     let format = input_format(args.input);
     let (before, before_findings) = read_capture(&args.before, format)?;
     let (after, after_findings) = read_capture(&args.after, format)?;
+    for (path, capture) in [(&args.before, &before), (&args.after, &after)] {
+        if capture.more_sessions {
+            eprintln!(
+                "mcpdbg diff: {} holds several sessions; comparing the first",
+                path.display()
+            );
+        }
+    }
     let ignore: Vec<_> = args
         .compare
         .ignore
