@@ -31,17 +31,28 @@
 //! ```
 //! `redact.rs` (`--redact`) remembers the strings the items carry and
 //! rewrites the report's text on its way out; the analysis sees the real log.
+//!
+//! `diff` and `replay` compare two sessions:
+//!
+//! ```text
+//! Item ──capture──▶ Capture {handshake, requests + outcomes, client sends, server requests}
+//!      two Captures ──diff──▶ Comparison ──▶ render::{diff, diff_json}
+//! replay.rs: a Capture's client side played against a live server, written
+//!            as a native transcript, then read back and compared
+//! ```
+//!
 //! `check.rs` wires the stages; `main.rs` only parses arguments and maps
 //! the outcome to an exit code. `protocol.rs` holds the spec's facts (revisions
 //! and the method table), `rules.rs` the rule catalogue.
 //!
 //! # Invariants, written as absences
 //!
-//! - Nothing but `reader`, `record`, `follow`, `progress` and `main` does I/O
-//!   (renderers only write to the writer they are given); only `record` (to
-//!   stamp what it records), `follow` (to poll and to age open requests) and
-//!   `progress` (to draw a long check's progress line) read the clock or wait: the analysis, the timeline and the stats take all time
-//!   from the log.
+//! - Nothing but `reader`, `record`, `follow`, `progress`, `replay` and `main`
+//!   does I/O (renderers only write to the writer they are given); only
+//!   `record` (to stamp what it records), `follow` (to poll and to age open
+//!   requests), `progress` (to draw a long check's progress line) and `replay`
+//!   (to pace, time out and stamp) read the clock or wait: the analysis, the
+//!   timeline, the stats and `diff` take all time from the log.
 //! - Bad input never produces `Err` or a panic: it becomes a finding. `Err`
 //!   means a file could not be opened, read or written.
 //! - No stage holds the whole input: memory follows open requests and used
@@ -50,16 +61,19 @@
 //!   buffers at most one HTML page or the `--around` context; `stats` keeps
 //!   one latency per answered request.
 //! - Only `render/table.rs` imports `tabled`; only `render/json.rs` knows the
-//!   `check` JSON schema and only `render/stats_json.rs` the `stats` one; no
+//!   `check` JSON schema, only `render/stats_json.rs` the `stats` one and
+//!   only `render/diff_json.rs` the `diff`/`replay` one; no
 //!   domain type derives `Serialize`.
 //! - The conversation judges nothing: rules and findings stay with the
 //!   session; the views only show them.
 //! - Rule metadata lives only in `rules.rs`.
 
+pub mod capture;
 pub mod check;
 pub mod checks;
 pub mod classify;
 pub mod conversation;
+pub mod diff;
 pub mod finding;
 pub mod follow;
 pub mod progress;
@@ -68,6 +82,7 @@ pub mod reader;
 pub mod record;
 pub mod redact;
 pub mod render;
+pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod session;

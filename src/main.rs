@@ -41,6 +41,8 @@ enum Command {
     Timeline(TimelineArgs),
     Stats(StatsArgs),
     Record(RecordArgs),
+    Diff(DiffArgs),
+    Replay(ReplayArgs),
     Rules(RulesArgs),
     Explain(ExplainArgs),
 }
@@ -313,6 +315,145 @@ struct StatsArgs {
     #[arg(long)]
     redact: bool,
 }
+
+/// Compare two captured sessions: handshake, lists, each request's outcome
+///
+/// Compares the negotiated version, capabilities and client and server
+/// info, the tool, resource and prompt lists (added, removed, changed), and
+/// each client request of BEFORE with its match in AFTER (same method, in
+/// order, preferring equal params): same outcome, different result (named
+/// by JSON path), error now or before, hang reproduced, gone or new, and the
+/// latencies. Then the findings of `check` on both.
+#[derive(Parser)]
+#[command(after_long_help = DIFF_EXAMPLES)]
+struct DiffArgs {
+    /// The earlier (recorded) session
+    before: PathBuf,
+
+    /// The later session
+    after: PathBuf,
+
+    #[command(flatten)]
+    compare: CompareArgs,
+
+    /// Read both inputs as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+}
+
+/// Options shared by `diff` and `replay`.
+#[derive(Args)]
+struct CompareArgs {
+    /// Do not compare this JSON path (`result.meta.time`, `result.content[*].id`,
+    /// `serverInfo.version`); repeatable
+    #[arg(long, value_name = "PATH")]
+    ignore: Vec<String>,
+
+    /// What the later session should be: the same, or fixed (the earlier
+    /// one's hangs and errors gone, nothing else changed)
+    #[arg(long, value_enum, default_value_t = ExpectArg::Same)]
+    expect: ExpectArg,
+
+    /// Output format (`json` is a versioned document)
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+/// Play a captured session's client side against a server and compare
+///
+/// Starts SERVER and sends the client's recorded requests and notifications
+/// in their original order, each once the responses it originally followed
+/// have come again (ids as recorded unless --renumber). The server's own
+/// requests (roots/list, sampling/createMessage, elicitation/create, ping)
+/// get the client's recorded answers, by method and order; one with no
+/// recorded answer gets an error response and counts as a difference. The
+/// new session is written as a native transcript (--out), then compared
+/// with LOG as `mcpdbg diff` does.
+#[derive(Parser)]
+#[command(after_long_help = REPLAY_EXAMPLES)]
+struct ReplayArgs {
+    /// The recorded session (any format that carries whole client messages)
+    log: PathBuf,
+
+    /// Where to write the new session; created, never overwritten
+    /// [default: LOG.replay-TIME.log, TIME the UTC start time]
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// `fast`: each message as soon as allowed; `original`: also keep the
+    /// recorded gap since the previous client message (up to --max-gap)
+    #[arg(long, value_enum, default_value_t = TimingArg::Fast)]
+    timing: TimingArg,
+
+    /// The longest recorded gap kept by --timing original, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    max_gap: f64,
+
+    /// Seconds to wait for each response [default: twice its recorded
+    /// latency, at least 5 s (30 s without timestamps); no limit for requests
+    /// never answered in LOG]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<f64>,
+
+    /// Seconds to wait at the end for requests with no limit
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    grace: f64,
+
+    /// Stop at the first request that gets no answer in time
+    #[arg(long)]
+    stop_on_hang: bool,
+
+    /// Send fresh request ids (1, 2, ...) instead of the recorded ones
+    #[arg(long)]
+    renumber: bool,
+
+    #[command(flatten)]
+    compare: CompareArgs,
+
+    /// Read LOG as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TimingArg {
+    Fast,
+    Original,
+}
+
+const REPLAY_EXAMPLES: &str = "\
+Examples:
+  mcpdbg replay notes.log -- python notes_server.py
+  mcpdbg replay --expect fixed --out after-fix.log notes.log -- python notes_server.py
+  mcpdbg replay --timing original --stop-on-hang notes.log -- ./server
+  mcpdbg replay --ignore result.structuredContent.time notes.log -- ./server
+
+Exit status:
+  0  the server behaved as recorded (or as --expect fixed says)
+  1  it did not
+  2  usage error, LOG cannot be read or replayed, the server cannot be
+     started or the new transcript cannot be written";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExpectArg {
+    Same,
+    Fixed,
+}
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  mcpdbg diff yesterday.log today.log
+  mcpdbg diff --ignore result.structuredContent.time old.log new.log
+  mcpdbg diff --format json old.log new.log | jq '.requests[] | select(.verdict != \"same\")'
+
+Exit status:
+  0  the sessions behave the same (or as --expect fixed says)
+  1  they differ
+  2  usage error, or a file could not be read";
 
 const STATS_EXAMPLES: &str = "\
 Examples:
@@ -600,6 +741,8 @@ fn main() -> ExitCode {
         Command::Timeline(args) => run_timeline(args),
         Command::Stats(args) => run_stats(args),
         Command::Record(args) => run_record(args),
+        Command::Diff(args) => run_diff(args),
+        Command::Replay(args) => run_replay(args),
         Command::Validate(args) => run_validate(args),
         Command::Rules(args) => run_rules(args),
         Command::Explain(args) => run_explain(args),
@@ -1037,6 +1180,159 @@ fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
         render::render(&report, OutputFormat::Table, style, &mut stderr.lock())?;
     }
     Ok(ExitCode::from((recorded.exit_code & 0xff) as u8))
+}
+
+fn read_capture(
+    path: &PathBuf,
+    format: Option<Format>,
+) -> io::Result<(mcpdbg::capture::Capture, Vec<mcpdbg::finding::Finding>)> {
+    let open = || {
+        File::open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
+    };
+    let capture = mcpdbg::capture::read(Box::new(open()?), format)?;
+    let options = Options {
+        format,
+        ..Options::default()
+    };
+    let report = check::check(&path.display().to_string(), Box::new(open()?), &options)?;
+    Ok((capture, report.findings))
+}
+
+fn expect(arg: ExpectArg) -> mcpdbg::diff::Expect {
+    match arg {
+        ExpectArg::Same => mcpdbg::diff::Expect::Same,
+        ExpectArg::Fixed => mcpdbg::diff::Expect::Fixed,
+    }
+}
+
+fn write_comparison(
+    labels: &mcpdbg::diff::Labels,
+    comparison: &mcpdbg::diff::Comparison,
+    format: FormatArg,
+) -> io::Result<ExitCode> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match format {
+        FormatArg::Table => render::diff::render(labels, comparison, &mut out)?,
+        FormatArg::Json => render::diff_json::render(labels, comparison, &mut out)?,
+    }
+    out.flush()?;
+    Ok(ExitCode::from(u8::from(comparison.differences() > 0)))
+}
+
+fn run_diff(args: DiffArgs) -> io::Result<ExitCode> {
+    let format = input_format(args.input);
+    let (before, before_findings) = read_capture(&args.before, format)?;
+    let (after, after_findings) = read_capture(&args.after, format)?;
+    for (path, capture) in [(&args.before, &before), (&args.after, &after)] {
+        if capture.more_sessions {
+            eprintln!(
+                "mcpdbg diff: {} holds several sessions; comparing the first",
+                path.display()
+            );
+        }
+    }
+    let ignore: Vec<_> = args
+        .compare
+        .ignore
+        .iter()
+        .map(|p| mcpdbg::diff::Pattern::parse(p))
+        .collect();
+    let mut comparison = mcpdbg::diff::compare(
+        &before,
+        &after,
+        &ignore,
+        expect(args.compare.expect),
+        &Default::default(),
+    );
+    comparison.findings_before = mcpdbg::diff::rule_counts(&before_findings);
+    comparison.findings_after = mcpdbg::diff::rule_counts(&after_findings);
+    let labels = mcpdbg::diff::Labels {
+        kind: "diff",
+        before: (args.before.display().to_string(), before.format.as_str()),
+        after: (args.after.display().to_string(), after.format.as_str()),
+        command: None,
+    };
+    write_comparison(&labels, &comparison, args.compare.format)
+}
+
+fn run_replay(args: ReplayArgs) -> io::Result<ExitCode> {
+    let format = input_format(args.input);
+    let (before, before_findings) = read_capture(&args.log, format)?;
+    let name = args.log.display();
+    if let Some((line, why)) = &before.not_replayable {
+        eprintln!(
+            "mcpdbg replay: {name} cannot be replayed: {} (line {line})",
+            mcpdbg::text::escape_control(why)
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if before.sends.is_empty() {
+        eprintln!("mcpdbg replay: {name} holds no client message to replay");
+        return Ok(ExitCode::from(2));
+    }
+    if before.more_sessions {
+        eprintln!("mcpdbg replay: {name} holds several sessions; replaying the first");
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        let mut path = args.log.clone().into_os_string();
+        path.push(format!(".replay-{stamp}.log"));
+        PathBuf::from(path)
+    });
+    let options = mcpdbg::replay::Options {
+        command: args.command.clone(),
+        out: out.clone(),
+        timing: match args.timing {
+            TimingArg::Fast => mcpdbg::replay::Timing::Fast,
+            TimingArg::Original => mcpdbg::replay::Timing::Original,
+        },
+        max_gap: args.max_gap,
+        timeout: args.timeout,
+        grace: args.grace,
+        stop_on_hang: args.stop_on_hang,
+        renumber: args.renumber,
+    };
+    let replayed = match mcpdbg::replay::run(&before, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcpdbg replay: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for note in &replayed.notes {
+        eprintln!("mcpdbg replay: {note}");
+    }
+    eprintln!("mcpdbg replay: new session written to {}", out.display());
+    let (after, after_findings) = read_capture(&out, None)?;
+    let ignore: Vec<_> = args
+        .compare
+        .ignore
+        .iter()
+        .map(|p| mcpdbg::diff::Pattern::parse(p))
+        .collect();
+    let mut comparison = mcpdbg::diff::compare(
+        &before,
+        &after,
+        &ignore,
+        expect(args.compare.expect),
+        &replayed.timed_out,
+    );
+    comparison.findings_before = mcpdbg::diff::rule_counts(&before_findings);
+    comparison.findings_after = mcpdbg::diff::rule_counts(&after_findings);
+    comparison.notes = replayed.differences;
+    let shown: Vec<String> = args
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let labels = mcpdbg::diff::Labels {
+        kind: "replay",
+        before: (args.log.display().to_string(), before.format.as_str()),
+        after: (out.display().to_string(), after.format.as_str()),
+        command: Some(shown.join(" ")),
+    };
+    write_comparison(&labels, &comparison, args.compare.format)
 }
 
 fn run_rules(args: RulesArgs) -> io::Result<ExitCode> {

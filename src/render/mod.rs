@@ -5,6 +5,8 @@ use std::io::{self, Write};
 
 use crate::report::Report;
 
+pub mod diff;
+pub mod diff_json;
 pub mod html;
 pub mod json;
 pub mod markdown;

@@ -9,7 +9,9 @@ server-sent.bin.
 
 Scenarios: session (list tools, add, count with progress, a failing tool),
 stray (the stray tool), hang (the hang tool; the client gives up after a
-short wait and stops the server with SIGTERM, without cancelling).
+short wait and stops the server with SIGTERM, without cancelling), ask (for
+a server with SERVER_VARIANT=ask: the ask tool, whose roots/list and
+sampling/createMessage requests the client answers).
 """
 
 import asyncio
@@ -18,7 +20,7 @@ import os
 import signal
 import sys
 
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,7 +46,20 @@ async def run(scenario, mode, mcpdbg, transcript, tapdir):
     async def on_progress(progress, total, message):
         seen["progress"].append([progress, total, message])
 
-    async with Client(params, mode=mode) as client:
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri="file:///srv/notes", name="notes")])
+
+    async def sample(context, params):
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="sampled answer"),
+            model="test-model",
+        )
+
+    callbacks = {}
+    if scenario == "ask":
+        callbacks = {"list_roots_callback": list_roots, "sampling_callback": sample}
+    async with Client(params, mode=mode, **callbacks) as client:
         seen["protocol_version"] = client.protocol_version
         tools = await client.list_tools()
         seen["tools"] = sorted(t.name for t in tools.tools)
@@ -53,6 +68,8 @@ async def run(scenario, mode, mcpdbg, transcript, tapdir):
             seen["count"] = (await client.call_tool("count", {"n": 3}, progress_callback=on_progress)).content[0].text
             failed = await client.call_tool("fail", {"reason": "disk on fire"})
             seen["fail_is_error"] = failed.is_error
+        elif scenario == "ask":
+            seen["ask"] = (await client.call_tool("ask", {"question": "what?"})).content[0].text
         elif scenario == "stray":
             seen["stray"] = (await client.call_tool("stray", {})).content[0].text
         elif scenario == "hang":

@@ -7,6 +7,12 @@ the SDK leaves fd 1 on the wire, so the `stray` tool really writes to stdout.
 
 Tools: add, count (reports progress), fail (raises), stray (prints a line to
 stdout, then answers), hang (never answers).
+
+For the replay tests, SERVER_VARIANT changes one behaviour: `value` (add
+answers one more than the sum), `hang` (add never answers), `version` (the
+server declares version 2.0.0), `fixed` (hang answers "fixed"), `ask` (adds
+the tool ask, which asks the client for its roots and for a sampled
+message). Without it the server is unchanged.
 """
 
 import asyncio
@@ -15,6 +21,7 @@ import os
 import sys
 
 import anyio
+from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 
@@ -55,13 +62,30 @@ class TeeOut(io.RawIOBase):
         return len(data)
 
 
-server = MCPServer("sdk-test-server")
+VARIANT = os.environ.get("SERVER_VARIANT", "")
+
+server = MCPServer("sdk-test-server", **({"version": "2.0.0"} if VARIANT == "version" else {}))
 
 
 @server.tool()
-def add(a: int, b: int) -> int:
+async def add(a: int, b: int) -> int:
     """Add two integers."""
-    return a + b
+    if VARIANT == "hang":
+        await asyncio.Event().wait()
+    return a + b + (1 if VARIANT == "value" else 0)
+
+
+if VARIANT == "ask":
+
+    @server.tool()
+    async def ask(question: str, ctx: Context) -> str:
+        """Asks the client for its roots and for a sampled answer."""
+        roots = await ctx.session.list_roots()
+        sampled = await ctx.session.create_message(
+            [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=question))],
+            max_tokens=20,
+        )
+        return f"{len(roots.roots)} roots; {sampled.content.text}"
 
 
 @server.tool()
@@ -88,6 +112,8 @@ def stray() -> str:
 @server.tool()
 async def hang() -> str:
     """Never answers."""
+    if VARIANT == "fixed":
+        return "fixed"
     await asyncio.Event().wait()
     return "unreachable"
 

@@ -1,0 +1,448 @@
+//! A captured session as `diff` and `replay` see it: records -> [`Capture`].
+//!
+//! One light pass over the items of a log (the readers and the transport do
+//! the framing): the handshake, each client request with its response, the
+//! server's requests with the client's answers, and the client's messages in
+//! their original order with what each one waited for. It judges nothing
+//! (rules stay with the session) and does no I/O of its own: it reads the
+//! records it is given. Only the first session of a log is taken.
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+
+use serde_json::{Map, Value};
+
+use crate::classify::{Kind, Message, RequestId};
+use crate::finding::Findings;
+use crate::protocol::{self, Sender};
+use crate::reader::{self, Body, Dir, Format, PartialWhy, Timestamp};
+use crate::transport::{Item, Transport};
+
+/// How a request ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// `result`, as sent.
+    Result(Value),
+    /// The `error` object, as sent.
+    Error(Value),
+    /// Never answered in the log.
+    Open,
+}
+
+/// A client request and its response.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    pub line: u64,
+    pub time: Option<Timestamp>,
+    pub id: RequestId,
+    pub method: String,
+    pub params: Option<Value>,
+    pub outcome: Outcome,
+    /// The line of the response.
+    pub answer_line: Option<u64>,
+    /// Seconds from the request to its response, when both have times.
+    pub latency: Option<f64>,
+    /// The client sent `notifications/cancelled` for it.
+    pub cancelled: bool,
+    /// The log shows the request or its response only in part (a host's
+    /// summary or a cut payload): only the outcome kind is real.
+    pub partial: bool,
+}
+
+impl Exchange {
+    /// The tool, prompt or resource the request is about.
+    pub fn subject(&self) -> Option<String> {
+        let p = self.params.as_ref()?;
+        ["name", "uri"]
+            .iter()
+            .find_map(|k| p.get(*k).and_then(Value::as_str))
+            .map(str::to_owned)
+    }
+
+    /// An error response, or a tool result with `isError: true`.
+    pub fn failed(&self) -> bool {
+        match &self.outcome {
+            Outcome::Error(_) => true,
+            Outcome::Result(r) => r.get("isError") == Some(&Value::Bool(true)),
+            Outcome::Open => false,
+        }
+    }
+}
+
+/// A message the client sent on its own (a request or a notification).
+#[derive(Clone, Debug)]
+pub struct Send {
+    pub line: u64,
+    pub time: Option<Timestamp>,
+    /// The whole message, as parsed.
+    pub message: Map<String, Value>,
+    /// Index in [`Capture::requests`] when it is a request.
+    pub request: Option<usize>,
+    /// Requests (indices in [`Capture::requests`]) whose responses arrived
+    /// after the previous client message and before this one: what it waited for.
+    pub after: Vec<usize>,
+}
+
+/// A request the server sent, with the client's answer.
+#[derive(Clone, Debug)]
+pub struct ServerRequest {
+    pub line: u64,
+    pub method: String,
+    /// The client's response object (with `result` or `error`), if any.
+    pub answer: Option<Map<String, Value>>,
+}
+
+/// What the handshake showed (`initialize`, or the 2026 `server/discover`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Handshake {
+    pub protocol_version: Option<Value>,
+    pub requested_version: Option<Value>,
+    pub client_info: Option<Value>,
+    pub client_capabilities: Option<Value>,
+    pub server_info: Option<Value>,
+    pub server_capabilities: Option<Value>,
+    pub instructions: Option<Value>,
+}
+
+/// One captured session.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    pub format: Format,
+    pub handshake: Handshake,
+    pub requests: Vec<Exchange>,
+    pub sends: Vec<Send>,
+    pub server_requests: Vec<ServerRequest>,
+    /// Why the client side cannot be replayed, when it cannot (the line and
+    /// the reason).
+    pub not_replayable: Option<(u64, String)>,
+    /// The log holds more than one session; only the first was taken.
+    pub more_sessions: bool,
+    /// Lines the log had.
+    pub lines: u64,
+}
+
+/// Reads a log. `Err` only when reading fails.
+pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture> {
+    let (format, records, lines, _) = reader::open_any(input, format)?;
+    let mut builder = Builder::new(format);
+    let mut transport = Transport::new();
+    let mut findings = Findings::default();
+    let mut items = Vec::new();
+    for record in records {
+        let record = record?;
+        let traffic = matches!(record.body, Body::Line { .. } | Body::Partial { .. });
+        if traffic && builder.first_source.is_none() {
+            builder.first_source = Some(record.source.clone());
+        }
+        match &builder.first_source {
+            Some(first) if *first != record.source => {
+                if traffic {
+                    builder.capture.more_sessions = true;
+                }
+                continue;
+            }
+            None if !traffic && record.source.is_some() => continue,
+            _ => {}
+        }
+        match &record.body {
+            Body::Partial { dir, why, .. } if *dir != Dir::ServerToClient => {
+                builder.partial_client(record.line, *why);
+            }
+            Body::Event(text) if text.starts_with("start ") && builder.seen_traffic => {
+                builder.capture.more_sessions = true;
+                builder.stopped = true;
+            }
+            _ => {}
+        }
+        if builder.stopped {
+            continue;
+        }
+        let partial = matches!(record.body, Body::Partial { .. });
+        transport.push(record, &mut findings, &mut items);
+        for item in items.drain(..) {
+            builder.item(item, partial);
+        }
+    }
+    transport.finish(&mut findings, &mut items);
+    for item in items.drain(..) {
+        builder.item(item, false);
+    }
+    builder.capture.lines = lines.get();
+    Ok(builder.finish())
+}
+
+struct Builder {
+    capture: Capture,
+    /// Open client requests: id -> index in `requests`.
+    open_client: HashMap<RequestId, usize>,
+    /// Open server requests: id -> index in `server_requests`.
+    open_server: HashMap<RequestId, usize>,
+    answered_since: Vec<usize>,
+    first_source: Option<Option<Box<str>>>,
+    seen_traffic: bool,
+    stopped: bool,
+}
+
+impl Builder {
+    fn new(format: Format) -> Builder {
+        Builder {
+            capture: Capture {
+                format,
+                handshake: Handshake::default(),
+                requests: Vec::new(),
+                sends: Vec::new(),
+                server_requests: Vec::new(),
+                not_replayable: None,
+                more_sessions: false,
+                lines: 0,
+            },
+            open_client: HashMap::new(),
+            open_server: HashMap::new(),
+            answered_since: Vec::new(),
+            first_source: None,
+            seen_traffic: false,
+            stopped: false,
+        }
+    }
+
+    fn partial_client(&mut self, line: u64, why: PartialWhy) {
+        if self.capture.not_replayable.is_some() {
+            return;
+        }
+        let reason = match why {
+            PartialWhy::Summary => {
+                "the log holds only summaries of the client's messages (method, id and outcome, as Claude Desktop writes since mid-2026), not their params"
+            }
+            PartialWhy::HostTruncated => "the host cut this client message in its log",
+        };
+        self.capture.not_replayable = Some((line, reason.to_string()));
+    }
+
+    fn item(&mut self, item: Item, partial: bool) {
+        match item {
+            Item::Message { at, dir, msg } => self.message(at.line, at.time, dir, msg, partial),
+            Item::Batch { at, dir, items } => {
+                for msg in items.into_iter().flatten() {
+                    self.message(at.line, at.time.clone(), dir, msg, partial);
+                }
+            }
+            Item::Stderr { .. } | Item::Noise { .. } | Item::Event { .. } => {}
+        }
+    }
+
+    /// The direction of a message in a log without markers: a request's
+    /// sender from the method table (`ping` and other two-way methods count
+    /// as the client's), a response's from the request it answers.
+    fn infer(&self, msg: &Message) -> Dir {
+        match (&msg.kind, &msg.method, msg.id.id()) {
+            (Kind::Response, _, Some(id)) if self.open_client.contains_key(id) => {
+                Dir::ServerToClient
+            }
+            (Kind::Response, _, Some(id)) if self.open_server.contains_key(id) => {
+                Dir::ClientToServer
+            }
+            (Kind::Response, _, _) => Dir::Unknown,
+            (_, Some(method), _) => match protocol::method(method).map(|m| m.sender) {
+                Some(Sender::Server) => Dir::ServerToClient,
+                _ => Dir::ClientToServer,
+            },
+            (_, None, _) => Dir::Unknown,
+        }
+    }
+
+    fn message(
+        &mut self,
+        line: u64,
+        time: Option<Timestamp>,
+        dir: Dir,
+        msg: Message,
+        partial: bool,
+    ) {
+        self.seen_traffic = true;
+        let dir = if dir == Dir::Unknown {
+            self.infer(&msg)
+        } else {
+            dir
+        };
+        let partial = partial || msg.partial;
+        match (dir, msg.kind) {
+            (Dir::ClientToServer, Kind::Request | Kind::Notification) => {
+                let mut request = None;
+                if msg.kind == Kind::Request {
+                    if let (Some(id), Some(method)) = (msg.id.id(), &msg.method) {
+                        let index = self.capture.requests.len();
+                        self.capture.requests.push(Exchange {
+                            line,
+                            time: time.clone(),
+                            id: id.clone(),
+                            method: method.clone(),
+                            params: msg.fields().get("params").cloned(),
+                            outcome: Outcome::Open,
+                            answer_line: None,
+                            latency: None,
+                            cancelled: false,
+                            partial,
+                        });
+                        self.open_client.insert(id.clone(), index);
+                        request = Some(index);
+                        self.handshake_request(method, &msg);
+                    }
+                }
+                if msg.method.as_deref() == Some("notifications/cancelled") {
+                    let target = msg
+                        .params()
+                        .and_then(|p| p.get("requestId"))
+                        .and_then(RequestId::from_json);
+                    if let Some(&i) = target.and_then(|id| self.open_client.get(&id)) {
+                        self.capture.requests[i].cancelled = true;
+                    }
+                }
+                self.capture.sends.push(Send {
+                    line,
+                    time,
+                    message: msg.fields().clone(),
+                    request,
+                    after: std::mem::take(&mut self.answered_since),
+                });
+            }
+            (Dir::ServerToClient, Kind::Response) => {
+                let Some(index) = msg.id.id().and_then(|id| self.open_client.remove(id)) else {
+                    return;
+                };
+                let obj = msg.fields();
+                let outcome = match (obj.get("result"), obj.get("error")) {
+                    (Some(r), _) => Outcome::Result(r.clone()),
+                    (None, Some(e)) => Outcome::Error(e.clone()),
+                    (None, None) => Outcome::Error(Value::Null),
+                };
+                let exchange = &mut self.capture.requests[index];
+                exchange.latency = match (&exchange.time, &time) {
+                    (Some(a), Some(b)) => Some(a.seconds_until(b).max(0.0)),
+                    _ => None,
+                };
+                exchange.outcome = outcome;
+                exchange.answer_line = Some(line);
+                exchange.partial |= partial;
+                let method = exchange.method.clone();
+                self.handshake_result(&method, &msg);
+                self.answered_since.push(index);
+            }
+            (Dir::ServerToClient, Kind::Request) => {
+                if let (Some(id), Some(method)) = (msg.id.id(), &msg.method) {
+                    self.open_server
+                        .insert(id.clone(), self.capture.server_requests.len());
+                    self.capture.server_requests.push(ServerRequest {
+                        line,
+                        method: method.clone(),
+                        answer: None,
+                    });
+                }
+            }
+            (Dir::ClientToServer, Kind::Response) => {
+                if let Some(index) = msg.id.id().and_then(|id| self.open_server.remove(id)) {
+                    self.capture.server_requests[index].answer = Some(msg.fields().clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn handshake_request(&mut self, method: &str, msg: &Message) {
+        let h = &mut self.capture.handshake;
+        let Some(p) = msg.params() else { return };
+        if method == "initialize" && h.client_info.is_none() {
+            h.requested_version = p.get("protocolVersion").cloned();
+            h.client_info = p.get("clientInfo").cloned();
+            h.client_capabilities = p.get("capabilities").cloned();
+        } else if h.client_info.is_none() {
+            // 2026: every request names the client in `_meta`.
+            if let Some(v) = msg.meta("io.modelcontextprotocol/protocolVersion") {
+                h.requested_version.get_or_insert_with(|| v.clone());
+            }
+            if let Some(c) = msg.meta("io.modelcontextprotocol/clientCapabilities") {
+                h.client_capabilities.get_or_insert_with(|| c.clone());
+            }
+            if let Some(c) = msg.meta("io.modelcontextprotocol/clientInfo") {
+                h.client_info = Some(c.clone());
+            }
+        }
+    }
+
+    fn handshake_result(&mut self, method: &str, msg: &Message) {
+        let Some(r) = msg.result().and_then(Value::as_object) else {
+            return;
+        };
+        let h = &mut self.capture.handshake;
+        if method != "initialize" && method != "server/discover" {
+            return;
+        }
+        if method == "initialize" || h.server_info.is_none() {
+            h.protocol_version = r
+                .get("protocolVersion")
+                .cloned()
+                .or_else(|| h.protocol_version.take());
+            if method == "server/discover" && h.protocol_version.is_none() {
+                h.protocol_version = h.requested_version.clone();
+            }
+            h.server_info = r.get("serverInfo").cloned();
+            h.server_capabilities = r.get("capabilities").cloned();
+            h.instructions = r.get("instructions").cloned();
+        }
+    }
+
+    fn finish(self) -> Capture {
+        self.capture
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(text: &'static str) -> Capture {
+        read(Box::new(text.as_bytes()), None).expect("reads")
+    }
+
+    #[test]
+    fn pairs_requests_and_records_what_each_send_waited_for() {
+        let c = capture(concat!(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n",
+            "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"2\"}}}\n",
+            "> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+            "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}\n",
+            "< {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\"}\n",
+            "> {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"roots\":[]}}\n",
+            "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n",
+        ));
+        assert_eq!(c.requests.len(), 3);
+        assert_eq!(
+            c.requests[0].outcome,
+            Outcome::Result(
+                serde_json::json!({"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"2"}})
+            )
+        );
+        assert_eq!(c.requests[1].outcome, Outcome::Open);
+        assert_eq!(c.requests[1].subject().as_deref(), Some("add"));
+        assert_eq!(c.sends.len(), 4);
+        assert_eq!(c.sends[1].after, vec![0]);
+        assert!(c.sends[2].after.is_empty());
+        assert_eq!(c.server_requests.len(), 1);
+        assert!(c.server_requests[0].answer.is_some());
+        assert_eq!(
+            c.handshake.server_info,
+            Some(serde_json::json!({"name":"s","version":"2"}))
+        );
+        assert!(c.not_replayable.is_none());
+    }
+
+    #[test]
+    fn infers_directions_in_a_plain_capture() {
+        let c = capture(concat!(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n",
+        ));
+        assert_eq!(c.format, Format::Ndjson);
+        assert_eq!(c.requests.len(), 1);
+        assert!(matches!(c.requests[0].outcome, Outcome::Result(_)));
+    }
+}

@@ -1,0 +1,189 @@
+//! `mcpdbg diff` and `mcpdbg replay`: the comparison as text.
+//!
+//! Plain aligned columns (no `tabled`), one section per part of the
+//! comparison. Everything taken from a log is escaped and cut to an excerpt
+//! before it is written.
+
+use std::io::{self, Write};
+
+use serde_json::Value;
+
+use crate::diff::{Change, Comparison, Labels, Side};
+use crate::text::{duration, escape_control, excerpt};
+
+fn clean(text: &str) -> String {
+    escape_control(&excerpt(text)).into_owned()
+}
+
+fn value(v: &Option<Value>) -> String {
+    match v {
+        None => "(absent)".to_string(),
+        Some(v) => clean(&v.to_string()),
+    }
+}
+
+fn change(c: &Change) -> String {
+    format!(
+        "{}: {} -> {}",
+        clean(&c.path),
+        value(&c.before),
+        value(&c.after)
+    )
+}
+
+fn side(s: &Option<Side>) -> String {
+    match s {
+        None => "-".to_string(),
+        Some(s) => match s.latency {
+            Some(l) => format!("{} {}", s.outcome, duration(l)),
+            None => s.outcome.clone(),
+        },
+    }
+}
+
+fn line(s: &Option<Side>) -> String {
+    s.as_ref().map_or("-".to_string(), |s| s.line.to_string())
+}
+
+pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "before: {} ({})",
+        clean(&labels.before.0),
+        labels.before.1
+    )?;
+    match &labels.command {
+        Some(cmd) => writeln!(
+            out,
+            "after:  {} ({}, replayed against {})",
+            clean(&labels.after.0),
+            labels.after.1,
+            clean(cmd)
+        )?,
+        None => writeln!(
+            out,
+            "after:  {} ({})",
+            clean(&labels.after.0),
+            labels.after.1
+        )?,
+    }
+
+    writeln!(out, "\nhandshake")?;
+    if c.handshake.is_empty() {
+        writeln!(out, "  same")?;
+    }
+    for ch in &c.handshake {
+        writeln!(out, "  {}", change(ch))?;
+    }
+
+    writeln!(out, "\nlists")?;
+    for (list, before, after) in &c.list_sizes {
+        let n = |v: &Option<usize>| v.map_or("not listed".to_string(), |n| n.to_string());
+        writeln!(out, "  {list}: {} -> {}", n(before), n(after))?;
+    }
+    for l in &c.lists {
+        let singular = l.list.trim_end_matches('s');
+        writeln!(out, "  {singular} {} {}", clean(&l.name), l.change)?;
+        for ch in &l.changes {
+            writeln!(out, "    {}", change(ch))?;
+        }
+    }
+
+    writeln!(out, "\nrequests")?;
+    let header = [
+        "before",
+        "after",
+        "method",
+        "subject",
+        "outcome before",
+        "outcome after",
+        "verdict",
+    ];
+    let mut table: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    let mut details: Vec<Vec<String>> = vec![Vec::new()];
+    for r in &c.rows {
+        let mut verdict = r.verdict.as_str().to_string();
+        if r.late {
+            verdict.push_str(" (answered after the timeout)");
+        }
+        if let Some(l) = r.latency {
+            verdict.push_str(", ");
+            verdict.push_str(l);
+        }
+        if r.params_changed {
+            verdict.push_str(", params differ");
+        }
+        table.push(vec![
+            line(&r.before),
+            line(&r.after),
+            clean(&r.method),
+            r.subject.as_deref().map_or(String::new(), clean),
+            side(&r.before),
+            side(&r.after),
+            verdict,
+        ]);
+        details.push(r.changes.iter().map(change).collect());
+    }
+    let widths: Vec<usize> = (0..7)
+        .map(|i| {
+            table
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for (row, detail) in table.iter().zip(&details) {
+        let mut text = String::from(" ");
+        for (i, cell) in row.iter().enumerate() {
+            text.push(' ');
+            text.push_str(cell);
+            if i < 6 {
+                let pad = widths[i] - cell.chars().count();
+                text.extend(std::iter::repeat_n(' ', pad + 1));
+            }
+        }
+        writeln!(out, "{}", text.trim_end())?;
+        for d in detail {
+            writeln!(out, "      {d}")?;
+        }
+    }
+
+    writeln!(out, "\nfindings of check")?;
+    for (name, map) in [("before", &c.findings_before), ("after", &c.findings_after)] {
+        let list: Vec<String> = map.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        let text = if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(", ")
+        };
+        writeln!(out, "  {name}: {text}")?;
+    }
+    let new = c.new_rules();
+    if !new.is_empty() {
+        writeln!(out, "  only after: {}", new.join(", "))?;
+    }
+    let gone = c.gone_rules();
+    if !gone.is_empty() {
+        writeln!(out, "  only before: {}", gone.join(", "))?;
+    }
+
+    if !c.notes.is_empty() {
+        writeln!(out, "\nreplay")?;
+        for n in &c.notes {
+            writeln!(out, "  {}", clean(n))?;
+        }
+    }
+
+    let n = c.differences();
+    let verdict = c.verdict();
+    let expectation = match c.expect {
+        crate::diff::Expect::Same => "the same behaviour",
+        crate::diff::Expect::Fixed => "the recorded hangs and errors gone, nothing else changed",
+    };
+    let plural = if n == 1 { "" } else { "s" };
+    writeln!(
+        out,
+        "\n{verdict}: {n} difference{plural} from {expectation}"
+    )
+}

@@ -1,0 +1,79 @@
+//! `mcpdbg diff --format json` and `mcpdbg replay --format json`: the
+//! comparison document, schema version 1. Built from explicit fields (no
+//! domain type derives `Serialize`), so the wire format changes only here; a
+//! test pins it.
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+use crate::diff::{Change, Comparison, Expect, Labels, Side};
+
+/// The version of the comparison document.
+pub const VERSION: u64 = 1;
+
+fn change(c: &Change) -> Value {
+    json!({"path": c.path, "before": c.before, "after": c.after})
+}
+
+fn side(s: &Option<Side>) -> Value {
+    match s {
+        None => Value::Null,
+        Some(s) => json!({
+            "line": s.line,
+            "id": s.id,
+            "outcome": s.outcome,
+            "latency_seconds": s.latency.map(|l| (l * 1e6).round() / 1e6),
+        }),
+    }
+}
+
+fn counts(map: &indexmap::IndexMap<String, usize>) -> Value {
+    Value::Object(
+        map.iter()
+            .map(|(k, v)| (k.clone(), Value::from(*v)))
+            .collect(),
+    )
+}
+
+pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
+    let doc = json!({
+        "version": VERSION,
+        "kind": labels.kind,
+        "before": {"path": labels.before.0, "format": labels.before.1},
+        "after": {"path": labels.after.0, "format": labels.after.1, "command": labels.command},
+        "expect": match c.expect { Expect::Same => "same", Expect::Fixed => "fixed" },
+        "verdict": c.verdict(),
+        "differences": c.differences(),
+        "handshake": c.handshake.iter().map(change).collect::<Vec<_>>(),
+        "lists": {
+            "sizes": c.list_sizes.iter().map(|(l, a, b)| json!({"list": l, "before": a, "after": b})).collect::<Vec<_>>(),
+            "changes": c.lists.iter().map(|l| json!({
+                "list": l.list,
+                "name": l.name,
+                "change": l.change,
+                "changes": l.changes.iter().map(change).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        },
+        "requests": c.rows.iter().map(|r| json!({
+            "method": r.method,
+            "subject": r.subject,
+            "before": side(&r.before),
+            "after": side(&r.after),
+            "verdict": r.verdict.as_str(),
+            "late": r.late,
+            "latency": r.latency,
+            "params_changed": r.params_changed,
+            "changes": r.changes.iter().map(change).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "findings": {
+            "before": counts(&c.findings_before),
+            "after": counts(&c.findings_after),
+            "only_after": c.new_rules(),
+            "only_before": c.gone_rules(),
+        },
+        "notes": c.notes,
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}

@@ -1,0 +1,599 @@
+//! `mcpdbg replay`: a capture's client side played against a live server.
+//!
+//! Starts the server, sends the client's recorded requests and notifications
+//! in their original order, each once the responses it originally followed
+//! have come again (or timed out), answers the server's own requests with
+//! the client's recorded answers (by method, in order), and writes the new
+//! session as a native transcript. It reads the clock (to pace, to time out
+//! and to stamp the transcript) and does I/O; it judges nothing: the caller
+//! reads the transcript back and compares it with [`crate::diff`].
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+use crate::capture::{Capture, Outcome, Send};
+use crate::classify::RequestId;
+use crate::reader::Dir;
+
+/// How the client's messages are paced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// Each message as soon as what it waited for has happened.
+    Fast,
+    /// Also keep the recorded gap since the previous client message, up
+    /// to [`Options::max_gap`].
+    Original,
+}
+
+/// What `mcpdbg replay` was asked to do.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The server command and its arguments.
+    pub command: Vec<OsString>,
+    /// The new transcript; created, never overwritten.
+    pub out: PathBuf,
+    pub timing: Timing,
+    /// The longest recorded gap kept with [`Timing::Original`], in seconds.
+    pub max_gap: f64,
+    /// Seconds to wait for each response; `None`: twice the recorded
+    /// latency, at least 5 s (30 s when the log has no times), and no limit
+    /// for requests that were never answered in the log.
+    pub timeout: Option<f64>,
+    /// Seconds to wait, once everything was sent, for requests with no
+    /// limit before ending the replay.
+    pub grace: f64,
+    /// Stop at the first request that times out.
+    pub stop_on_hang: bool,
+    /// Give the requests fresh ids (1, 2, ...) instead of the recorded ones.
+    pub renumber: bool,
+}
+
+/// What happened during the replay, besides the transcript.
+#[derive(Clone, Debug, Default)]
+pub struct Replayed {
+    /// Requests (indices in [`Capture::requests`]) the replay gave up on.
+    pub timed_out: BTreeSet<usize>,
+    /// Things that differ from the recording in themselves (a server
+    /// request with no recorded answer).
+    pub differences: Vec<String>,
+    /// What the user should know (stopped at a hang, messages not sent, the
+    /// server had to be killed).
+    pub notes: Vec<String>,
+    /// How the server ended (`None`: it could not be reaped).
+    pub exit: Option<ExitStatus>,
+}
+
+enum Event {
+    Line {
+        dir: Dir,
+        bytes: Vec<u8>,
+        terminated: bool,
+        at: DateTime<Utc>,
+    },
+    Closed(Dir),
+}
+
+fn pump(stream: impl Read + std::marker::Send + 'static, dir: Dir, tx: Sender<Event>) {
+    thread::spawn(move || {
+        let mut reader = BufReader::with_capacity(1 << 16, stream);
+        loop {
+            let mut bytes = Vec::new();
+            match reader.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => {
+                    let _ = tx.send(Event::Closed(dir));
+                    return;
+                }
+                Ok(_) => {
+                    let terminated = bytes.last() == Some(&b'\n');
+                    if terminated {
+                        bytes.pop();
+                    }
+                    let at = Utc::now();
+                    if tx
+                        .send(Event::Line {
+                            dir,
+                            bytes,
+                            terminated,
+                            at,
+                        })
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// The native transcript of the new session.
+struct Transcript {
+    out: BufWriter<File>,
+}
+
+impl Transcript {
+    fn create(path: &PathBuf) -> io::Result<Transcript> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
+            })?;
+        Ok(Transcript {
+            out: BufWriter::new(file),
+        })
+    }
+
+    fn stamp(at: DateTime<Utc>) -> String {
+        at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+    }
+
+    fn line(&mut self, at: DateTime<Utc>, marker: &str, bytes: &[u8]) -> io::Result<()> {
+        write!(self.out, "{} {marker} ", Self::stamp(at))?;
+        self.out.write_all(bytes)?;
+        self.out.write_all(b"\n")
+    }
+
+    /// An event line; text from the log or the command line is escaped so
+    /// that it stays on one line.
+    fn event(&mut self, text: &str) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "{} # {}",
+            Self::stamp(Utc::now()),
+            crate::text::escape_control(text)
+        )
+    }
+}
+
+struct Pending {
+    request: usize,
+    deadline: Option<Instant>,
+}
+
+/// The replay's state.
+struct Run<'a> {
+    capture: &'a Capture,
+    options: &'a Options,
+    transcript: Transcript,
+    stdin: Option<ChildStdin>,
+    settled: Vec<bool>,
+    /// New id (as JSON text) -> the request waiting for it.
+    pending: HashMap<String, Pending>,
+    /// The client's recorded answers to the server's requests, by method.
+    answers: HashMap<&'a str, VecDeque<&'a Map<String, Value>>>,
+    /// Recorded id -> the id sent, with `--renumber`.
+    renumbered: HashMap<RequestId, Value>,
+    next_id: i64,
+    stdout_open: bool,
+    stderr_open: bool,
+    result: Replayed,
+}
+
+impl Run<'_> {
+    fn timeout(&self, request: usize) -> Option<f64> {
+        if let Some(t) = self.options.timeout {
+            return Some(t);
+        }
+        let e = &self.capture.requests[request];
+        match (&e.outcome, e.latency) {
+            (Outcome::Open, _) => None,
+            (_, Some(l)) => Some((2.0 * l).max(5.0)),
+            (_, None) => Some(30.0),
+        }
+    }
+
+    fn write_stdin(&mut self, message: &Value) -> io::Result<()> {
+        let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
+        self.transcript.line(Utc::now(), ">", &bytes)?;
+        bytes.push(b'\n');
+        let sent = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(&bytes).and_then(|_| stdin.flush()),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        };
+        if sent.is_err() && self.stdin.take().is_some() {
+            self.result
+                .notes
+                .push("the server stopped reading its stdin".to_string());
+            self.transcript.event("stdin closed")?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, s: &Send) -> io::Result<()> {
+        let mut message = s.message.clone();
+        if self.options.renumber {
+            if let Some(id) = s.request.map(|i| self.capture.requests[i].id.clone()) {
+                let new = Value::from(self.next_id);
+                self.next_id += 1;
+                self.renumbered.insert(id, new.clone());
+                message.insert("id".into(), new);
+            }
+            if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+                if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
+                    let new = params
+                        .get("requestId")
+                        .and_then(RequestId::from_json)
+                        .and_then(|id| self.renumbered.get(&id).cloned());
+                    if let Some(new) = new {
+                        params.insert("requestId".into(), new);
+                    }
+                }
+            }
+        }
+        if let Some(i) = s.request {
+            let id = message.get("id").cloned().unwrap_or(Value::Null);
+            let deadline = self
+                .timeout(i)
+                .map(|t| Instant::now() + Duration::from_secs_f64(t));
+            self.pending.insert(
+                id.to_string(),
+                Pending {
+                    request: i,
+                    deadline,
+                },
+            );
+        }
+        self.write_stdin(&Value::Object(message))
+    }
+
+    fn answer(&mut self, request: &Map<String, Value>) -> io::Result<()> {
+        let (Some(method), Some(id)) = (
+            request.get("method").and_then(Value::as_str),
+            request.get("id"),
+        ) else {
+            return Ok(());
+        };
+        let recorded = self.answers.get_mut(method).and_then(VecDeque::pop_front);
+        let mut reply = Map::new();
+        reply.insert("jsonrpc".into(), "2.0".into());
+        reply.insert("id".into(), id.clone());
+        match recorded {
+            Some(answer) => {
+                for key in ["result", "error"] {
+                    if let Some(v) = answer.get(key) {
+                        reply.insert(key.into(), v.clone());
+                    }
+                }
+            }
+            None => {
+                let text = format!(
+                    "the server sent `{method}` (id {id}) and the recorded session has no further answer to it; mcpdbg answered with an error"
+                );
+                self.result.differences.push(text);
+                reply.insert(
+                    "error".into(),
+                    json!({
+                        "code": -32603,
+                        "message": format!("mcpdbg replay: the recorded session has no answer for this {method} request"),
+                    }),
+                );
+            }
+        }
+        self.write_stdin(&Value::Object(reply))
+    }
+
+    fn server_wrote(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+            return Ok(());
+        };
+        let messages = match value {
+            Value::Array(items) => items,
+            other => vec![other],
+        };
+        for m in messages {
+            let Value::Object(obj) = m else { continue };
+            match (obj.contains_key("method"), obj.get("id")) {
+                (true, Some(_)) => self.answer(&obj)?,
+                (false, Some(id)) => {
+                    if let Some(p) = self.pending.remove(&id.to_string()) {
+                        self.settled[p.request] = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: Event) -> io::Result<()> {
+        match event {
+            Event::Line {
+                dir,
+                bytes,
+                terminated,
+                at,
+            } => {
+                let (marker, stream) = match dir {
+                    Dir::Stderr => ("!", "stderr"),
+                    _ => ("<", "stdout"),
+                };
+                if !terminated {
+                    self.transcript
+                        .event(&format!("partial line follows on {stream}"))?;
+                }
+                self.transcript.line(at, marker, &bytes)?;
+                if dir == Dir::ServerToClient {
+                    self.server_wrote(&bytes)?;
+                }
+            }
+            Event::Closed(dir) => {
+                if dir == Dir::Stderr {
+                    self.stderr_open = false;
+                    self.transcript.event("stderr closed")?;
+                } else {
+                    self.stdout_open = false;
+                    self.transcript.event("stdout closed")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives up on the requests whose time is up; true when one was.
+    fn expire(&mut self, now: Instant, all: bool) -> io::Result<bool> {
+        let expired: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| all || p.deadline.is_some_and(|d| d <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in &expired {
+            let p = self.pending.remove(key).expect("pending");
+            self.settled[p.request] = true;
+            self.result.timed_out.insert(p.request);
+            let e = &self.capture.requests[p.request];
+            let waited = match p.deadline {
+                Some(_) => format!(
+                    "within {}",
+                    crate::text::duration(self.timeout(p.request).unwrap_or(0.0))
+                ),
+                None => "before the replay ended".to_string(),
+            };
+            self.transcript.event(&format!(
+                "replay: no answer to {} id {key} {waited}",
+                e.method
+            ))?;
+        }
+        Ok(!expired.is_empty())
+    }
+}
+
+fn signal_name(n: i32) -> &'static str {
+    match n {
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGINT => "SIGINT",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGPIPE => "SIGPIPE",
+        _ => "signal",
+    }
+}
+
+/// Waits for the server to end, recording what it still writes; after
+/// `patience`, stops its process group (SIGTERM, then SIGKILL).
+fn end(run: &mut Run<'_>, child: &mut Child, rx: &Receiver<Event>) -> io::Result<()> {
+    let group = child.id() as i32;
+    let start = Instant::now();
+    let mut signalled = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        let waited = start.elapsed();
+        if signalled == 0 && waited > Duration::from_secs(3) {
+            run.result.notes.push(
+                "the server did not exit within 3 s of its stdin closing; mcpdbg sent SIGTERM"
+                    .to_string(),
+            );
+            // SAFETY: kill(2) on the process group mcpdbg started.
+            unsafe { libc::kill(-group, libc::SIGTERM) };
+            signalled = 1;
+        } else if signalled == 1 && waited > Duration::from_secs(5) {
+            // SAFETY: as above.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+            signalled = 2;
+        } else if waited > Duration::from_secs(10) {
+            break None;
+        }
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(e) => run.event(e)?,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    // What the server wrote before it ended; its streams may stay open in
+    // a child it left behind, so this is bounded too.
+    let drain = Instant::now() + Duration::from_secs(1);
+    while run.stdout_open || run.stderr_open {
+        let left = drain.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(e) => run.event(e)?,
+            Err(_) => break,
+        }
+    }
+    if let Some(s) = status {
+        match (s.code(), s.signal()) {
+            (Some(code), _) => run
+                .transcript
+                .event(&format!("server exited with status {code}"))?,
+            (None, Some(sig)) => run.transcript.event(&format!(
+                "server killed by signal {sig} ({})",
+                signal_name(sig)
+            ))?,
+            _ => {}
+        }
+    }
+    run.result.exit = status;
+    Ok(())
+}
+
+/// Plays the client side of `capture` against the server. `Err` when the
+/// server cannot be started or the transcript cannot be written.
+pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
+    let Some((program, args)) = options.command.split_first() else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "no server command",
+        ));
+    };
+    let mut transcript = Transcript::create(&options.out)?;
+    let shown: Vec<String> = options
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    // `# start` says that the transcript holds the session from its
+    // beginning: true of the replay only when the log's client side starts
+    // with the handshake.
+    let from_start = capture
+        .requests
+        .first()
+        .is_some_and(|e| e.method == "initialize" || e.method == "server/discover")
+        && capture.sends.first().and_then(|s| s.request) == Some(0);
+    let command = shown.join(" ");
+    if from_start {
+        transcript.event(&format!("start {command}"))?;
+    } else {
+        transcript.event(&format!(
+            "replay of a capture that starts after the handshake: {command}"
+        ))?;
+    }
+    let child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) => {
+            let text = format!("cannot start {}: {e}", program.to_string_lossy());
+            transcript.event(&format!("replay: {text}"))?;
+            transcript.out.flush()?;
+            return Err(io::Error::new(e.kind(), text));
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    pump(
+        child.stdout.take().expect("piped"),
+        Dir::ServerToClient,
+        tx.clone(),
+    );
+    pump(child.stderr.take().expect("piped"), Dir::Stderr, tx);
+
+    let mut answers: HashMap<&str, VecDeque<&Map<String, Value>>> = HashMap::new();
+    for r in &capture.server_requests {
+        if let Some(a) = &r.answer {
+            answers.entry(r.method.as_str()).or_default().push_back(a);
+        }
+    }
+    let mut run = Run {
+        capture,
+        options,
+        transcript,
+        stdin: child.stdin.take(),
+        settled: vec![false; capture.requests.len()],
+        pending: HashMap::new(),
+        answers,
+        renumbered: HashMap::new(),
+        next_id: 1,
+        stdout_open: true,
+        stderr_open: true,
+        result: Replayed::default(),
+    };
+
+    let mut next = 0;
+    let mut last_send: Option<(Instant, Option<crate::reader::Timestamp>)> = None;
+    let mut grace: Option<Instant> = None;
+    loop {
+        let mut wake: Option<Instant> = None;
+        while next < capture.sends.len() && run.stdin.is_some() {
+            let s = &capture.sends[next];
+            if !s.after.iter().all(|&i| run.settled[i]) {
+                break;
+            }
+            if options.timing == Timing::Original {
+                if let (Some((at, Some(t0))), Some(t1)) = (&last_send, &s.time) {
+                    let gap = t0.seconds_until(t1).clamp(0.0, options.max_gap);
+                    let due = *at + Duration::from_secs_f64(gap);
+                    if Instant::now() < due {
+                        wake = Some(due);
+                        break;
+                    }
+                }
+            }
+            run.send(s)?;
+            last_send = Some((Instant::now(), s.time.clone()));
+            next += 1;
+        }
+        if !run.stdout_open || run.stdin.is_none() {
+            break;
+        }
+        if next == capture.sends.len() {
+            if run.pending.is_empty() {
+                break;
+            }
+            if run.pending.values().all(|p| p.deadline.is_none()) {
+                let g = *grace
+                    .get_or_insert_with(|| Instant::now() + Duration::from_secs_f64(options.grace));
+                if Instant::now() >= g {
+                    run.expire(Instant::now(), true)?;
+                    break;
+                }
+                wake = Some(wake.map_or(g, |w| w.min(g)));
+            }
+        }
+        if let Some(d) = run.pending.values().filter_map(|p| p.deadline).min() {
+            wake = Some(wake.map_or(d, |w| w.min(d)));
+        }
+        let wait = wake
+            .map(|w| w.saturating_duration_since(Instant::now()))
+            .unwrap_or(Duration::from_millis(200))
+            .min(Duration::from_millis(200));
+        run.transcript.out.flush()?;
+        match rx.recv_timeout(wait) {
+            Ok(e) => run.event(e)?,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if run.expire(Instant::now(), false)? && options.stop_on_hang {
+            run.result.notes.push(format!(
+                "stopped at the first hang (--stop-on-hang); {} client message(s) not sent",
+                capture.sends.len() - next
+            ));
+            break;
+        }
+    }
+    if next < capture.sends.len() && !options.stop_on_hang {
+        run.result.notes.push(format!(
+            "the server closed its {} before the replay ended; {} client message(s) not sent",
+            if run.stdout_open { "stdin" } else { "stdout" },
+            capture.sends.len() - next
+        ));
+    }
+    if run.stdin.take().is_some() {
+        run.transcript.event("stdin closed")?;
+    }
+    end(&mut run, &mut child, &rx)?;
+    run.transcript.out.flush()?;
+    Ok(run.result)
+}

@@ -1,0 +1,719 @@
+//! `mcpdbg diff` over the fixtures in `fixtures/replay/` (snapshots and the
+//! pinned JSON schema), and `mcpdbg replay` against real software: servers
+//! on the official MCP Python SDK (installed, pinned, by `scripts/test` into
+//! `target/sdk-venv`), driven by a session recorded with the SDK's client.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+const BEFORE: &str = "fixtures/replay/hang-before.log";
+const FIXED: &str = "fixtures/replay/hang-fixed.log";
+const CHANGED: &str = "fixtures/replay/changed-server.log";
+
+/// (snapshot name, arguments): each case's exit status and output are kept
+/// in tests/snapshots/diff/.
+const DIFF_CASES: &[(&str, &[&str])] = &[
+    ("same", &["diff", BEFORE, BEFORE]),
+    ("fixed-as-same", &["diff", BEFORE, FIXED]),
+    (
+        "fixed-as-fixed",
+        &[
+            "diff",
+            "--expect",
+            "fixed",
+            "--ignore",
+            "serverInfo.version",
+            BEFORE,
+            FIXED,
+        ],
+    ),
+    ("changed", &["diff", BEFORE, CHANGED]),
+    (
+        "changed-ignoring",
+        &[
+            "diff",
+            "--ignore",
+            "result.content[*].text",
+            "--ignore",
+            "protocolVersion",
+            BEFORE,
+            CHANGED,
+        ],
+    ),
+    (
+        "changed-json",
+        &["diff", "--format", "json", BEFORE, CHANGED],
+    ),
+];
+
+#[test]
+fn diff_outputs_match_their_snapshots() {
+    let mut failures = Vec::new();
+    for (name, args) in DIFF_CASES {
+        let out = run(args);
+        failures.extend(snapshot(
+            &Path::new("tests/snapshots/diff").join(format!("{name}.txt")),
+            &transcript(&out),
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn diff_exit_status_says_whether_the_sessions_differ() {
+    for (args, code) in [
+        (vec!["diff", BEFORE, BEFORE], 0),
+        (vec!["diff", BEFORE, FIXED], 1),
+        (vec!["diff", "--expect", "fixed", BEFORE, FIXED], 1),
+        (
+            vec![
+                "diff",
+                "--expect",
+                "fixed",
+                "--ignore",
+                "serverInfo.version",
+                BEFORE,
+                FIXED,
+            ],
+            0,
+        ),
+        (vec!["diff", "--expect", "fixed", BEFORE, BEFORE], 1),
+        (vec!["diff", BEFORE, "fixtures/replay/no-such.log"], 2),
+    ] {
+        let out = run(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{args:?}\n{}",
+            transcript(&out)
+        );
+    }
+}
+
+fn keys(v: &Value, expected: &[&str], what: &str) {
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{what} is an object"));
+    let have: Vec<&str> = obj.keys().map(String::as_str).collect();
+    assert_eq!(have, expected, "{what}");
+}
+
+#[test]
+fn diff_json_version_1_is_pinned() {
+    let doc = json_of(&run(&["diff", "--format", "json", BEFORE, CHANGED]));
+    keys(
+        &doc,
+        &[
+            "version",
+            "kind",
+            "before",
+            "after",
+            "expect",
+            "verdict",
+            "differences",
+            "handshake",
+            "lists",
+            "requests",
+            "findings",
+            "notes",
+        ],
+        "document",
+    );
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["kind"], "diff");
+    assert_eq!(doc["verdict"], "differs");
+    keys(&doc["before"], &["path", "format"], "before");
+    keys(&doc["after"], &["path", "format", "command"], "after");
+    keys(&doc["handshake"][0], &["path", "before", "after"], "change");
+    keys(&doc["lists"], &["sizes", "changes"], "lists");
+    keys(
+        &doc["lists"]["sizes"][0],
+        &["list", "before", "after"],
+        "size",
+    );
+    keys(
+        &doc["lists"]["changes"][0],
+        &["list", "name", "change", "changes"],
+        "list change",
+    );
+    for r in doc["requests"].as_array().expect("requests") {
+        keys(
+            r,
+            &[
+                "method",
+                "subject",
+                "before",
+                "after",
+                "verdict",
+                "late",
+                "latency",
+                "params_changed",
+                "changes",
+            ],
+            "request",
+        );
+        keys(
+            &r["before"],
+            &["line", "id", "outcome", "latency_seconds"],
+            "side",
+        );
+    }
+    let add = &doc["requests"][2];
+    assert_eq!(add["subject"], "add");
+    assert_eq!(add["verdict"], "different result");
+    assert_eq!(add["changes"][0]["path"], "result.content[0].text");
+    assert_eq!(add["changes"][0]["before"], "5");
+    assert_eq!(add["changes"][0]["after"], "6");
+    keys(
+        &doc["findings"],
+        &["before", "after", "only_after", "only_before"],
+        "findings",
+    );
+}
+
+#[test]
+fn diff_escapes_log_text() {
+    let dir = root().join("target/test-scratch/diff-escapes");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let a = dir.join("a.log");
+    let b = dir.join("b.log");
+    let call = "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\\u001b[2J\"}}\n";
+    std::fs::write(
+        &a,
+        format!(
+            "{call}< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[],\"v\":\"a\"}}}}\n"
+        ),
+    )
+    .expect("write");
+    std::fs::write(&b, format!("{call}< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[],\"v\":\"\\u202e\\u001b[31m\"}}}}\n")).expect("write");
+    let out = run(&[
+        "diff",
+        a.to_str().expect("utf-8"),
+        b.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        !text.contains('\x1b') && !text.contains('\u{202e}'),
+        "{text}"
+    );
+    assert!(text.contains("x\\x1b[2J"), "{text}");
+}
+
+// ------------------------------------------------------- against the SDK
+
+/// The Python with the pinned SDK. These tests never skip: without it they
+/// fail and say how to get it.
+fn sdk_python() -> std::path::PathBuf {
+    let path = std::env::var_os("MCPDBG_TEST_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("target/sdk-venv/bin/python"));
+    assert!(
+        path.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned MCP Python SDK",
+        path.display()
+    );
+    path
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = root().join("target/test-scratch/replay").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Records SCENARIO (tests/sdk/client.py) through `mcpdbg record` against
+/// tests/sdk/server.py with SERVER_VARIANT=variant; returns the transcript.
+fn record(dir: &Path, scenario: &str, mode: &str, variant: &str) -> std::path::PathBuf {
+    let transcript = dir.join("recorded.log");
+    let out = std::process::Command::new(sdk_python())
+        .arg(root().join("tests/sdk/client.py"))
+        .args([scenario, mode, env!("CARGO_BIN_EXE_mcpdbg")])
+        .arg(&transcript)
+        .arg(dir)
+        .env("SERVER_VARIANT", variant)
+        .output()
+        .expect("client runs");
+    assert!(
+        out.status.success(),
+        "client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    transcript
+}
+
+/// `mcpdbg replay --format json ARGS LOG -- python server.py` with
+/// SERVER_VARIANT=variant; returns the exit status, the document and the
+/// new transcript.
+fn replay(log: &Path, variant: &str, args: &[&str]) -> (i32, Value, String) {
+    let dir = log.parent().expect("dir");
+    let new = dir.join(format!(
+        "replayed-{variant}-{}.log",
+        args.join("_").replace(['-', '.', '/'], "")
+    ));
+    let _ = std::fs::remove_file(&new);
+    let out = mcpdbg()
+        .args(["replay", "--format", "json", "--out"])
+        .arg(&new)
+        .args(args)
+        .arg(log)
+        .arg("--")
+        .arg(sdk_python())
+        .arg(root().join("tests/sdk/server.py"))
+        .env("SERVER_VARIANT", variant)
+        .output()
+        .expect("replay runs");
+    let code = out.status.code().expect("exit status");
+    assert!(code < 2, "replay failed:\n{}", transcript(&out));
+    let transcript = std::fs::read_to_string(&new).expect("new transcript");
+    (code, json_of(&out), transcript)
+}
+
+/// The request rows as (method, subject, verdict).
+fn verdicts(doc: &Value) -> Vec<(String, String, String)> {
+    doc["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .map(|r| {
+            let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+            (s(&r["method"]), s(&r["subject"]), s(&r["verdict"]))
+        })
+        .collect()
+}
+
+fn row<'a>(doc: &'a Value, subject: &str) -> &'a Value {
+    doc["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .find(|r| r["subject"] == subject)
+        .unwrap_or_else(|| panic!("no request about {subject}: {doc:#}"))
+}
+
+#[test]
+fn sdk_session_replayed_against_the_same_server_is_the_same() {
+    for mode in ["auto", "legacy"] {
+        let dir = scratch(&format!("same-{mode}"));
+        let log = record(&dir, "session", mode, "");
+        let (code, doc, new) = replay(&log, "", &[]);
+        assert_eq!(code, 0, "{mode}: {doc:#}");
+        assert_eq!(doc["verdict"], "same");
+        assert_eq!(doc["kind"], "replay");
+        let rows = verdicts(&doc);
+        assert!(rows.len() >= 4, "{rows:?}");
+        assert!(
+            rows.iter()
+                .all(|r| r.2 == if r.1 == "fail" { "same error" } else { "same" }),
+            "{rows:?}"
+        );
+        assert!(new.contains("# server exited with status 0"), "{new}");
+        // Renumbered ids give the same comparison.
+        let (code, doc, new) = replay(&log, "", &["--renumber"]);
+        assert_eq!(code, 0, "{mode} --renumber: {doc:#}");
+        assert!(new.contains("\"id\":1,"), "{new}");
+        // The failing tool still fails: not fixed.
+        let (code, doc, _) = replay(&log, "", &["--expect", "fixed"]);
+        assert_eq!(code, 1, "{mode} --expect fixed: {doc:#}");
+        assert_eq!(doc["differences"], 1);
+    }
+}
+
+#[test]
+fn replay_reports_a_different_value_at_its_request() {
+    let dir = scratch("value");
+    let log = record(&dir, "session", "auto", "");
+    let (code, doc, _) = replay(&log, "value", &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let add = row(&doc, "add");
+    assert_eq!(add["verdict"], "different result");
+    let paths: Vec<&str> = add["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| c["path"].as_str().expect("path"))
+        .collect();
+    assert!(paths.contains(&"result.content[0].text"), "{paths:?}");
+    let text = add["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .find(|c| c["path"] == "result.content[0].text")
+        .expect("text change");
+    assert_eq!(
+        (&text["before"], &text["after"]),
+        (&json!("5"), &json!("6"))
+    );
+    assert_eq!(row(&doc, "count")["verdict"], "same");
+    assert_eq!(row(&doc, "fail")["verdict"], "same error");
+    assert!(doc["handshake"].as_array().expect("handshake").is_empty());
+    // Ignoring the paths that changed makes the sessions the same.
+    let (code, doc, _) = replay(
+        &log,
+        "value",
+        &[
+            "--ignore",
+            "result.content[*].text",
+            "--ignore",
+            "result.structuredContent",
+        ],
+    );
+    assert_eq!(code, 0, "{doc:#}");
+}
+
+#[test]
+fn replay_reports_a_new_hang_and_goes_on_or_stops() {
+    let dir = scratch("hang");
+    let log = record(&dir, "session", "auto", "");
+    let (code, doc, new) = replay(&log, "hang", &["--timeout", "1.5"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(row(&doc, "add")["verdict"], "new hang");
+    assert_eq!(row(&doc, "count")["verdict"], "same");
+    assert_eq!(row(&doc, "fail")["verdict"], "same error");
+    assert!(
+        new.contains("# replay: no answer to tools/call id 3 within 1.5 s"),
+        "{new}"
+    );
+    let (code, doc, _) = replay(&log, "hang", &["--timeout", "1.5", "--stop-on-hang"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(row(&doc, "add")["verdict"], "new hang");
+    assert_eq!(row(&doc, "count")["verdict"], "missing");
+}
+
+#[test]
+fn replay_reports_a_different_server_version_in_the_handshake() {
+    let dir = scratch("version");
+    let log = record(&dir, "session", "legacy", "");
+    let (code, doc, _) = replay(&log, "version", &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let changes = doc["handshake"].as_array().expect("handshake");
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["path"] == "serverInfo.version" && c["after"] == "2.0.0"),
+        "{changes:?}"
+    );
+    assert_eq!(row(&doc, "add")["verdict"], "same");
+    let (code, doc, _) = replay(&log, "version", &["--ignore", "serverInfo.version"]);
+    assert_eq!(code, 0, "{doc:#}");
+}
+
+#[test]
+fn a_recorded_hang_is_reproduced_then_proven_fixed() {
+    let dir = scratch("fixed");
+    let log = record(&dir, "hang", "legacy", "");
+    let (code, doc, _) = replay(&log, "", &["--grace", "1"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(row(&doc, "hang")["verdict"], "hang reproduced");
+    let (code, doc, _) = replay(&log, "", &["--grace", "1", "--expect", "fixed"]);
+    assert_eq!(code, 1, "{doc:#}");
+    let (code, doc, _) = replay(&log, "fixed", &["--expect", "fixed"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(doc["verdict"], "fixed");
+    assert_eq!(row(&doc, "hang")["verdict"], "hang gone");
+}
+
+#[test]
+fn server_requests_are_answered_from_the_log() {
+    let dir = scratch("ask");
+    let log = record(&dir, "ask", "legacy", "ask");
+    let recorded = std::fs::read_to_string(&log).expect("log");
+    assert!(recorded.contains("\"method\":\"roots/list\""), "{recorded}");
+    assert!(
+        recorded.contains("\"method\":\"sampling/createMessage\""),
+        "{recorded}"
+    );
+    let (code, doc, new) = replay(&log, "ask", &[]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(row(&doc, "ask")["verdict"], "same");
+    assert!(new.contains("file:///srv/notes"), "{new}");
+    assert!(new.contains("sampled answer"), "{new}");
+    // Without the recorded sampling answer, the server gets an error and
+    // the replay says so.
+    let cut: String = recorded
+        .lines()
+        .filter(|l| !(l.contains(" > ") && l.contains("sampled answer")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let cut_log = dir.join("without-sampling-answer.log");
+    std::fs::write(&cut_log, cut).expect("write");
+    let (code, doc, new) = replay(&cut_log, "ask", &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let notes = doc["notes"].as_array().expect("notes");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().expect("note").contains("sampling/createMessage")),
+        "{notes:?}"
+    );
+    assert!(
+        new.contains("no answer for this sampling/createMessage request"),
+        "{new}"
+    );
+    assert_ne!(row(&doc, "ask")["verdict"], "same");
+}
+
+#[test]
+fn a_summary_only_log_is_refused_with_the_reason() {
+    let log = root().join("fixtures/formats/claude-server/summary-era.log");
+    let out = mcpdbg()
+        .args(["replay"])
+        .arg(&log)
+        .args(["--", "true"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", transcript(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot be replayed") && err.contains("summaries"),
+        "{err}"
+    );
+}
+
+/// A server that answers every request with an empty result.
+const ECHO_SERVER: &str = "import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(m, dict) and 'method' in m and 'id' in m:
+        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {}}), flush=True)
+";
+
+#[test]
+fn every_host_format_with_whole_client_messages_replays() {
+    let dir = scratch("formats");
+    let mut replayed = 0;
+    for fixture in fixtures()
+        .into_iter()
+        .filter(|f| f.starts_with("fixtures/formats"))
+    {
+        let name = fixture.to_str().expect("utf-8").replace('/', "_");
+        let new = dir.join(format!("{name}.replay.log"));
+        let out = mcpdbg()
+            .args([
+                "replay",
+                "--format",
+                "json",
+                "--timeout",
+                "3",
+                "--grace",
+                "0.2",
+            ])
+            .arg("--out")
+            .arg(&new)
+            .arg(&fixture)
+            .arg("--")
+            .arg(sdk_python())
+            .args(["-c", ECHO_SERVER])
+            .output()
+            .expect("replay runs");
+        let text = std::fs::read_to_string(root().join(&fixture)).expect("fixture");
+        if text.contains("Message from client: method=") {
+            // Claude Desktop's summary era: refused, with the reason.
+            assert_eq!(out.status.code(), Some(2), "{}", transcript(&out));
+            assert!(String::from_utf8_lossy(&out.stderr).contains("summaries"));
+            continue;
+        }
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{}: {}",
+            fixture.display(),
+            transcript(&out)
+        );
+        let doc = json_of(&out);
+        for r in doc["requests"].as_array().expect("requests") {
+            assert!(
+                !r["after"].is_null(),
+                "{}: a recorded request was not replayed: {r}",
+                fixture.display()
+            );
+        }
+        replayed += 1;
+    }
+    assert!(replayed >= 15, "only {replayed} host logs replayed");
+}
+
+/// Answers `tools/call` after half a second, everything else at once.
+const SLOW_SERVER: &str = "import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if 'id' in m and 'method' in m:
+        if m['method'] == 'tools/call':
+            time.sleep(0.5)
+        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {'content': []}}, separators=(',', ':')), flush=True)
+";
+
+const PACED_LOG: &str = "\
+2026-11-20T14:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}
+2026-11-20T14:00:00.600000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}
+2026-11-20T14:00:00.700000Z > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}
+2026-11-20T14:00:00.701000Z < {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}
+2026-11-20T14:00:02.200000Z > {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}
+2026-11-20T14:00:02.201000Z < {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[]}}
+";
+
+/// (seconds of the day, marker, rest) of each traffic line of a transcript.
+fn timed_lines(transcript: &str) -> Vec<(f64, String, String)> {
+    transcript
+        .lines()
+        .filter_map(|l| {
+            let (stamp, rest) = l.split_once(' ')?;
+            let (marker, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+            let clock = stamp.get(11..26)?;
+            let mut parts = clock.split(':');
+            let h: f64 = parts.next()?.parse().ok()?;
+            let m: f64 = parts.next()?.parse().ok()?;
+            let s: f64 = parts.next()?.parse().ok()?;
+            Some((
+                h * 3600.0 + m * 60.0 + s,
+                marker.to_string(),
+                rest.to_string(),
+            ))
+        })
+        .collect()
+}
+
+fn at(lines: &[(f64, String, String)], marker: &str, id: &str) -> (usize, f64) {
+    let needle = format!("\"id\":{id},");
+    lines
+        .iter()
+        .enumerate()
+        .find(|(_, (_, m, rest))| m == marker && rest.contains(&needle))
+        .map(|(i, (t, _, _))| (i, *t))
+        .unwrap_or_else(|| panic!("no {marker} line with id {id}: {lines:?}"))
+}
+
+#[test]
+fn replay_waits_for_what_each_message_followed_and_keeps_gaps_on_request() {
+    let dir = scratch("paced");
+    let log = dir.join("paced.log");
+    std::fs::write(&log, PACED_LOG).expect("write");
+    let run_with = |args: &[&str], name: &str| {
+        let new = dir.join(name);
+        let out = mcpdbg()
+            .arg("replay")
+            .args(args)
+            .arg("--out")
+            .arg(&new)
+            .arg(&log)
+            .arg("--")
+            .arg(sdk_python())
+            .args(["-c", SLOW_SERVER])
+            .output()
+            .expect("replay runs");
+        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        timed_lines(&std::fs::read_to_string(&new).expect("new transcript"))
+    };
+    let fast = run_with(&[], "fast.log");
+    let (answer, answered_at) = at(&fast, "<", "1");
+    let (ping, ping_at) = at(&fast, ">", "2");
+    assert!(ping > answer && ping_at >= answered_at, "{fast:?}");
+    let (_, third) = at(&fast, ">", "3");
+    assert!(third - ping_at < 1.0, "fast keeps no gap: {fast:?}");
+
+    let original = run_with(&["--timing", "original"], "original.log");
+    let (_, second) = at(&original, ">", "2");
+    let (_, third) = at(&original, ">", "3");
+    assert!(third - second >= 1.4, "the 1.5 s gap is kept: {original:?}");
+
+    let capped = run_with(&["--timing", "original", "--max-gap", "0.2"], "capped.log");
+    let (_, second) = at(&capped, ">", "2");
+    let (_, third) = at(&capped, ">", "3");
+    assert!(third - second < 1.0, "the gap is capped: {capped:?}");
+}
+
+// ------------------------------------------------------------ properties
+
+/// Lines of a session: markers, messages of every kind, broken JSON, text.
+fn session_line() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let marker = prop_oneof![
+        Just(""),
+        Just("> "),
+        Just("< "),
+        Just("! "),
+        Just("# "),
+        Just("2026-11-02T09:00:00.000000Z > "),
+        Just("2026-11-02T09:00:01.500000Z < "),
+    ];
+    let id = prop_oneof![
+        Just("1".to_string()),
+        Just("\"1\"".to_string()),
+        Just("null".to_string()),
+        (0u32..4).prop_map(|n| n.to_string()),
+    ];
+    let method = prop_oneof![
+        Just("initialize"),
+        Just("server/discover"),
+        Just("tools/call"),
+        Just("tools/list"),
+        Just("ping"),
+        Just("roots/list"),
+        Just("notifications/cancelled"),
+    ];
+    let body = prop_oneof![
+        (id.clone(), method.clone()).prop_map(|(i, m)| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"{m}","params":{{"name":"t","requestId":1}}}}"#)),
+        method.prop_map(|m| format!(r#"{{"jsonrpc":"2.0","method":"{m}"}}"#)),
+        id.clone().prop_map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"protocolVersion":"2025-06-18","tools":[{{"name":"t"}},{{"name":7}}],"content":[],"isError":true}}}}"#)),
+        id.prop_map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"error":{{"code":-32603,"message":"x"}}}}"#)),
+        Just("[{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}]".to_string()),
+        Just("{\"jsonrpc\":\"2.0\",\"id\":".to_string()),
+        Just("start server".to_string()),
+        "[ -~]{0,30}",
+    ];
+    (marker, body).prop_map(|(m, b)| format!("{m}{b}"))
+}
+
+fn capture_of(text: &str) -> mcpdbg::capture::Capture {
+    mcpdbg::capture::read(
+        Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+        None,
+    )
+    .expect("in-memory input reads")
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, .. Default::default() })]
+
+    #[test]
+    fn a_session_compared_with_itself_is_the_same(
+        lines in proptest::collection::vec(session_line(), 0..40),
+    ) {
+        use mcpdbg::diff::{compare, Expect, Labels};
+        let c = capture_of(&lines.join("\n"));
+        let same = compare(&c, &c, &[], Expect::Same, &Default::default());
+        proptest::prop_assert_eq!(same.differences(), 0, "{:?}", same);
+        let labels = Labels {
+            kind: "diff",
+            before: ("a".into(), "native"),
+            after: ("b".into(), "native"),
+            command: None,
+        };
+        let mut out = Vec::new();
+        mcpdbg::render::diff_json::render(&labels, &same, &mut out).expect("render");
+        serde_json::from_slice::<Value>(&out).expect("valid JSON");
+        mcpdbg::render::diff::render(&labels, &same, &mut Vec::new()).expect("render");
+    }
+
+    #[test]
+    fn any_two_sessions_compare_without_panicking(
+        a in proptest::collection::vec(session_line(), 0..30),
+        b in proptest::collection::vec(session_line(), 0..30),
+        ignore in proptest::collection::vec("[a-z.*\\[\\]0-9\"]{0,12}", 0..3),
+    ) {
+        use mcpdbg::diff::{compare, Expect, Pattern};
+        let (x, y) = (capture_of(&a.join("\n")), capture_of(&b.join("\n")));
+        let ignore: Vec<Pattern> = ignore.iter().map(|p| Pattern::parse(p)).collect();
+        let late = (0..x.requests.len()).step_by(2).collect();
+        let c = compare(&x, &y, &ignore, Expect::Fixed, &late);
+        let _ = c.verdict();
+    }
+}
