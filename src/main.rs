@@ -191,6 +191,7 @@ Examples:
   mcpdbg check --format json a.log b.log | jq '.files[].findings[].rule'
   my-wrapper | mcpdbg check -
   mcpdbg check --revision 2025-06-18 --fail-on warning tail.log
+  mcpdbg check --redact session.log > report.txt     # to paste in a public issue
 
 Exit status:
   0  no finding at or above --fail-on
