@@ -1183,6 +1183,25 @@ fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
     Ok(ExitCode::from((recorded.exit_code & 0xff) as u8))
 }
 
+/// The comparison of two captures with the `diff`/`replay` options, and
+/// the findings of `check` on each side counted by rule.
+fn compare(
+    args: &CompareArgs,
+    (before, before_findings): (&mcpdbg::capture::Capture, &[mcpdbg::finding::Finding]),
+    (after, after_findings): (&mcpdbg::capture::Capture, &[mcpdbg::finding::Finding]),
+    late: &std::collections::BTreeSet<usize>,
+) -> mcpdbg::diff::Comparison {
+    let ignore: Vec<_> = args
+        .ignore
+        .iter()
+        .map(|p| mcpdbg::diff::Pattern::parse(p))
+        .collect();
+    let mut comparison = mcpdbg::diff::compare(before, after, &ignore, expect(args.expect), late);
+    comparison.findings_before = mcpdbg::diff::rule_counts(before_findings);
+    comparison.findings_after = mcpdbg::diff::rule_counts(after_findings);
+    comparison
+}
+
 fn read_capture(
     path: &PathBuf,
     format: Option<Format>,
@@ -1233,21 +1252,12 @@ fn run_diff(args: DiffArgs) -> io::Result<ExitCode> {
             );
         }
     }
-    let ignore: Vec<_> = args
-        .compare
-        .ignore
-        .iter()
-        .map(|p| mcpdbg::diff::Pattern::parse(p))
-        .collect();
-    let mut comparison = mcpdbg::diff::compare(
-        &before,
-        &after,
-        &ignore,
-        expect(args.compare.expect),
+    let comparison = compare(
+        &args.compare,
+        (&before, &before_findings),
+        (&after, &after_findings),
         &Default::default(),
     );
-    comparison.findings_before = mcpdbg::diff::rule_counts(&before_findings);
-    comparison.findings_after = mcpdbg::diff::rule_counts(&after_findings);
     let labels = mcpdbg::diff::Labels {
         kind: "diff",
         before: (args.before.display().to_string(), before.format.as_str()),
@@ -1306,21 +1316,12 @@ fn run_replay(args: ReplayArgs) -> io::Result<ExitCode> {
     }
     eprintln!("mcpdbg replay: new session written to {}", out.display());
     let (after, after_findings) = read_capture(&out, None)?;
-    let ignore: Vec<_> = args
-        .compare
-        .ignore
-        .iter()
-        .map(|p| mcpdbg::diff::Pattern::parse(p))
-        .collect();
-    let mut comparison = mcpdbg::diff::compare(
-        &before,
-        &after,
-        &ignore,
-        expect(args.compare.expect),
+    let mut comparison = compare(
+        &args.compare,
+        (&before, &before_findings),
+        (&after, &after_findings),
         &replayed.timed_out,
     );
-    comparison.findings_before = mcpdbg::diff::rule_counts(&before_findings);
-    comparison.findings_after = mcpdbg::diff::rule_counts(&after_findings);
     comparison.notes = replayed.differences;
     let shown: Vec<String> = args
         .command

@@ -12,9 +12,8 @@ use std::time::{Duration, Instant};
 use mcpdbg::reader::{self, Body, Dir, Format};
 use serde_json::Value;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+use common::{root, sdk_python};
 
 fn mcpdbg() -> &'static str {
     env!("CARGO_BIN_EXE_mcpdbg")
@@ -26,20 +25,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("scratch dir");
     dir
-}
-
-/// The Python with the pinned SDK. These tests never skip: without it they
-/// fail and say how to get it.
-fn sdk_python() -> PathBuf {
-    let path = std::env::var_os("MCPDBG_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/sdk-venv/bin/python"));
-    assert!(
-        path.exists(),
-        "{} does not exist: run scripts/test, which installs the pinned MCP Python SDK",
-        path.display()
-    );
-    path
 }
 
 /// The byte streams a transcript recorded, rebuilt from its records.

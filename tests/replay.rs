@@ -207,20 +207,6 @@ fn diff_escapes_log_text() {
 
 // ------------------------------------------------------- against the SDK
 
-/// The Python with the pinned SDK. These tests never skip: without it they
-/// fail and say how to get it.
-fn sdk_python() -> std::path::PathBuf {
-    let path = std::env::var_os("MCPDBG_TEST_PYTHON")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root().join("target/sdk-venv/bin/python"));
-    assert!(
-        path.exists(),
-        "{} does not exist: run scripts/test, which installs the pinned MCP Python SDK",
-        path.display()
-    );
-    path
-}
-
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = root().join("target/test-scratch/replay").join(name);
     let _ = std::fs::remove_dir_all(&dir);

@@ -125,3 +125,17 @@ pub fn snapshot(path: &Path, actual: &str) -> Option<String> {
         n + 1
     ))
 }
+
+/// The Python with the pinned SDK. These tests never skip: without it they
+/// fail and say how to get it.
+pub fn sdk_python() -> PathBuf {
+    let path = std::env::var_os("MCPDBG_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/sdk-venv/bin/python"));
+    assert!(
+        path.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned MCP Python SDK",
+        path.display()
+    );
+    path
+}
