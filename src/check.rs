@@ -131,11 +131,6 @@ impl Checker {
         self.feed(&key, each);
     }
 
-    /// The findings listed so far, in the order they were found.
-    pub fn findings(&self) -> &[Finding] {
-        self.findings.listed()
-    }
-
     /// How many lines the reader read (for the forced-format note).
     pub fn lines_read(&mut self, lines: u64) {
         self.lines_read = lines;
@@ -189,7 +184,7 @@ impl Checker {
         let mut findings = self.options.filter.apply(self.findings.finish());
         if let Some(redactor) = &mut self.redactor {
             for finding in &mut findings {
-                redact_finding(redactor, finding);
+                redactor.finding(finding);
             }
         }
         let report = FileReport {
@@ -202,13 +197,14 @@ impl Checker {
         (report, self.redactor)
     }
 
-    /// A finding as it may be shown: redacted under `--redact`.
-    pub fn shown(&mut self, finding: &Finding) -> Finding {
-        let mut finding = finding.clone();
+    /// The findings listed from index `from` on, as they may be shown
+    /// (redacted under `--redact`).
+    pub fn findings_since(&mut self, from: usize) -> Vec<Finding> {
+        let mut fresh = self.findings.listed()[from..].to_vec();
         if let Some(redactor) = &mut self.redactor {
-            redact_finding(redactor, &mut finding);
+            fresh.iter_mut().for_each(|f| redactor.finding(f));
         }
-        finding
+        fresh
     }
 
     /// The lane of a source, opened on first use.
@@ -239,7 +235,7 @@ impl Checker {
         let items = std::mem::take(&mut self.items);
         for item in items {
             if let Some(redactor) = &mut self.redactor {
-                remember(redactor, &item);
+                redactor.remember_item(&item);
             }
             each(&item);
             if let Item::Event { text, .. } = &item {
@@ -258,24 +254,6 @@ impl Checker {
             lane.session.observe(item, &mut self.findings);
         }
     }
-}
-
-/// Remembers the strings an item carries, for `--redact`.
-fn remember(redactor: &mut Redactor, item: &Item) {
-    match item {
-        Item::Message { msg, .. } => redactor.message(msg.fields()),
-        Item::Batch { items, .. } => {
-            for msg in items.iter().flatten() {
-                redactor.message(msg.fields());
-            }
-        }
-        Item::Stderr { text, .. } => redactor.text(text),
-        Item::Noise { .. } | Item::Event { .. } => {}
-    }
-}
-
-fn redact_finding(redactor: &mut Redactor, finding: &mut Finding) {
-    finding.message = redactor.apply(&finding.message);
 }
 
 /// The inputs of a three-file `tee` capture: what the client sent, what the

@@ -407,8 +407,8 @@ impl Conversation {
 const SUMMARY_CHARS: usize = 120;
 
 fn cap(text: String) -> String {
-    match text.char_indices().nth(SUMMARY_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
+    match crate::text::head(&text, SUMMARY_CHARS) {
+        Some(head) => format!("{head}…"),
         None => text,
     }
 }

@@ -22,7 +22,6 @@ use std::time::{Duration, Instant};
 
 use crate::check::{Checker, Options};
 use crate::conversation::{Conversation, OpenRequest};
-use crate::finding::Finding;
 use crate::reader::{self, Format, Records, Timestamp};
 use crate::report::{FileReport, Report};
 use crate::text::{duration, escape_control};
@@ -157,10 +156,9 @@ impl Part {
 
     /// Prints the findings found since the last call.
     fn print_new(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        let fresh: Vec<Finding> = self.checker.findings()[self.printed..].to_vec();
+        let fresh = self.checker.findings_since(self.printed);
         self.printed += fresh.len();
         for f in &fresh {
-            let f = self.checker.shown(f);
             writeln!(
                 out,
                 "line {}: {} {}: {}",

@@ -25,7 +25,9 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Value};
 
-use crate::text::EXCERPT_CHARS;
+use crate::finding::Finding;
+use crate::text::{EXCERPT_CHARS, head};
+use crate::transport::Item;
 
 /// Strings shorter than this (in characters) are kept.
 pub const MIN_CHARS: usize = 4;
@@ -97,33 +99,49 @@ pub struct Redactor {
 }
 
 impl Redactor {
-    /// Remembers the string values of one message.
-    pub fn message(&mut self, fields: &Map<String, Value>) {
-        self.object(fields, None);
+    /// Remembers the strings an item carries: the string values of its
+    /// messages, or its stderr line.
+    pub fn remember_item(&mut self, item: &Item) {
+        match item {
+            Item::Message { msg, .. } => self.object(msg.fields(), None),
+            Item::Batch { items, .. } => {
+                for msg in items.iter().flatten() {
+                    self.object(msg.fields(), None);
+                }
+            }
+            Item::Stderr { text, .. } => self.string(text.trim()),
+            Item::Noise { .. } | Item::Event { .. } => {}
+        }
     }
 
-    /// Remembers a line of stderr (or any text to hide whole).
-    pub fn text(&mut self, text: &str) {
-        self.string(text.trim());
-    }
-
-    /// Replaces the string values of a message with their placeholders, in
+    /// Replaces the strings an item carries with their placeholders, in
     /// place (for the views, which show messages rather than quote them).
-    pub fn redact_message(&mut self, fields: &mut Map<String, Value>) {
-        self.object_mut(fields, None);
+    pub fn redact_item(&mut self, item: &mut Item) {
+        match item {
+            Item::Message { msg, .. } => self.object_mut(msg.fields_mut(), None),
+            Item::Batch { items, .. } => {
+                for msg in items.iter_mut().flatten() {
+                    self.object_mut(msg.fields_mut(), None);
+                }
+            }
+            Item::Stderr { text, .. } => *text = self.whole(text),
+            Item::Event { text, .. } => *text = self.apply(text),
+            Item::Noise { .. } => {}
+        }
+    }
+
+    /// Redacts a finding's words (its method and id are kept).
+    pub fn finding(&mut self, finding: &mut Finding) {
+        finding.message = self.apply(&finding.message);
     }
 
     /// A whole line of text (stderr) as its placeholder.
     pub fn whole(&mut self, text: &str) -> String {
         let text = text.trim();
-        if text.chars().nth(MIN_CHARS - 1).is_none() {
+        if !worth_hiding(text) {
             return text.to_string();
         }
-        let head = match text.char_indices().nth(EXCERPT_CHARS) {
-            Some((cut, _)) => &text[..cut],
-            None => text,
-        };
-        placeholder(self.remember(head))
+        placeholder(self.remember(head(text, EXCERPT_CHARS).unwrap_or(text)))
     }
 
     /// Raw lines as a view shows them: JSON with its strings replaced
@@ -166,7 +184,7 @@ impl Redactor {
 
     fn value_mut(&mut self, value: &mut Value, key: Option<&str>) {
         match value {
-            Value::String(s) if s.chars().nth(MIN_CHARS - 1).is_some() => {
+            Value::String(s) if worth_hiding(s) => {
                 *s = placeholder(self.remember(s));
             }
             Value::Array(items) => items.iter_mut().for_each(|v| self.value_mut(v, key)),
@@ -185,7 +203,7 @@ impl Redactor {
     }
 
     fn string(&mut self, s: &str) {
-        if s.chars().nth(MIN_CHARS - 1).is_none() {
+        if !worth_hiding(s) {
             return;
         }
         self.remember(s);
@@ -196,15 +214,13 @@ impl Redactor {
             self.remember(escaped);
         }
         // What the report can quote of a long string: its excerpt.
-        if let Some((cut, _)) = s.char_indices().nth(EXCERPT_CHARS) {
-            self.remember(&s[..cut]);
+        if let Some(head) = head(s, EXCERPT_CHARS) {
+            self.remember(head);
         }
         // Multi-line text is often quoted one line at a time.
         if s.contains('\n') {
-            for line in s.lines().map(str::trim) {
-                if line.chars().nth(MIN_CHARS - 1).is_some() {
-                    self.remember(line);
-                }
+            for line in s.lines().map(str::trim).filter(|l| worth_hiding(l)) {
+                self.remember(line);
             }
         }
     }
@@ -217,7 +233,7 @@ impl Redactor {
         self.next += 1;
         self.numbers.insert(hash, self.next);
         self.heads
-            .insert(head(s.as_bytes()).expect("at least four characters"));
+            .insert(first_four(s.as_bytes()).expect("at least four characters"));
         self.lengths.insert(s.len());
         self.next
     }
@@ -230,7 +246,8 @@ impl Redactor {
         let mut out = String::with_capacity(text.len());
         let mut i = 0;
         'scan: while i < text.len() {
-            let known_head = head(&text.as_bytes()[i..]).is_some_and(|h| self.heads.contains(&h));
+            let known_head =
+                first_four(&text.as_bytes()[i..]).is_some_and(|h| self.heads.contains(&h));
             for &len in self
                 .lengths
                 .range(..=text.len() - i)
@@ -314,11 +331,16 @@ fn kept(key: &str, implementation: bool) -> bool {
         || (implementation && matches!(key, "name" | "version" | "title"))
 }
 
+/// Whether a string is long enough to hide ([`MIN_CHARS`] or more).
+fn worth_hiding(s: &str) -> bool {
+    s.chars().nth(MIN_CHARS - 1).is_some()
+}
+
 fn placeholder(n: u32) -> String {
     format!("[redacted {n}]")
 }
 
-fn head(bytes: &[u8]) -> Option<[u8; 4]> {
+fn first_four(bytes: &[u8]) -> Option<[u8; 4]> {
     bytes.get(..4)?.try_into().ok()
 }
 
@@ -384,7 +406,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"abc-1","method":"tools/call","params":{"name":"read_file","arguments":{"path":"/srv/private/plan.txt"},"_meta":{"progressToken":"tok-77"}}}"#,
         )
         .expect("json");
-        r.message(msg.as_object().expect("object"));
+        r.object(msg.as_object().expect("object"), None);
         let out = r.apply("tool read_file was called with /srv/private/plan.txt (read_file)");
         assert_eq!(
             out,
@@ -404,7 +426,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"notes","version":"1.2.0"},"instructions":"ask"}}"#,
         )
         .expect("json");
-        r.message(msg.as_object().expect("object"));
+        r.object(msg.as_object().expect("object"), None);
         assert_eq!(
             r.apply("notes 1.2.0 2025-06-18 ask"),
             "notes 1.2.0 2025-06-18 ask"
@@ -441,8 +463,8 @@ mod tests {
     fn multi_line_and_long_strings_are_hidden_in_their_quoted_forms() {
         let mut r = Redactor::default();
         let long = "z".repeat(EXCERPT_CHARS + 50);
-        r.text(&long);
-        r.text("Traceback (most recent call last):\n  File \"/app/secret_service.py\", line 3");
+        r.string(&long);
+        r.string("Traceback (most recent call last):\n  File \"/app/secret_service.py\", line 3");
         let out = r.apply(&format!(
             "{}… and   File \"/app/secret_service.py\", line 3",
             &long[..EXCERPT_CHARS]

@@ -338,16 +338,10 @@ pub fn collect(
         entries.redact(r);
     }
     let mut file = stats.file(path);
-    for entry in &mut entries {
-        match entry {
-            Ok(entry) => file.push(&entry),
-            Err(e) => {
-                *redactor = entries.take_redactor();
-                return Err(e);
-            }
-        }
-    }
+    let read = entries.try_for_each(|entry| entry.map(|entry| file.push(&entry)));
+    // The placeholders go on to the next file, whether this one was read or not.
     *redactor = entries.take_redactor();
+    read?;
     file.finish(
         entries.format(),
         entries.last_line(),

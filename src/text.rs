@@ -7,10 +7,15 @@ use std::fmt::Write;
 /// The longest excerpt a finding keeps, in characters.
 pub const EXCERPT_CHARS: usize = 200;
 
+/// The first `chars` characters of `text`, when it is longer than that.
+pub fn head(text: &str, chars: usize) -> Option<&str> {
+    text.char_indices().nth(chars).map(|(cut, _)| &text[..cut])
+}
+
 /// At most [`EXCERPT_CHARS`] characters of `text`, with `…` when cut.
 pub fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(EXCERPT_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
+    match head(text, EXCERPT_CHARS) {
+        Some(head) => format!("{head}…"),
         None => text.to_string(),
     }
 }

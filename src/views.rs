@@ -209,7 +209,7 @@ impl Entries {
         let mut touched = [false; 4];
         for mut item in std::mem::take(&mut self.items) {
             if let Some(redactor) = &mut self.redactor {
-                redact_item(redactor, &mut item);
+                redactor.redact_item(&mut item);
             }
             let (line, slot, event) = match &item {
                 Item::Message { at, dir, .. }
@@ -265,21 +265,6 @@ impl Entries {
                 }
             }
         }
-    }
-}
-
-/// Replaces the strings an item carries before the conversation reads it.
-fn redact_item(redactor: &mut Redactor, item: &mut Item) {
-    match item {
-        Item::Message { msg, .. } => redactor.redact_message(msg.fields_mut()),
-        Item::Batch { items, .. } => {
-            for msg in items.iter_mut().flatten() {
-                redactor.redact_message(msg.fields_mut());
-            }
-        }
-        Item::Stderr { text, .. } => *text = redactor.whole(text),
-        Item::Event { text, .. } => *text = redactor.apply(text),
-        Item::Noise { .. } => {}
     }
 }
 

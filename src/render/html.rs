@@ -92,8 +92,8 @@ fn script_json(value: &serde_json::Value) -> String {
 /// controls already escaped, so the escapes count), with `…` when cut.
 fn cut(text: &str, max: usize) -> String {
     let text = escape_control(text);
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
+    match crate::text::head(&text, max) {
+        Some(head) => format!("{head}…"),
         None => text.into_owned(),
     }
 }
