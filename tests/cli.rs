@@ -388,19 +388,6 @@ fn text_from_the_log_cannot_drive_the_terminal() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("\\x1b[2J"));
 }
 
-/// A deterministic byte generator (xorshift) for hostile inputs.
-fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
-
 fn assert_survives(name: &str, input: &[u8]) {
     for format in ["json", "table"] {
         let out = run_stdin(&["check", "--format", format, "-"], input);

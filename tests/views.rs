@@ -121,19 +121,6 @@ fn timeline_usage_and_io_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// A deterministic byte generator (xorshift) for hostile inputs.
-fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
-
 #[test]
 fn views_survive_hostile_input() {
     let dir = scratch("views-hostile");

@@ -139,3 +139,16 @@ pub fn sdk_python() -> PathBuf {
     );
     path
 }
+
+/// A deterministic byte generator (xorshift) for hostile inputs.
+pub fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
