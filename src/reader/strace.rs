@@ -201,6 +201,22 @@ impl StraceReader {
         })
     }
 
+    /// What a write to the server's stderr held, one record per line.
+    fn stderr(&mut self, line: u64, time: &Option<String>, data: &[u8]) {
+        for part in data.split(|&b| b == b'\n').filter(|p| !p.is_empty()) {
+            let bytes = part.to_vec();
+            self.record(
+                line,
+                time,
+                Body::Line {
+                    dir: Dir::Stderr,
+                    bytes,
+                },
+                true,
+            );
+        }
+    }
+
     fn record(&mut self, line: u64, time: &Option<String>, body: Body, terminated: bool) {
         let time = time.as_deref().and_then(|t| {
             Timestamp::parse_local(&format!("1970-01-01 {t}")).map(|mut ts| {
@@ -257,17 +273,7 @@ impl StraceReader {
             return;
         }
         if call.write && call.fd == 2 {
-            for part in call.data.split(|&b| b == b'\n').filter(|p| !p.is_empty()) {
-                self.record(
-                    line,
-                    &call.time,
-                    Body::Line {
-                        dir: Dir::Stderr,
-                        bytes: part.to_vec(),
-                    },
-                    true,
-                );
-            }
+            self.stderr(line, &call.time, &call.data);
             return;
         }
         let jsonrpc = memchr::memmem::find(&call.data, b"\"jsonrpc\"").is_some();
@@ -298,15 +304,7 @@ impl StraceReader {
                     .any(|(fd, r)| *r == Role::ServerToClient && *fd != 1);
                 if answered_elsewhere {
                     // fd 1 points at stderr while the server serves on another fd.
-                    self.record(
-                        line,
-                        &call.time,
-                        Body::Line {
-                            dir: Dir::Stderr,
-                            bytes: call.data,
-                        },
-                        true,
-                    );
+                    self.stderr(line, &call.time, &call.data);
                 } else {
                     self.undecided_stdout.push((line, call.time, call.data));
                 }
@@ -330,15 +328,7 @@ impl StraceReader {
             if fd1_is_wire {
                 self.protocol(line, &call, Role::ServerToClient);
             } else {
-                self.record(
-                    line,
-                    &call.time,
-                    Body::Line {
-                        dir: Dir::Stderr,
-                        bytes: call.data,
-                    },
-                    true,
-                );
+                self.stderr(line, &call.time, &call.data);
             }
         }
     }
