@@ -255,9 +255,10 @@ impl Builder {
         line: u64,
         time: Option<Timestamp>,
         dir: Dir,
-        msg: Message,
+        mut msg: Message,
         partial: bool,
     ) {
+        msg.expand(); // a capture is compared and replayed whole
         self.seen_traffic = true;
         let dir = if dir == Dir::Unknown {
             self.infer(&msg)
@@ -300,7 +301,7 @@ impl Builder {
                 self.capture.sends.push(Send {
                     line,
                     time,
-                    message: msg.fields().clone(),
+                    message: msg.fields().into_owned(),
                     request,
                     after: std::mem::take(&mut self.answered_since),
                 });
@@ -340,7 +341,7 @@ impl Builder {
             }
             (Dir::ClientToServer, Kind::Response) => {
                 if let Some(index) = msg.id.id().and_then(|id| self.open_server.remove(id)) {
-                    self.capture.server_requests[index].answer = Some(msg.fields().clone());
+                    self.capture.server_requests[index].answer = Some(msg.fields().into_owned());
                 }
             }
             _ => {}

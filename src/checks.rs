@@ -469,8 +469,11 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 }
             }
             if result.get("isError") == Some(&Value::Bool(true)) {
-                let text: String = result
-                    .get("content")
+                // The texts whole: the parser may have cut long ones.
+                let fields = msg.fields();
+                let text: String = fields
+                    .get("result")
+                    .and_then(|r| r.get("content"))
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()

@@ -759,6 +759,15 @@ fn main() -> ExitCode {
 }
 
 fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
+    let files = if args.files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.files.clone()
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
     let options = Options {
         session: Config {
             revision: args.revision,
@@ -771,11 +780,6 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             severity: args.rules.severity,
         },
         redact: args.redact,
-    };
-    let files = if args.files.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        args.files.clone()
     };
     let mut report = Report::default();
     let mut failed = false;
@@ -842,10 +846,6 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
         return emit(&report, &args.output, failed);
     }
     if !args.follow {
-        let jobs = args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1);
         let counter = std::sync::Arc::new(mcpdbg::progress::Counter::default());
         let work = || check_files(&files, &options, jobs, &counter, args.quiet);
         let results = if !args.quiet && io::stderr().is_terminal() {

@@ -103,10 +103,10 @@ impl Redactor {
     /// messages, or its stderr line.
     pub fn remember_item(&mut self, item: &Item) {
         match item {
-            Item::Message { msg, .. } => self.object(msg.fields(), None),
+            Item::Message { msg, .. } => self.object(&msg.fields(), None),
             Item::Batch { items, .. } => {
                 for msg in items.iter().flatten() {
-                    self.object(msg.fields(), None);
+                    self.object(&msg.fields(), None);
                 }
             }
             Item::Stderr { text, .. } => self.string(text.trim()),

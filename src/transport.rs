@@ -152,7 +152,7 @@ impl Transport {
                 if self.streams[slot(dir)].multiline.is_some() {
                     self.continue_multiline(at, dir, bytes, terminated, findings, out);
                 } else {
-                    self.line(at, dir, &bytes, terminated, findings, out);
+                    self.line(at, dir, bytes, terminated, findings, out);
                 }
             }
             Body::Event(text) => {
@@ -242,6 +242,10 @@ impl Transport {
             }
             None => bytes,
         };
+        // simdutf8 says only whether; std says where (in the rare bad line).
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            return text.into();
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => text.into(),
             Err(e) => {
@@ -269,11 +273,16 @@ impl Transport {
         &mut self,
         at: At,
         dir: Dir,
-        bytes: &[u8],
+        mut bytes: Vec<u8>,
         terminated: bool,
         findings: &mut Findings,
         out: &mut Vec<Item>,
     ) {
+        // The common case, a plain line of JSON, parsed without copies.
+        if let Some(frame) = parse_plain(&mut bytes) {
+            emit(at, dir, frame, findings, out);
+            return;
+        }
         let bytes = match bytes.strip_prefix(b"\xef\xbb\xbf") {
             Some(rest) => {
                 findings.push(
@@ -290,7 +299,7 @@ impl Transport {
                 );
                 rest
             }
-            None => bytes,
+            None => &bytes,
         };
         let text = self.normalise(&at, dir, bytes, findings);
         self.text_line(at, dir, &text, terminated, findings, out);
@@ -381,8 +390,8 @@ impl Transport {
             out.push(Item::Noise { at, dir });
             return;
         }
-        match serde_json::from_str::<Value>(text) {
-            Ok(value) => emit(at, dir, value, findings, out),
+        match classify::parse(text) {
+            Ok(frame) => emit(at, dir, frame, findings, out),
             Err(e) if e.is_eof() && terminated => {
                 self.streams[slot(dir)].multiline = Some(Pending {
                     start: at,
@@ -455,7 +464,7 @@ impl Transport {
         );
         if glued {
             for value in values {
-                emit(at.clone(), dir, value, findings, out);
+                emit(at.clone(), dir, classify::classify(value), findings, out);
             }
         } else {
             out.push(Item::Noise { at, dir });
@@ -498,7 +507,7 @@ impl Transport {
                     .dir(dir)
                     .related(at.line),
                 );
-                emit(pending.start, dir, value, findings, out);
+                emit(pending.start, dir, classify::classify(value), findings, out);
             }
             Err(e)
                 if e.is_eof()
@@ -609,8 +618,26 @@ impl Transport {
     }
 }
 
-fn emit(at: At, dir: Dir, value: Value, findings: &mut Findings, out: &mut Vec<Item>) {
-    match classify::classify(value) {
+/// Parses a line that is plainly one JSON value: no BOM or CR to report,
+/// valid UTF-8, not a header. A message that keeps its line takes `bytes`.
+/// `None` for anything else, which the transport's full path handles.
+fn parse_plain(bytes: &mut Vec<u8>) -> Option<Frame> {
+    if bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r") {
+        return None;
+    }
+    let text = simdutf8::basic::from_utf8(bytes).ok()?;
+    if !looks_like_json(text) || is_header(text) {
+        return None;
+    }
+    let (mut frame, cut) = classify::parse_cut(text).ok()?;
+    if cut {
+        frame.keep_line(std::mem::take(bytes));
+    }
+    Some(frame)
+}
+
+fn emit(at: At, dir: Dir, frame: Frame, findings: &mut Findings, out: &mut Vec<Item>) {
+    match frame {
         Frame::Message(msg) => out.push(Item::Message { at, dir, msg }),
         Frame::Batch(items) => out.push(Item::Batch { at, dir, items }),
         Frame::Invalid(why) => {

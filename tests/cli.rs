@@ -1326,3 +1326,77 @@ fn redact_hides_message_strings_in_every_fixture() {
     // Without --redact the same sweep finds the log quoted.
     assert!(quoted_plain >= 20, "only {quoted_plain} quoted strings");
 }
+
+/// A session whose tool results carry long texts (which the parser skims):
+/// a traceback past the first kilobytes of an error result, a block with a
+/// long text and no `type`, and a long text in a block of the wrong type.
+fn long_payload_session() -> String {
+    let filler = "line of output with \\\"quotes\\\" and \\u00e9 and \\\\ \\n".repeat(200);
+    let mut log = String::from(concat!(
+        r#"> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        "\n",
+        r#"< {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#,
+        "\n",
+        r#"> {"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+    ));
+    for (id, result) in [
+        (
+            1,
+            format!(
+                r#"{{"content":[{{"type":"text","text":"{filler}Traceback (most recent call last):\n  File \"/srv/app/tool.py\", line 12, in run\nKeyError: 'x'"}}],"isError":true}}"#
+            ),
+        ),
+        (2, format!(r#"{{"content":[{{"text":"{filler}"}}]}}"#)),
+        (
+            3,
+            format!(r#"{{"content":[{{"type":"image","data":"{filler}"}}]}}"#),
+        ),
+        (
+            4,
+            format!(r#"{{"content":[{{"type":"text","text":"{filler}"}}],"isError":false}}"#),
+        ),
+    ] {
+        log.push_str(&format!(
+            "> {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\",\"arguments\":{{}}}}}}\n< {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n"
+        ));
+    }
+    log
+}
+
+#[test]
+fn long_tool_results_are_judged_whole() {
+    let dir = tempdir("long");
+    let path = dir.join("long.log");
+    std::fs::write(&path, long_payload_session()).expect("write");
+    let doc = json_of(&run(&["check", "--format", "json", path.to_str().unwrap()]));
+    let findings: Vec<(String, u64, String)> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let at = |rule: &str, line: u64| {
+        findings
+            .iter()
+            .find(|(r, l, _)| r == rule && *l == line)
+            .map(|(_, _, m)| m.clone())
+            .unwrap_or_else(|| panic!("no {rule} at line {line} in {findings:?}"))
+    };
+    assert!(at("leaked-internals", 5).contains("Python traceback"));
+    assert!(at("invalid-result", 7).contains("`result.content[0].type` is missing"));
+    assert!(at("invalid-result", 9).contains("`result.content[0].mimeType` is missing"));
+    assert_eq!(findings.len(), 3, "{findings:?}");
+    // The text of the last result reaches the views whole.
+    let out = run(&["timeline", "--full", path.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("KeyError"),
+        "traceback tail"
+    );
+}

@@ -417,7 +417,7 @@ pub fn open_any(
         .take(DETECT_BYTES as u64)
         .read_to_end(&mut prefix)?;
     let format = forced.unwrap_or_else(|| detect(&prefix));
-    let source = io::BufReader::with_capacity(64 * 1024, io::Cursor::new(prefix).chain(input));
+    let source = io::BufReader::with_capacity(256 * 1024, io::Cursor::new(prefix).chain(input));
     let lines = Lines::new(Box::new(source));
     let count = lines.count.clone();
     let records: Records = match format {
@@ -466,18 +466,58 @@ impl Lines {
 
     /// The next line as `(line number, bytes, terminated)`.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, Vec<u8>, bool)>> {
-        let mut buf = Vec::new();
-        let n = self.source.read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            return Ok(None);
+        self.next_with(|line, bytes, terminated| (line, bytes.to_vec(), terminated))
+    }
+
+    /// Hands the next line to `f` as `(line number, bytes, terminated)`,
+    /// borrowed from the read buffer when it lies there whole, so that a
+    /// reader copies only the part it keeps. `None` at the end of the input.
+    pub fn next_with<R>(&mut self, f: impl FnOnce(u64, &[u8], bool) -> R) -> io::Result<Option<R>> {
+        let mut long = Vec::new();
+        loop {
+            let buf = match self.source.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                if long.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.emit(f, &long, false)));
+            }
+            match memchr::memchr(b'\n', buf) {
+                Some(i) if long.is_empty() => {
+                    // The whole line is in the buffer: lend it.
+                    self.line_no += 1;
+                    self.count.set(self.line_no);
+                    let out = f(self.line_no, &buf[..i], true);
+                    self.source.consume(i + 1);
+                    return Ok(Some(out));
+                }
+                Some(i) => {
+                    long.extend_from_slice(&buf[..i]);
+                    self.source.consume(i + 1);
+                    return Ok(Some(self.emit(f, &long, true)));
+                }
+                None => {
+                    let n = buf.len();
+                    long.extend_from_slice(buf);
+                    self.source.consume(n);
+                }
+            }
         }
+    }
+
+    fn emit<R>(
+        &mut self,
+        f: impl FnOnce(u64, &[u8], bool) -> R,
+        bytes: &[u8],
+        terminated: bool,
+    ) -> R {
         self.line_no += 1;
         self.count.set(self.line_no);
-        let terminated = buf.last() == Some(&b'\n');
-        if terminated {
-            buf.pop();
-        }
-        Ok(Some((self.line_no, buf, terminated)))
+        f(self.line_no, bytes, terminated)
     }
 }
 

@@ -76,32 +76,33 @@ impl Iterator for NativeReader {
     type Item = io::Result<Record>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (line, mut bytes, terminated) = match self.lines.next_line() {
-            Ok(Some(l)) => l,
-            Ok(None) => return None,
-            Err(e) => return Some(Err(e)),
-        };
-        let Some((time, mark, start)) = parse_prefix(&bytes) else {
-            return Some(Ok(Record {
+        let record = self.lines.next_with(|line, bytes, terminated| {
+            let Some((time, mark, start)) = parse_prefix(bytes) else {
+                return Record {
+                    line,
+                    time: None,
+                    body: Body::Unreadable(bytes.to_vec()),
+                    terminated,
+                    source: None,
+                };
+            };
+            let raw = &bytes[start..];
+            let body = match mark {
+                Marker::Line(dir) => Body::Line {
+                    dir,
+                    bytes: raw.to_vec(),
+                },
+                Marker::Event => Body::Event(String::from_utf8_lossy(raw).into_owned()),
+            };
+            Record {
                 line,
-                time: None,
-                body: Body::Unreadable(bytes),
+                time,
+                body,
                 terminated,
                 source: None,
-            }));
-        };
-        bytes.drain(..start);
-        let body = match mark {
-            Marker::Line(dir) => Body::Line { dir, bytes },
-            Marker::Event => Body::Event(String::from_utf8_lossy(&bytes).into_owned()),
-        };
-        Some(Ok(Record {
-            line,
-            time,
-            body,
-            terminated,
-            source: None,
-        }))
+            }
+        });
+        record.transpose()
     }
 }
 
