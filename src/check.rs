@@ -122,13 +122,12 @@ impl Checker {
     /// Takes one record. `each` sees every item the record yields before the
     /// session takes it.
     pub fn push(&mut self, record: Record, each: &mut dyn FnMut(&Item)) {
-        let key = record.source.clone();
-        self.lane(&key);
-        let lane = self.lanes.get_mut(&key).expect("lane exists");
+        let pos = self.lane(&record.source);
+        let lane = &mut self.lanes[pos];
         self.findings.set_session(lane.index);
         lane.transport
             .push(record, &mut self.findings, &mut self.items);
-        self.feed(&key, each);
+        self.feed(pos, each);
     }
 
     /// How many lines the reader read (for the forced-format note).
@@ -155,10 +154,11 @@ impl Checker {
         }
         let keys: Vec<_> = self.lanes.keys().cloned().collect();
         for key in keys {
-            let lane = self.lanes.get_mut(&key).expect("lane exists");
+            let pos = self.lane(&key);
+            let lane = &mut self.lanes[pos];
             self.findings.set_session(lane.index);
             lane.transport.finish(&mut self.findings, &mut self.items);
-            self.feed(&key, each);
+            self.feed(pos, each);
             // swap_remove: O(1), so 10,000 servers in one log stay linear.
             let lane = self.lanes.swap_remove(&key).expect("lane exists");
             self.findings.set_session(lane.index);
@@ -207,19 +207,22 @@ impl Checker {
         fresh
     }
 
-    /// The lane of a source, opened on first use.
-    fn lane(&mut self, key: &Option<Box<str>>) {
-        if !self.lanes.contains_key(key) {
-            let (session, index) = self.new_session(key);
-            self.lanes.insert(
+    /// The position of a source's lane, opened on first use.
+    fn lane(&mut self, key: &Option<Box<str>>) -> usize {
+        if let Some(pos) = self.lanes.get_index_of(key) {
+            return pos;
+        }
+        let (session, index) = self.new_session(key);
+        self.lanes
+            .insert_full(
                 key.clone(),
                 Lane {
                     transport: Transport::new(),
                     session,
                     index,
                 },
-            );
-        }
+            )
+            .0
     }
 
     fn new_session(&mut self, key: &Option<Box<str>>) -> (Session, usize) {
@@ -231,18 +234,19 @@ impl Checker {
 
     /// Hands a lane's items to its session; a recorder's `# start` event
     /// after traffic closes the session and opens a new one.
-    fn feed(&mut self, key: &Option<Box<str>>, each: &mut dyn FnMut(&Item)) {
-        let items = std::mem::take(&mut self.items);
-        for item in items {
+    fn feed(&mut self, pos: usize, each: &mut dyn FnMut(&Item)) {
+        // Drained and put back, so the buffer is allocated once.
+        let mut items = std::mem::take(&mut self.items);
+        for item in items.drain(..) {
             if let Some(redactor) = &mut self.redactor {
                 redactor.remember_item(&item);
             }
             each(&item);
             if let Item::Event { text, .. } = &item {
-                let lane = &self.lanes[key];
+                let (key, lane) = self.lanes.get_index(pos).expect("lane exists");
                 if text.trim_start().starts_with("start") && !lane.session.is_empty() {
-                    let (fresh, index) = self.new_session(key);
-                    let lane = self.lanes.get_mut(key).expect("lane exists");
+                    let (fresh, index) = self.new_session(&key.clone());
+                    let lane = &mut self.lanes[pos];
                     let done = std::mem::replace(&mut lane.session, fresh);
                     let old = std::mem::replace(&mut lane.index, index);
                     self.findings.set_session(old);
@@ -250,9 +254,9 @@ impl Checker {
                     self.findings.set_session(index);
                 }
             }
-            let lane = self.lanes.get_mut(key).expect("lane exists");
-            lane.session.observe(item, &mut self.findings);
+            self.lanes[pos].session.observe(item, &mut self.findings);
         }
+        self.items = items;
     }
 }
 

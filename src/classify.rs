@@ -196,9 +196,40 @@ pub fn classify(value: Value) -> Frame {
     }
 }
 
+/// The envelope members of a message, found in one pass over its members.
+#[derive(Default)]
+struct Envelope<'a> {
+    jsonrpc: Option<&'a Value>,
+    id: Option<&'a Value>,
+    method: Option<&'a Value>,
+    params: Option<&'a Value>,
+    result: Option<&'a Value>,
+    error: Option<&'a Value>,
+}
+
+impl<'a> Envelope<'a> {
+    fn of(obj: &'a Map<String, Value>) -> Envelope<'a> {
+        let mut e = Envelope::default();
+        for (key, value) in obj {
+            let slot = match key.as_str() {
+                "jsonrpc" => &mut e.jsonrpc,
+                "id" => &mut e.id,
+                "method" => &mut e.method,
+                "params" => &mut e.params,
+                "result" => &mut e.result,
+                "error" => &mut e.error,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        e
+    }
+}
+
 fn message(obj: Map<String, Value>) -> Result<Message, String> {
     let mut problems = Vec::new();
-    match obj.get("jsonrpc") {
+    let envelope = Envelope::of(&obj);
+    match envelope.jsonrpc {
         Some(Value::String(s)) if s == "2.0" => {}
         Some(other) => problems.push(Problem::JsonrpcVersion(format!(
             "`jsonrpc` is {}, expected \"2.0\"",
@@ -206,7 +237,7 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         ))),
         None => problems.push(Problem::JsonrpcVersion("`jsonrpc` is missing".into())),
     }
-    let id = match obj.get("id") {
+    let id = match envelope.id {
         None => IdField::Absent,
         Some(Value::Null) => IdField::Null,
         Some(v) => match RequestId::from_value(v) {
@@ -226,7 +257,7 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
             }
         },
     };
-    let method = match obj.get("method") {
+    let method = match envelope.method {
         None => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => {
@@ -242,18 +273,18 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         } else {
             Kind::Notification
         }
-    } else if obj.contains_key("result") || obj.contains_key("error") || id.is_present() {
+    } else if envelope.result.is_some() || envelope.error.is_some() || id.is_present() {
         Kind::Response
     } else {
         return Err("an object with neither `method`, `result`, `error` nor `id`".into());
     };
-    if let Some(params) = obj.get("params") {
+    if let Some(params) = envelope.params {
         if !params.is_object() {
             problems.push(Problem::ParamsNotObject(type_name(params)));
         }
     }
     if kind == Kind::Response {
-        match (obj.get("result"), obj.get("error")) {
+        match (envelope.result, envelope.error) {
             (Some(_), Some(_)) => problems.push(Problem::ResultAndError { both: true }),
             (None, None) => problems.push(Problem::ResultAndError { both: false }),
             (None, Some(err)) => {
@@ -280,7 +311,7 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
 /// whether they are strings, so [`parse`] skips long ones without decoding.
 const BULK_KEYS: [&str; 3] = ["text", "data", "blob"];
 /// A payload string longer than this (as written, with its escapes) is cut.
-pub const SKIM_MIN_BYTES: usize = 1024;
+pub const SKIM_MIN_BYTES: usize = 512;
 /// How many characters of a cut string are kept (for excerpts).
 const SKIM_KEEP_CHARS: usize = 256;
 

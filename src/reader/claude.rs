@@ -119,7 +119,7 @@ impl ClaudeReader {
             terminated,
             source: source.map(Into::into),
         };
-        let text = String::from_utf8_lossy(&bytes);
+        let text = super::text(&bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         if self.in_metadata {
             if text.starts_with('}') {
@@ -184,10 +184,14 @@ fn strip_metadata(message: &str) -> (&str, bool) {
         return (m, true);
     }
     // Early error lines end in a JSON object: `... {"context":"connection",...}`.
-    if let Some(i) = message.find(" {\"context\":") {
-        return (&message[..i], false);
+    // Not a message line: its payload may hold those bytes.
+    if message.starts_with("Message from ") {
+        return (message, false);
     }
-    (message, false)
+    match memchr::memmem::find(message.as_bytes(), b" {\"context\":") {
+        Some(i) => (&message[..i], false),
+        None => (message, false),
+    }
 }
 
 /// The host's own JSON parse errors: V8's wording for a line of server
@@ -203,8 +207,7 @@ const TRUNCATION: &str = " chars truncated]...";
 fn payload_body(dir: Dir, payload: &str) -> Body {
     let payload = payload.trim_end();
     if payload.starts_with('{') || payload.starts_with('[') {
-        if let Some(cut) = payload
-            .find("...[")
+        if let Some(cut) = memchr::memmem::find(payload.as_bytes(), b"...[")
             .filter(|&i| payload[i..].contains(TRUNCATION))
         {
             return match rebuild_cut(&payload[..cut]) {
@@ -445,6 +448,14 @@ mod tests {
             Layout::PerServer
         ));
         assert_eq!(strip_metadata("x { metadata: undefined }"), ("x", false));
+        // An error line's JSON tail goes; a payload that holds the same
+        // bytes stays whole.
+        assert_eq!(
+            strip_metadata(r#"Server disconnected. {"context":"connection","stack":"x"}"#),
+            ("Server disconnected.", false)
+        );
+        let payload = r#"Message from server: {"jsonrpc":"2.0","id":1,"result":{"text":"a {\"context\": 1}"}}"#;
+        assert_eq!(strip_metadata(payload), (payload, false));
         assert_eq!(
             strip_metadata("Using MCP server command: a with args and path: {"),
             ("Using MCP server command: a with args and path:", true)

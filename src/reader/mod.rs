@@ -444,6 +444,15 @@ pub fn open_any(
     Ok((format, records, count, error))
 }
 
+/// A line as text: borrowed when it is valid UTF-8 (checked with SIMD, the
+/// common case on multi-gigabyte logs), else with bad bytes replaced.
+pub fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// How many lines a reader has read.
 pub type LineCount = std::rc::Rc<std::cell::Cell<u64>>;
 

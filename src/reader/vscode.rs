@@ -51,7 +51,7 @@ impl VsCodeReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
-        let text = String::from_utf8_lossy(bytes);
+        let text = super::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let Some((time, message)) = prefix(text) else {
             return; // the continuation of a multi-line message

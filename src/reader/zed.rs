@@ -58,7 +58,7 @@ impl ZedLogReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
-        let text = String::from_utf8_lossy(bytes);
+        let text = super::text(bytes);
         let Some((time, target, message)) = prefix(text.trim_end_matches('\r')) else {
             return; // a wrapped continuation, or the blank line after `recv:`
         };
@@ -172,7 +172,7 @@ impl ZedRpcReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8]) {
-        let text = String::from_utf8_lossy(bytes);
+        let text = super::text(bytes);
         let dir = match text.trim() {
             "// Send:" => Some(Dir::ClientToServer),
             "// Receive:" => Some(Dir::ServerToClient),

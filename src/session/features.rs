@@ -5,7 +5,9 @@
 //! Memory stays bounded: finished progress tokens, task-augmented ids and
 //! task states are kept up to fixed caps.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use super::{HashMap, HashSet};
 
 use serde_json::Value;
 
