@@ -673,7 +673,7 @@ rules! {
     OpenRequestLimit => {
         name: "open-request-limit", group: Analysis, severity: Info, revisions: "all",
         summary: "so many requests were open at once that later ones were not followed",
-        why: "To keep memory bounded, mcpdbg follows at most 100,000 open requests per side. A log that goes past that (a client that never waits, a server that answers nothing) is itself the finding; requests sent past the limit are not followed: their answers are accepted unchecked and their hangs are not reported one by one.",
+        why: "To keep memory bounded, mcpdbg follows at most 20,000 open requests per side. A log that goes past that (a client that never waits, a server that answers nothing) is itself the finding; requests sent past the limit are not followed: their answers are accepted unchecked and their hangs are not reported one by one.",
         fix: "Look at why so many requests were open: the server stopped answering long before, or the client sends without waiting.",
         spec: "mcpdbg's own note",
         example: "(100,001 requests open at once; not shown here)",

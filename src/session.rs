@@ -149,33 +149,53 @@ struct Used {
     forgotten: bool,
 }
 
-/// The ids a side has used, compactly: integer ids (the common case) in
-/// their own map, lines as u32 (saturating), so a used id costs about 16
-/// bytes of payload instead of 48.
+/// The ids a side has used, compactly: integer ids counted up from 0 or 1
+/// (what clients and SDKs send) in a vector indexed by the id, 8 bytes
+/// each; other integers in a map (about 34 bytes each with the table);
+/// strings and other ids in their own map. Lines are kept as u32
+/// (saturating).
 #[derive(Debug, Default)]
 struct UsedIds {
+    /// `dense[id]` for ids below its length; `(0, _)` is unused (lines
+    /// count from 1).
+    dense: Vec<(u32, u32)>,
     ints: HashMap<i64, (u32, u32)>,
     others: HashMap<RequestId, (u32, u32)>,
 }
 
 /// `answered` encoding: 0 none, `FORGOTTEN` not followed, else line + 1.
 const FORGOTTEN: u32 = u32::MAX;
+/// How far past the dense ids a new id may be and still extend them (the
+/// gap is filled with unused slots): a few skipped ids cost little, a jump
+/// to a large id goes to the map.
+const DENSE_GAP: usize = 64;
 
 fn line32(line: u64) -> u32 {
-    line.min(u64::from(u32::MAX - 2)) as u32
+    line.clamp(1, u64::from(u32::MAX - 2)) as u32
 }
 
 impl UsedIds {
     fn slot(&mut self, id: &RequestId) -> Option<&mut (u32, u32)> {
         match id {
-            RequestId::Int(n) => self.ints.get_mut(n),
+            RequestId::Int(n) => {
+                let i = usize::try_from(*n)
+                    .ok()
+                    .filter(|&i| self.dense.get(i).is_some_and(|s| s.0 != 0));
+                match i {
+                    Some(i) => Some(&mut self.dense[i]),
+                    None => self.ints.get_mut(n),
+                }
+            }
             other => self.others.get_mut(other),
         }
     }
 
     fn get(&self, id: &RequestId) -> Option<Used> {
         let (line, answered) = *match id {
-            RequestId::Int(n) => self.ints.get(n)?,
+            RequestId::Int(n) => match usize::try_from(*n).ok().and_then(|i| self.dense.get(i)) {
+                Some(slot) if slot.0 != 0 => slot,
+                _ => self.ints.get(n)?,
+            },
             other => self.others.get(other)?,
         };
         Some(Used {
@@ -188,9 +208,18 @@ impl UsedIds {
     fn insert(&mut self, id: &RequestId, line: u64, forgotten: bool) {
         let value = (line32(line), if forgotten { FORGOTTEN } else { 0 });
         match id {
-            RequestId::Int(n) => {
-                self.ints.insert(*n, value);
-            }
+            RequestId::Int(n) => match usize::try_from(*n) {
+                Ok(i) if i < self.dense.len() && !self.ints.contains_key(n) => {
+                    self.dense[i] = value
+                }
+                Ok(i) if i <= self.dense.len() + DENSE_GAP && !self.ints.contains_key(n) => {
+                    self.dense.resize(i, (0, 0));
+                    self.dense.push(value);
+                }
+                _ => {
+                    self.ints.insert(*n, value);
+                }
+            },
             other => {
                 self.others.insert(other.clone(), value);
             }
@@ -206,7 +235,7 @@ impl UsedIds {
 
 /// How many requests a side may have open before new ones are no longer
 /// followed (memory stays bounded; a finding says so).
-pub const MAX_OPEN: usize = 100_000;
+pub const MAX_OPEN: usize = 20_000;
 
 /// Where the handshake stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -1391,4 +1420,47 @@ fn looks_like_error(text: &str) -> bool {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dense vector, the integer map and the other map answer alike,
+    /// whichever an id landed in.
+    #[test]
+    fn used_ids_find_every_id_wherever_it_is_kept() {
+        let mut used = UsedIds::default();
+        let ids: Vec<RequestId> = [0i64, 1, 2, 5, 1_000_000, 3, 70, 200, -4, 90, 4]
+            .into_iter()
+            .map(RequestId::Int)
+            .chain([RequestId::Str("7".into()), RequestId::Num("1.5".into())])
+            .collect();
+        for (line, id) in ids.iter().enumerate() {
+            assert!(used.get(id).is_none(), "{id} unused yet");
+            used.insert(id, line as u64 + 1, false);
+        }
+        // Ids counted up from 0 stay dense; jumps and negatives go to the map.
+        assert!(used.dense.len() >= 6 && used.dense.len() < 200);
+        assert!(used.ints.contains_key(&1_000_000) && used.ints.contains_key(&-4));
+        for (line, id) in ids.iter().enumerate() {
+            let seen = used.get(id).unwrap_or_else(|| panic!("{id} lost"));
+            assert_eq!(seen.line, line as u64 + 1);
+            assert_eq!(seen.answered, None);
+            used.answer(id, 500 + line as u64);
+            assert_eq!(used.get(id).unwrap().answered, Some(500 + line as u64));
+        }
+        // An id kept in the map before the dense ids grew past it stays found.
+        let mut used = UsedIds::default();
+        used.insert(&RequestId::Int(100), 1, false);
+        for n in 0..300 {
+            if n != 100 {
+                used.insert(&RequestId::Int(n), n as u64 + 2, true);
+            }
+        }
+        assert_eq!(used.get(&RequestId::Int(100)).unwrap().line, 1);
+        assert!(used.get(&RequestId::Int(7)).unwrap().forgotten);
+        assert!(used.get(&RequestId::Int(300)).is_none());
+        assert!(used.dense.len() >= 300);
+    }
 }

@@ -955,19 +955,19 @@ fn compressed_logs_are_read_transparently() {
 
 #[test]
 fn open_request_limit_fires_on_a_generated_log() {
-    // 100,001 requests that are never answered, then an answer to one past
+    // 20,005 requests that are never answered, then an answer to one past
     // the limit (accepted unchecked, not an orphan).
     let mut log = String::from(
         "# start\n> {\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n\
          < {\"jsonrpc\":\"2.0\",\"id\":\"i\",\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n\
          > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
     );
-    for i in 0..100_005 {
+    for i in 0..20_005 {
         log.push_str(&format!(
             "> {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/list\"}}\n"
         ));
     }
-    log.push_str("< {\"jsonrpc\":\"2.0\",\"id\":100004,\"result\":{\"tools\":[]}}\n");
+    log.push_str("< {\"jsonrpc\":\"2.0\",\"id\":20004,\"result\":{\"tools\":[]}}\n");
     let out = run_stdin(&["check", "--format", "json", "-"], log.as_bytes());
     let doc = json_of(&out);
     let findings = doc["files"][0]["findings"].as_array().expect("findings");
@@ -988,10 +988,10 @@ fn open_request_limit_fires_on_a_generated_log() {
         note["message"]
             .as_str()
             .expect("message")
-            .contains("unanswered-request fired 100000 times"),
+            .contains("unanswered-request fired 20000 times"),
         "{note}"
     );
-    assert_eq!(doc["files"][0]["sessions"][0]["pending_total"], 100_000);
+    assert_eq!(doc["files"][0]["sessions"][0]["pending_total"], 20_000);
     assert_eq!(
         doc["files"][0]["sessions"][0]["pending"]
             .as_array()

@@ -6,6 +6,7 @@
 //! A reader returns `Err` only when the underlying read fails; lines it cannot
 //! understand become [`Body::Unreadable`] records, which later stages report.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 
@@ -475,13 +476,18 @@ impl Lines {
 
     /// The next line as `(line number, bytes, terminated)`.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, Vec<u8>, bool)>> {
-        self.next_with(|line, bytes, terminated| (line, bytes.to_vec(), terminated))
+        self.next_with(|line, bytes, terminated| (line, bytes.into_owned(), terminated))
     }
 
-    /// Hands the next line to `f` as `(line number, bytes, terminated)`,
+    /// Hands the next line to `f` as `(line number, bytes, terminated)`:
     /// borrowed from the read buffer when it lies there whole, so that a
-    /// reader copies only the part it keeps. `None` at the end of the input.
-    pub fn next_with<R>(&mut self, f: impl FnOnce(u64, &[u8], bool) -> R) -> io::Result<Option<R>> {
+    /// reader copies only the part it keeps; owned when it was longer than
+    /// the buffer, so that a huge line is never copied twice. `None` at the
+    /// end of the input.
+    pub fn next_with<R>(
+        &mut self,
+        f: impl FnOnce(u64, Cow<'_, [u8]>, bool) -> R,
+    ) -> io::Result<Option<R>> {
         let mut long = Vec::new();
         loop {
             let buf = match self.source.fill_buf() {
@@ -493,21 +499,21 @@ impl Lines {
                 if long.is_empty() {
                     return Ok(None);
                 }
-                return Ok(Some(self.emit(f, &long, false)));
+                return Ok(Some(self.emit(f, long, false)));
             }
             match memchr::memchr(b'\n', buf) {
                 Some(i) if long.is_empty() => {
                     // The whole line is in the buffer: lend it.
                     self.line_no += 1;
                     self.count.set(self.line_no);
-                    let out = f(self.line_no, &buf[..i], true);
+                    let out = f(self.line_no, Cow::Borrowed(&buf[..i]), true);
                     self.source.consume(i + 1);
                     return Ok(Some(out));
                 }
                 Some(i) => {
                     long.extend_from_slice(&buf[..i]);
                     self.source.consume(i + 1);
-                    return Ok(Some(self.emit(f, &long, true)));
+                    return Ok(Some(self.emit(f, long, true)));
                 }
                 None => {
                     let n = buf.len();
@@ -520,13 +526,13 @@ impl Lines {
 
     fn emit<R>(
         &mut self,
-        f: impl FnOnce(u64, &[u8], bool) -> R,
-        bytes: &[u8],
+        f: impl FnOnce(u64, Cow<'_, [u8]>, bool) -> R,
+        bytes: Vec<u8>,
         terminated: bool,
     ) -> R {
         self.line_no += 1;
         self.count.set(self.line_no);
-        f(self.line_no, bytes, terminated)
+        f(self.line_no, Cow::Owned(bytes), terminated)
     }
 }
 

@@ -8,6 +8,7 @@
 //! follows the marker, byte for byte (it may be empty, hold a CR or be invalid
 //! UTF-8).
 
+use std::borrow::Cow;
 use std::io;
 
 use super::{Body, Dir, Lines, Record, Timestamp};
@@ -77,22 +78,26 @@ impl Iterator for NativeReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         let record = self.lines.next_with(|line, bytes, terminated| {
-            let Some((time, mark, start)) = parse_prefix(bytes) else {
+            let Some((time, mark, start)) = parse_prefix(&bytes) else {
                 return Record {
                     line,
                     time: None,
-                    body: Body::Unreadable(bytes.to_vec()),
+                    body: Body::Unreadable(bytes.into_owned()),
                     terminated,
                     source: None,
                 };
             };
-            let raw = &bytes[start..];
+            // Only the raw line is kept; a long line is cut in place.
+            let raw = match bytes {
+                Cow::Borrowed(b) => b[start..].to_vec(),
+                Cow::Owned(mut b) => {
+                    b.drain(..start);
+                    b
+                }
+            };
             let body = match mark {
-                Marker::Line(dir) => Body::Line {
-                    dir,
-                    bytes: raw.to_vec(),
-                },
-                Marker::Event => Body::Event(String::from_utf8_lossy(raw).into_owned()),
+                Marker::Line(dir) => Body::Line { dir, bytes: raw },
+                Marker::Event => Body::Event(String::from_utf8_lossy(&raw).into_owned()),
             };
             Record {
                 line,
