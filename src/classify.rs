@@ -6,11 +6,8 @@
 //! handshake, pairing) is the session's business.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::fmt;
 
-use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// A request id, compared by exact JSON value: `1`, `"1"` and `1.0` differ.
@@ -144,8 +141,8 @@ pub struct Message {
     /// Rebuilt from a host's summary or a cut payload: only the id, the
     /// method and the outcome are real, so content rules do not apply.
     pub partial: bool,
-    /// The members as read by [`parse`]: long payload strings may be cut
-    /// (see [`SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
+    /// The members as read by [`crate::skim::parse`]: long payload strings may be cut
+    /// (see [`crate::skim::SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
     /// to read them whole.
     obj: Map<String, Value>,
     raw: Option<Vec<u8>>,
@@ -159,6 +156,16 @@ pub enum Frame {
     Batch(Vec<Result<Message, String>>),
     /// JSON that is no JSON-RPC message; the text says why.
     Invalid(String),
+}
+
+impl Frame {
+    /// Gives a message whose strings [`crate::skim::parse_cut`] cut the line it was read
+    /// from (valid UTF-8), to read them whole when asked.
+    pub fn keep_line(&mut self, line: Vec<u8>) {
+        if let Frame::Message(m) = self {
+            m.raw = Some(line);
+        }
+    }
 }
 
 /// The parts of an error object that the analysis reads.
@@ -306,225 +313,6 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
     })
 }
 
-/// Strings under these keys inside `params` or `result` are payload (a text
-/// block, base64 data, a resource's text or blob): the rules ask only
-/// whether they are strings, so [`parse`] skips long ones without decoding.
-const BULK_KEYS: [&str; 3] = ["text", "data", "blob"];
-/// A payload string longer than this (as written, with its escapes) is cut.
-pub const SKIM_MIN_BYTES: usize = 512;
-/// How many characters of a cut string are kept (for excerpts).
-const SKIM_KEEP_CHARS: usize = 256;
-
-/// Parses one line of JSON and classifies it, without decoding long payload
-/// strings: `params` and `result` strings under `text`, `data` or `blob`
-/// longer than [`SKIM_MIN_BYTES`] are skipped by the parser (checked, not
-/// copied or unescaped) and kept as their first characters. Such a message
-/// keeps the line, and [`Message::fields`] reads it whole. This is most of the
-/// speed of `check` on logs of large tool results.
-pub fn parse(text: &str) -> Result<Frame, serde_json::Error> {
-    let (mut frame, cut) = parse_cut(text)?;
-    if cut {
-        frame.keep_line(text.as_bytes().to_vec());
-    }
-    Ok(frame)
-}
-
-/// [`parse`] without keeping the line: `true` when a string was cut, and the
-/// caller hands the line over with [`Frame::keep_line`] (moved, not copied).
-pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
-    let cut = Cell::new(false);
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = Top { cut: &cut }.deserialize(&mut de)?;
-    de.end()?;
-    Ok((classify(value), cut.get()))
-}
-
-impl Frame {
-    /// Gives a message whose strings [`parse_cut`] cut the line it was read
-    /// from (valid UTF-8), to read them whole when asked.
-    pub fn keep_line(&mut self, line: Vec<u8>) {
-        if let Frame::Message(m) = self {
-            m.raw = Some(line);
-        }
-    }
-}
-
-/// The root of a line: an object's `params` and `result` are skimmed.
-struct Top<'c> {
-    cut: &'c Cell<bool>,
-}
-
-/// One value; `skim` when long payload strings inside may be cut.
-#[derive(Clone, Copy)]
-struct Skim<'c> {
-    skim: bool,
-    cut: &'c Cell<bool>,
-}
-
-impl<'de> DeserializeSeed<'de> for Top<'_> {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(TopVisitor(self.cut))
-    }
-}
-
-struct TopVisitor<'c>(&'c Cell<bool>);
-
-impl<'de> Visitor<'de> for TopVisitor<'_> {
-    type Value = Value;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut obj = Map::new();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let skim = matches!(&*key, "params" | "result");
-            let value = map.next_value_seed(Skim { skim, cut: self.0 })?;
-            obj.insert(key.into_owned(), value);
-        }
-        Ok(Value::Object(obj))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        Skim {
-            skim: false,
-            cut: self.0,
-        }
-        .visit_seq(seq)
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for Skim<'_> {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Skim<'_> {
-    type Value = Value;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(item) = seq.next_element_seed(self)? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut obj = Map::new();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let value = if self.skim && BULK_KEYS.contains(&&*key) {
-                let raw: &'de RawValue = map.next_value()?;
-                self.payload(raw.get()).map_err(de::Error::custom)?
-            } else {
-                map.next_value_seed(self)?
-            };
-            obj.insert(key.into_owned(), value);
-        }
-        Ok(Value::Object(obj))
-    }
-}
-
-impl Skim<'_> {
-    /// A payload member, already checked as JSON by the parser.
-    fn payload(self, raw: &str) -> Result<Value, serde_json::Error> {
-        if raw.len() > SKIM_MIN_BYTES && raw.starts_with('"') {
-            self.cut.set(true);
-            return Ok(Value::String(unescape_head(raw, SKIM_KEEP_CHARS)));
-        }
-        serde_json::from_str(raw)
-    }
-}
-
-/// The first `max` characters of a JSON string literal (quotes included in
-/// `raw`), unescaped. `raw` is known to be valid; a lone surrogate becomes
-/// U+FFFD.
-fn unescape_head(raw: &str, max: usize) -> String {
-    let mut out = String::with_capacity(max + 4);
-    let mut chars = raw[1..].chars();
-    let hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
-        let digits = chars.as_str().get(..4)?;
-        let n = u32::from_str_radix(digits, 16).ok()?;
-        chars.nth(3);
-        Some(n)
-    };
-    for _ in 0..max {
-        let c = match chars.next() {
-            None | Some('"') => break,
-            Some('\\') => match chars.next() {
-                Some('n') => '\n',
-                Some('t') => '\t',
-                Some('r') => '\r',
-                Some('b') => '\u{8}',
-                Some('f') => '\u{c}',
-                Some('u') => {
-                    let high = hex(&mut chars).unwrap_or(0xfffd);
-                    if (0xd800..0xdc00).contains(&high) && chars.as_str().starts_with("\\u") {
-                        let mut ahead = chars.clone();
-                        ahead.nth(1);
-                        match hex(&mut ahead) {
-                            Some(low) if (0xdc00..0xe000).contains(&low) => {
-                                chars = ahead;
-                                char::from_u32(0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00))
-                                    .unwrap_or('\u{fffd}')
-                            }
-                            _ => '\u{fffd}',
-                        }
-                    } else {
-                        char::from_u32(high).unwrap_or('\u{fffd}')
-                    }
-                }
-                Some(other) => other,
-                None => break,
-            },
-            Some(c) => c,
-        };
-        out.push(c);
-    }
-    out
-}
-
 fn error_problem(err: &Value) -> Option<String> {
     let Value::Object(e) = err else {
         return Some(format!("`error` is {}, expected an object", type_name(err)));
@@ -551,7 +339,7 @@ fn error_problem(err: &Value) -> Option<String> {
 
 impl Message {
     /// Every member of the message, as sent, long payload strings included
-    /// (read again from the line when [`parse`] cut them).
+    /// (read again from the line when [`crate::skim::parse`] cut them).
     pub fn fields(&self) -> Cow<'_, Map<String, Value>> {
         match self.whole() {
             Some(obj) => Cow::Owned(obj),
@@ -575,10 +363,16 @@ impl Message {
         self.raw = None;
     }
 
-    /// Whether [`parse`] cut a payload string of this message: `params()`
+    /// Whether [`crate::skim::parse`] cut a payload string of this message: `params()`
     /// and `result()` then hold its first characters only.
     pub fn is_cut(&self) -> bool {
         self.raw.is_some()
+    }
+
+    /// The members as parsed, cut strings included (for tests).
+    #[cfg(test)]
+    pub(crate) fn skimmed(&self) -> &Map<String, Value> {
+        &self.obj
     }
 
     fn whole(&self) -> Option<Map<String, Value>> {
@@ -589,7 +383,7 @@ impl Message {
     }
 
     /// `params`, when an object. Payload strings longer than
-    /// [`SKIM_MIN_BYTES`] may be cut (see [`Message::is_cut`]).
+    /// [`crate::skim::SKIM_MIN_BYTES`] may be cut (see [`Message::is_cut`]).
     pub fn params(&self) -> Option<&Map<String, Value>> {
         self.obj.get("params").and_then(Value::as_object)
     }
@@ -727,86 +521,5 @@ mod tests {
         assert_eq!(m.problems, vec![Problem::ParamsNotObject("an array")]);
         let m = msg(json!({"jsonrpc":"2.0","id":2}));
         assert_eq!(m.problems, vec![Problem::ResultAndError { both: false }]);
-    }
-
-    /// A tools/call result whose text block is `text`, as one JSON line.
-    fn long_result(text: &str) -> String {
-        json!({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":text}],"isError":true}})
-            .to_string()
-    }
-
-    #[test]
-    fn long_payload_strings_are_cut_and_read_whole_on_demand() {
-        let text = format!(
-            "{}\nTraceback (most recent call last):\n  \u{1F600} \"x\"",
-            "é\\".repeat(900)
-        );
-        let line = long_result(&text);
-        let Frame::Message(m) = parse(&line).unwrap() else {
-            panic!("not a message")
-        };
-        assert!(m.is_cut());
-        let head = m.result().unwrap()["content"][0]["text"].as_str().unwrap();
-        assert_eq!(head.chars().count(), SKIM_KEEP_CHARS);
-        assert!(text.starts_with(head));
-        let whole: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(Value::Object(m.fields().into_owned()), whole);
-        let mut m = m;
-        m.expand();
-        assert!(!m.is_cut());
-        assert_eq!(
-            m.result().unwrap()["content"][0]["text"].as_str(),
-            Some(&*text)
-        );
-        // Short strings, and long ones under other keys, are read whole.
-        let Frame::Message(short) = parse(&long_result("short")).unwrap() else {
-            panic!("not a message")
-        };
-        assert!(!short.is_cut());
-        let other = json!({"jsonrpc":"2.0","id":1,"result":{"description": "d".repeat(5000)}});
-        let Frame::Message(other) = parse(&other.to_string()).unwrap() else {
-            panic!("not a message")
-        };
-        assert!(!other.is_cut());
-        // The envelope and error objects are never cut.
-        let error = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"m","data":"t".repeat(5000)}});
-        let Frame::Message(error) = parse(&error.to_string()).unwrap() else {
-            panic!("not a message")
-        };
-        assert!(!error.is_cut());
-    }
-
-    #[test]
-    fn the_head_of_a_cut_string_is_unescaped_exactly() {
-        let cases = [
-            "plain words",
-            "quote \" backslash \\ slash / tab \t cr \r nl \n bell \u{7} ff \u{c}",
-            "caf\u{e9} \u{2014} \u{1F600}\u{1F600} 日本語",
-        ];
-        for text in cases {
-            let raw = serde_json::to_string(text).unwrap();
-            for n in 0..text.chars().count() + 2 {
-                let want: String = text.chars().take(n).collect();
-                assert_eq!(unescape_head(&raw, n), want, "{raw} {n}");
-                // \uXXXX escapes, surrogate pairs included.
-                let escaped: String = serde_json::to_string(text)
-                    .unwrap()
-                    .chars()
-                    .flat_map(|c| {
-                        if c.is_ascii() {
-                            vec![c.to_string()]
-                        } else {
-                            let mut units = [0u16; 2];
-                            c.encode_utf16(&mut units)
-                                .iter()
-                                .map(|u| format!("\\u{u:04x}"))
-                                .collect()
-                        }
-                    })
-                    .collect();
-                assert_eq!(unescape_head(&escaped, n), want, "{escaped} {n}");
-            }
-        }
-        assert_eq!(unescape_head("\"\\ud800x\"", 5), "\u{fffd}x");
     }
 }

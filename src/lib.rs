@@ -86,6 +86,7 @@ pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod session;
+pub mod skim;
 pub mod stats;
 pub mod text;
 pub mod timeline;

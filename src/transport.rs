@@ -390,7 +390,7 @@ impl Transport {
             out.push(Item::Noise { at, dir });
             return;
         }
-        match classify::parse(text) {
+        match crate::skim::parse(text) {
             Ok(frame) => emit(at, dir, frame, findings, out),
             Err(e) if e.is_eof() && terminated => {
                 self.streams[slot(dir)].multiline = Some(Pending {
@@ -629,7 +629,7 @@ fn parse_plain(bytes: &mut Vec<u8>) -> Option<Frame> {
     if !looks_like_json(text) || is_header(text) {
         return None;
     }
-    let (mut frame, cut) = classify::parse_cut(text).ok()?;
+    let (mut frame, cut) = crate::skim::parse_cut(text).ok()?;
     if cut {
         frame.keep_line(std::mem::take(bytes));
     }

@@ -1,0 +1,664 @@
+//! The skim parser: one line of JSON -> a [`Frame`], without decoding long
+//! payload strings.
+//!
+//! Tool results carry whole files as text blocks, base64 images and resource
+//! contents; the rules only ask whether those are strings. Strings under
+//! `text`, `data` or `blob` inside `params` or `result` that are longer than
+//! [`SKIM_MIN_BYTES`] are checked (escapes, control characters) but neither
+//! unescaped nor copied, and kept as their first [`SKIM_KEEP_CHARS`]
+//! characters; such a message keeps its line so that
+//! [`crate::classify::Message::fields`] can read them whole.
+//!
+//! Two stages. On a long line, [`excise`] first walks the string literals
+//! with `memchr` and takes long payload strings out of the text (a JSON
+//! string literal ends at its first unescaped quote wherever it stands, so
+//! this walk finds exactly the literals serde_json would). serde_json then
+//! parses the short remainder with the visitors below, which put each taken
+//! string back: cut in `params` and `result`, whole anywhere else. Anything
+//! the walk is unsure of (a bad escape, an unterminated string) is left to
+//! serde_json, whose verdict and error message stand.
+
+use std::cell::Cell;
+use std::fmt;
+use std::ops::Range;
+
+use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::classify::{Frame, classify};
+
+/// Strings under these keys inside `params` or `result` are payload (a text
+/// block, base64 data, a resource's text or blob).
+const BULK_KEYS: [&str; 3] = ["text", "data", "blob"];
+/// A payload string longer than this (as written, with its escapes) is cut.
+pub const SKIM_MIN_BYTES: usize = 512;
+/// How many characters of a cut string are kept (for excerpts).
+pub const SKIM_KEEP_CHARS: usize = 256;
+/// Lines shorter than this are parsed as they are (nothing worth taking out).
+const EXCISE_MIN_LINE: usize = 4 * SKIM_MIN_BYTES;
+
+/// Parses one line of JSON and classifies it, cutting long payload strings
+/// (see the module docs). A message with a cut string keeps a copy of the
+/// line; [`parse_cut`] lets the caller hand it over instead.
+pub fn parse(text: &str) -> Result<Frame, serde_json::Error> {
+    let (mut frame, cut) = parse_cut(text)?;
+    if cut {
+        frame.keep_line(text.as_bytes().to_vec());
+    }
+    Ok(frame)
+}
+
+/// [`parse`] without keeping the line: `true` when a string was cut, and the
+/// caller hands the line over with [`Frame::keep_line`] (moved, not copied).
+pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
+    let excised = if text.len() >= EXCISE_MIN_LINE {
+        excise(text)
+    } else {
+        None
+    };
+    let (short, taken) = match &excised {
+        Some((short, taken)) => (short.as_str(), taken.as_slice()),
+        None => (text, &[][..]),
+    };
+    let ctx = Ctx {
+        base: short.as_ptr() as usize,
+        original: text,
+        taken,
+        cut: Cell::new(false),
+    };
+    let mut de = serde_json::Deserializer::from_str(short);
+    let root = Skim {
+        skim: false,
+        root: true,
+        ctx: &ctx,
+    };
+    let value = root.deserialize(&mut de)?;
+    de.end()?;
+    Ok((classify(value), ctx.cut.get()))
+}
+
+/// A string literal taken out of the line: where its empty stand-in `""`
+/// starts in the shortened text, and the literal (quotes included) in the
+/// original.
+#[derive(Debug, PartialEq)]
+struct Taken {
+    at: usize,
+    span: Range<usize>,
+}
+
+/// Takes the long string values of `text`, `data` and `blob` members out of
+/// a line, leaving `""` in their place. `None` when there is none, or when
+/// the line is not plainly well formed (serde_json then reads it as it is).
+fn excise(text: &str) -> Option<(String, Vec<Taken>)> {
+    let b = text.as_bytes();
+    let mut short = String::new();
+    let mut taken = Vec::new();
+    let mut copied = 0;
+    let mut pos = 0;
+    // The previous string literal, a candidate key.
+    let mut prev: Option<Range<usize>> = None;
+    while let Some(q) = memchr::memchr(b'"', &b[pos..]).map(|i| pos + i) {
+        let end = literal_end(b, q + 1)?;
+        let is_payload = end - q + 1 > SKIM_MIN_BYTES
+            && prev.as_ref().is_some_and(|key| {
+                BULK_KEYS
+                    .iter()
+                    .any(|k| &b[key.start + 1..key.end - 1] == k.as_bytes())
+                    && is_colon(&b[key.end..q])
+            });
+        if is_payload {
+            short.push_str(&text[copied..q]);
+            taken.push(Taken {
+                at: short.len(),
+                span: q..end + 1,
+            });
+            short.push_str("\"\"");
+            copied = end + 1;
+        }
+        prev = Some(q..end + 1);
+        pos = end + 1;
+    }
+    if taken.is_empty() {
+        return None;
+    }
+    short.push_str(&text[copied..]);
+    Some((short, taken))
+}
+
+/// The index of the quote that ends the string literal whose body starts at
+/// `start`; `None` when an escape is not JSON, a raw control character is
+/// inside (not allowed in JSON) or the literal is unterminated. Works on 64
+/// bytes at a time with bit masks (quotes, backslashes, control characters,
+/// escape letters), so a text dense with escapes costs no more than a plain
+/// one.
+fn literal_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut pos = start;
+    // Whether the previous block ended in an odd run of backslashes (so the
+    // first byte of this one is escaped).
+    let mut odd_run = 0u64;
+    while let Some(block) = b.get(pos..pos + 64) {
+        let block: &[u8; 64] = block.try_into().ok()?;
+        let m = masks(block);
+        let escaped = escaped_bytes(m.backslashes, &mut odd_run);
+        let ends = m.quotes & !escaped;
+        let before = if ends == 0 {
+            u64::MAX
+        } else {
+            (ends & ends.wrapping_neg()) - 1
+        };
+        if (m.controls | (escaped & !m.escape_letters)) & before != 0 {
+            return None;
+        }
+        // `\u` takes four hex digits.
+        let mut unicode = escaped & m.u & before;
+        while unicode != 0 {
+            let i = pos + unicode.trailing_zeros() as usize;
+            if !b.get(i + 1..i + 5)?.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            unicode &= unicode - 1;
+        }
+        if ends != 0 {
+            return Some(pos + ends.trailing_zeros() as usize);
+        }
+        pos += 64;
+    }
+    // The last bytes, one at a time.
+    let mut i = pos;
+    if odd_run != 0 {
+        i = escape_end(b, i - 1)?;
+    }
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => return Some(i),
+            b'\\' => i = escape_end(b, i)?,
+            0..0x20 => return None,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Where the JSON escape whose backslash is at `i` ends; `None` if it is
+/// not one.
+fn escape_end(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
+        b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => Some(i + 6),
+        _ => None,
+    }
+}
+
+/// The bytes of a block that follow an odd run of backslashes (escaped
+/// bytes), carrying a run across blocks in `odd_run`: the run-length parity
+/// trick of simdjson's first stage, with additions instead of a loop.
+fn escaped_bytes(backslashes: u64, odd_run: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    const ODD: u64 = !EVEN;
+    let starts = backslashes & !(backslashes << 1);
+    let even_start_mask = EVEN ^ *odd_run;
+    let even_starts = starts & even_start_mask;
+    let odd_starts = starts & !even_start_mask;
+    let even_carries = backslashes.wrapping_add(even_starts);
+    let (odd_carries, overflow) = backslashes.overflowing_add(odd_starts);
+    let odd_carries = odd_carries | *odd_run;
+    *odd_run = u64::from(overflow);
+    let even_carry_ends = even_carries & !backslashes;
+    let odd_carry_ends = odd_carries & !backslashes;
+    (even_carry_ends & ODD) | (odd_carry_ends & EVEN)
+}
+
+/// The bit masks of one 64-byte block.
+struct Masks {
+    quotes: u64,
+    backslashes: u64,
+    controls: u64,
+    /// Bytes that may follow a backslash: `"\/bfnrtu`.
+    escape_letters: u64,
+    u: u64,
+}
+
+/// The masks of a block, 16 bytes at a time with SSE2.
+#[cfg(target_arch = "x86_64")]
+fn masks(block: &[u8; 64]) -> Masks {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let mut m = Masks {
+        quotes: 0,
+        backslashes: 0,
+        controls: 0,
+        escape_letters: 0,
+        u: 0,
+    };
+    for (k, chunk) in block.chunks_exact(16).enumerate() {
+        // SAFETY: SSE2 is part of every x86_64 CPU, and the unaligned load
+        // reads the 16 bytes of `chunk`, which `chunks_exact` guarantees.
+        let (q, bs, c, e, u) = unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast());
+            let eq = |c: u8| -> __m128i { _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)) };
+            let low = _mm_set1_epi8(0x1f);
+            let mut letters = eq(b'"');
+            for c in *b"\\/bfnrt" {
+                letters = _mm_or_si128(letters, eq(c));
+            }
+            let u = eq(b'u');
+            (
+                _mm_movemask_epi8(eq(b'"')),
+                _mm_movemask_epi8(eq(b'\\')),
+                // c <= 0x1f exactly when max(c, 0x1f) == 0x1f (unsigned)
+                _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low)),
+                _mm_movemask_epi8(_mm_or_si128(letters, u)),
+                _mm_movemask_epi8(u),
+            )
+        };
+        let at = 16 * k;
+        m.quotes |= u64::from(q as u16) << at;
+        m.backslashes |= u64::from(bs as u16) << at;
+        m.controls |= u64::from(c as u16) << at;
+        m.escape_letters |= u64::from(e as u16) << at;
+        m.u |= u64::from(u as u16) << at;
+    }
+    m
+}
+
+/// The masks of a block, one byte at a time.
+#[cfg(not(target_arch = "x86_64"))]
+fn masks(block: &[u8; 64]) -> Masks {
+    portable_masks(block)
+}
+
+#[cfg_attr(
+    target_arch = "x86_64",
+    allow(dead_code, reason = "tests compare it with SSE2")
+)]
+fn portable_masks(block: &[u8; 64]) -> Masks {
+    let mut m = Masks {
+        quotes: 0,
+        backslashes: 0,
+        controls: 0,
+        escape_letters: 0,
+        u: 0,
+    };
+    for (i, &c) in block.iter().enumerate() {
+        m.quotes |= u64::from(c == b'"') << i;
+        m.backslashes |= u64::from(c == b'\\') << i;
+        m.controls |= u64::from(c < 0x20) << i;
+        m.escape_letters |= u64::from(b"\"\\/bfnrtu".contains(&c)) << i;
+        m.u |= u64::from(c == b'u') << i;
+    }
+    m
+}
+
+/// Whether the bytes between a key and a value are a colon in whitespace.
+fn is_colon(between: &[u8]) -> bool {
+    let mut colons = 0;
+    for &c in between {
+        match c {
+            b':' => colons += 1,
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => return false,
+        }
+    }
+    colons == 1
+}
+
+/// What the visitors share: the shortened text's address (to recognise a
+/// stand-in by where it is), the original line, what was taken out, and
+/// whether anything was cut.
+struct Ctx<'a> {
+    base: usize,
+    original: &'a str,
+    taken: &'a [Taken],
+    cut: Cell<bool>,
+}
+
+impl Ctx<'_> {
+    /// The value of a `text`, `data` or `blob` member, given as written.
+    fn payload(&self, raw: &str, skim: bool) -> Result<Value, serde_json::Error> {
+        let at = (raw.as_ptr() as usize).wrapping_sub(self.base);
+        let literal = match self.taken.binary_search_by_key(&at, |t| t.at) {
+            Ok(i) if raw == "\"\"" => &self.original[self.taken[i].span.clone()],
+            _ => raw,
+        };
+        if skim && literal.len() > SKIM_MIN_BYTES && literal.starts_with('"') {
+            self.cut.set(true);
+            return Ok(Value::String(unescape_head(literal, SKIM_KEEP_CHARS)));
+        }
+        serde_json::from_str(literal)
+    }
+}
+
+/// One value; `skim` when long payload strings inside may be cut, `root`
+/// for the line's outermost value (whose `params` and `result` are skimmed).
+#[derive(Clone, Copy)]
+struct Skim<'c> {
+    skim: bool,
+    root: bool,
+    ctx: &'c Ctx<'c>,
+}
+
+impl<'de> DeserializeSeed<'de> for Skim<'_> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skim<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        let item = Skim {
+            root: false,
+            ..self
+        };
+        while let Some(item) = seq.next_element_seed(item)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut obj = Map::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let value = if BULK_KEYS.contains(&&*key) {
+                let raw: &'de RawValue = map.next_value()?;
+                self.ctx
+                    .payload(raw.get(), self.skim)
+                    .map_err(de::Error::custom)?
+            } else {
+                let skim = self.skim || (self.root && matches!(&*key, "params" | "result"));
+                map.next_value_seed(Skim {
+                    skim,
+                    root: false,
+                    ctx: self.ctx,
+                })?
+            };
+            obj.insert(key.into_owned(), value);
+        }
+        Ok(Value::Object(obj))
+    }
+}
+
+/// The first `max` characters of a JSON string literal (quotes included in
+/// `raw`), unescaped. `raw` is known to be valid; a lone surrogate becomes
+/// U+FFFD.
+fn unescape_head(raw: &str, max: usize) -> String {
+    let mut out = String::with_capacity(max + 4);
+    let mut chars = raw[1..].chars();
+    let hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
+        let digits = chars.as_str().get(..4)?;
+        let n = u32::from_str_radix(digits, 16).ok()?;
+        chars.nth(3);
+        Some(n)
+    };
+    for _ in 0..max {
+        let c = match chars.next() {
+            None | Some('"') => break,
+            Some('\\') => match chars.next() {
+                Some('n') => '\n',
+                Some('t') => '\t',
+                Some('r') => '\r',
+                Some('b') => '\u{8}',
+                Some('f') => '\u{c}',
+                Some('u') => {
+                    let high = hex(&mut chars).unwrap_or(0xfffd);
+                    if (0xd800..0xdc00).contains(&high) && chars.as_str().starts_with("\\u") {
+                        let mut ahead = chars.clone();
+                        ahead.nth(1);
+                        match hex(&mut ahead) {
+                            Some(low) if (0xdc00..0xe000).contains(&low) => {
+                                chars = ahead;
+                                char::from_u32(0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00))
+                                    .unwrap_or('\u{fffd}')
+                            }
+                            _ => '\u{fffd}',
+                        }
+                    } else {
+                        char::from_u32(high).unwrap_or('\u{fffd}')
+                    }
+                }
+                Some(other) => other,
+                None => break,
+            },
+            Some(c) => c,
+        };
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A tools/call result whose text block is `text`, as one JSON line.
+    fn long_result(text: &str) -> String {
+        json!({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":text}],"isError":true}})
+            .to_string()
+    }
+
+    #[test]
+    fn long_payload_strings_are_cut_and_read_whole_on_demand() {
+        let text = format!(
+            "{}\nTraceback (most recent call last):\n  \u{1F600} \"x\"",
+            "é\\".repeat(900)
+        );
+        let line = long_result(&text);
+        let Frame::Message(m) = parse(&line).unwrap() else {
+            panic!("not a message")
+        };
+        assert!(m.is_cut());
+        let head = m.result().unwrap()["content"][0]["text"].as_str().unwrap();
+        assert_eq!(head.chars().count(), SKIM_KEEP_CHARS);
+        assert!(text.starts_with(head));
+        let whole: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(Value::Object(m.fields().into_owned()), whole);
+        let mut m = m;
+        m.expand();
+        assert!(!m.is_cut());
+        assert_eq!(
+            m.result().unwrap()["content"][0]["text"].as_str(),
+            Some(&*text)
+        );
+        // Short strings, and long ones under other keys, are read whole.
+        let Frame::Message(short) = parse(&long_result("short")).unwrap() else {
+            panic!("not a message")
+        };
+        assert!(!short.is_cut());
+        let other = json!({"jsonrpc":"2.0","id":1,"result":{"description": "d".repeat(5000)}});
+        let Frame::Message(other) = parse(&other.to_string()).unwrap() else {
+            panic!("not a message")
+        };
+        assert!(!other.is_cut());
+        // The envelope and error objects are never cut.
+        let error = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"m","data":"t".repeat(5000)}});
+        let Frame::Message(error) = parse(&error.to_string()).unwrap() else {
+            panic!("not a message")
+        };
+        assert!(!error.is_cut());
+    }
+
+    #[test]
+    fn the_head_of_a_cut_string_is_unescaped_exactly() {
+        let cases = [
+            "plain words",
+            "quote \" backslash \\ slash / tab \t cr \r nl \n bell \u{7} ff \u{c}",
+            "caf\u{e9} \u{2014} \u{1F600}\u{1F600} 日本語",
+        ];
+        for text in cases {
+            let raw = serde_json::to_string(text).unwrap();
+            for n in 0..text.chars().count() + 2 {
+                let want: String = text.chars().take(n).collect();
+                assert_eq!(unescape_head(&raw, n), want, "{raw} {n}");
+                // \uXXXX escapes, surrogate pairs included.
+                let escaped: String = serde_json::to_string(text)
+                    .unwrap()
+                    .chars()
+                    .flat_map(|c| {
+                        if c.is_ascii() {
+                            vec![c.to_string()]
+                        } else {
+                            let mut units = [0u16; 2];
+                            c.encode_utf16(&mut units)
+                                .iter()
+                                .map(|u| format!("\\u{u:04x}"))
+                                .collect()
+                        }
+                    })
+                    .collect();
+                assert_eq!(unescape_head(&escaped, n), want, "{escaped} {n}");
+            }
+        }
+        assert_eq!(unescape_head("\"\\ud800x\"", 5), "\u{fffd}x");
+    }
+
+    /// The plain reading of a string body: one byte at a time.
+    fn reference_end(b: &[u8], start: usize) -> Option<usize> {
+        let mut i = start;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'"' => return Some(i),
+                b'\\' => i = escape_end(b, i)?,
+                0..0x20 => return None,
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// The block scanner ends a string literal where the plain reading
+        /// does, and refuses what it refuses, whatever the runs of
+        /// backslashes and wherever the 64-byte blocks fall.
+        #[test]
+        fn block_scanner_agrees_with_the_plain_reading(
+            body in proptest::collection::vec(
+                // Mostly valid escapes and backslash pairs (so that literals
+                // span several 64-byte blocks and runs cross their edges);
+                // now and then a lone backslash, a quote, a bad escape or a
+                // control character.
+                proptest::sample::select(
+                    std::iter::repeat_n(
+                        ["a", "a", "a", "\\\\", "\\n", "\\\"", "\\/", "\\u00e9", "\\uD83D\\uDE00", "é", " ", "u"],
+                        20,
+                    )
+                    .flatten()
+                    .chain(["\\\\\\\\", "\\", "\"", "\\x", "\\u12g4", "\x01"])
+                    .collect::<Vec<&str>>(),
+                ),
+                0..200,
+            ),
+            offset in 0usize..70,
+        ) {
+            let mut b = vec![b'a'; offset];
+            b.extend_from_slice(body.concat().as_bytes());
+            proptest::prop_assert_eq!(literal_end(&b, offset), reference_end(&b, offset));
+        }
+
+        /// Parsing with long strings taken out gives the same value as
+        /// serde_json on the whole line (once the cut strings are read
+        /// whole), and fails where serde_json fails.
+        #[test]
+        fn excising_changes_no_value(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(
+                    std::iter::repeat_n(
+                        ["abc", "\\n", "\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00", "\\/", "é", " ", "\\t"],
+                        100,
+                    )
+                    .flatten()
+                    .chain(["\\x", "\\u12", "\"", "\\ud800"])
+                    .collect::<Vec<&str>>(),
+                ),
+                0..400,
+            ),
+            key in proptest::sample::select(vec!["text", "data", "blob", "other"]),
+            place in 0usize..5,
+        ) {
+            let body: String = pieces.concat();
+            let filler = "w".repeat(2100);
+            let line = match place {
+                0 => format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","{key}":"{body}"}}],"pad":"{filler}"}}}}"#),
+                1 => format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":1,"message":"m","{key}" : "{body}"}},"pad":"{filler}"}}"#),
+                2 => format!(r#"[{{"jsonrpc":"2.0","method":"x","params":{{"{key}":"{body}","k":"{filler}"}}}}]"#),
+                3 => format!(r#"{{"{key}":"{body}","params":{{"{key}":"{body}{filler}"}},"jsonrpc":"2.0","method":"m"}}"#),
+                // A key's name as a string value, then a long string.
+                _ => format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"list":["{key}","{body}{filler}"],"{key}":{{"{key}":"{key}"}},"x":"{body}"}}}}"#),
+            };
+            let expected = serde_json::from_str::<Value>(&line);
+            // The one leniency: a cut string is checked as serde_json skips
+            // strings, so a lone surrogate in it is not an error.
+            let lenient = line.contains("\\ud800");
+            match parse(&line) {
+                Ok(Frame::Message(m)) => match &expected {
+                    Ok(value) => {
+                        proptest::prop_assert_eq!(&Value::Object(m.fields().into_owned()), value, "{}", line);
+                        // Only `params` and `result` are ever cut.
+                        for (key, member) in m.skimmed() {
+                            if !m.is_cut() || !matches!(key.as_str(), "params" | "result") {
+                                proptest::prop_assert_eq!(Some(member), value.get(key), "{}", key);
+                            }
+                        }
+                    }
+                    Err(e) => proptest::prop_assert!(lenient, "{} accepted, serde_json: {}", line, e),
+                },
+                Ok(Frame::Batch(items)) => match &expected {
+                    Ok(Value::Array(values)) => {
+                        for (item, value) in items.iter().zip(values) {
+                            let m = item.as_ref().expect("message");
+                            proptest::prop_assert_eq!(&Value::Object(m.fields().into_owned()), value);
+                        }
+                    }
+                    other => proptest::prop_assert!(lenient, "{} batch, serde_json: {:?}", line, other),
+                },
+                Ok(Frame::Invalid(_)) => proptest::prop_assert!(expected.is_ok() || lenient),
+                Err(_) => proptest::prop_assert!(expected.is_err(), "{}", line),
+            }
+        }
+    }
+
+    #[test]
+    fn sse2_and_portable_masks_agree() {
+        let mut block = [0u8; 64];
+        for seed in 0u8..=255 {
+            for (i, b) in block.iter_mut().enumerate() {
+                *b = (i as u8).wrapping_mul(37).wrapping_add(seed);
+            }
+            let (a, b) = (masks(&block), portable_masks(&block));
+            assert_eq!(
+                (a.quotes, a.backslashes, a.controls, a.escape_letters, a.u),
+                (b.quotes, b.backslashes, b.controls, b.escape_letters, b.u)
+            );
+        }
+    }
+}
