@@ -34,7 +34,7 @@ const BULK_KEYS: [&str; 3] = ["text", "data", "blob"];
 /// A payload string longer than this (as written, with its escapes) is cut.
 pub const SKIM_MIN_BYTES: usize = 512;
 /// How many characters of a cut string are kept (for excerpts).
-pub const SKIM_KEEP_CHARS: usize = 256;
+pub const SKIM_KEEP_CHARS: usize = 64;
 /// Lines shorter than this are parsed as they are (nothing worth taking out).
 const EXCISE_MIN_LINE: usize = 4 * SKIM_MIN_BYTES;
 

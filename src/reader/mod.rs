@@ -418,7 +418,7 @@ pub fn open_any(
         .take(DETECT_BYTES as u64)
         .read_to_end(&mut prefix)?;
     let format = forced.unwrap_or_else(|| detect(&prefix));
-    let source = io::BufReader::with_capacity(256 * 1024, io::Cursor::new(prefix).chain(input));
+    let source = io::BufReader::with_capacity(1024 * 1024, io::Cursor::new(prefix).chain(input));
     let lines = Lines::new(Box::new(source));
     let count = lines.count.clone();
     let records: Records = match format {
