@@ -8,7 +8,8 @@
 //! ```text
 //! bytes ──reader──▶ Record {line, time?, body}        reader/{native,ndjson}.rs
 //!       ──transport──▶ Item {Message | Batch | Stderr | Noise | Event}   transport.rs
-//!                       (classify.rs turns JSON into messages: pure)
+//!                       (skim.rs parses a line, cutting long payload strings;
+//!                        classify.rs turns JSON into messages: both pure)
 //!       ──Session::observe──▶ findings as they happen   session.rs
 //!       ──Session::finish──▶ Summary + hangs            session.rs
 //!       ──Report──▶ render::{table, json} ──▶ Write     report.rs, render/
