@@ -1327,49 +1327,15 @@ fn redact_hides_message_strings_in_every_fixture() {
     assert!(quoted_plain >= 20, "only {quoted_plain} quoted strings");
 }
 
-/// A session whose tool results carry long texts (which the parser skims):
-/// a traceback past the first kilobytes of an error result, a block with a
-/// long text and no `type`, and a long text in a block of the wrong type.
-fn long_payload_session() -> String {
-    let filler = "line of output with \\\"quotes\\\" and \\u00e9 and \\\\ \\n".repeat(200);
-    let mut log = String::from(concat!(
-        r#"> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
-        "\n",
-        r#"< {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#,
-        "\n",
-        r#"> {"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        "\n",
-    ));
-    for (id, result) in [
-        (
-            1,
-            format!(
-                r#"{{"content":[{{"type":"text","text":"{filler}Traceback (most recent call last):\n  File \"/srv/app/tool.py\", line 12, in run\nKeyError: 'x'"}}],"isError":true}}"#
-            ),
-        ),
-        (2, format!(r#"{{"content":[{{"text":"{filler}"}}]}}"#)),
-        (
-            3,
-            format!(r#"{{"content":[{{"type":"image","data":"{filler}"}}]}}"#),
-        ),
-        (
-            4,
-            format!(r#"{{"content":[{{"type":"text","text":"{filler}"}}],"isError":false}}"#),
-        ),
-    ] {
-        log.push_str(&format!(
-            "> {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\",\"arguments\":{{}}}}}}\n< {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n"
-        ));
-    }
-    log
-}
-
+/// `fixtures/long-tool-results.log`: tool results whose texts the parser
+/// skims (2 KB and more of escaped text each): a traceback past the first
+/// kilobytes of an error result (line 5), a block with a long text and no
+/// `type` (line 7), a long image `data` without `mimeType` (line 9) and a
+/// clean long text (line 11).
 #[test]
 fn long_tool_results_are_judged_whole() {
-    let dir = tempdir("long");
-    let path = dir.join("long.log");
-    std::fs::write(&path, long_payload_session()).expect("write");
-    let doc = json_of(&run(&["check", "--format", "json", path.to_str().unwrap()]));
+    let path = "fixtures/long-tool-results.log";
+    let doc = json_of(&run(&["check", "--format", "json", path]));
     let findings: Vec<(String, u64, String)> = doc["files"][0]["findings"]
         .as_array()
         .expect("findings")
@@ -1394,7 +1360,7 @@ fn long_tool_results_are_judged_whole() {
     assert!(at("invalid-result", 9).contains("`result.content[0].mimeType` is missing"));
     assert_eq!(findings.len(), 3, "{findings:?}");
     // The text of the last result reaches the views whole.
-    let out = run(&["timeline", "--full", path.to_str().unwrap()]);
+    let out = run(&["timeline", "--full", path]);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("KeyError"),
         "traceback tail"

@@ -152,11 +152,3 @@ pub fn noise(seed: u64, len: usize) -> Vec<u8> {
         })
         .collect()
 }
-
-/// A fresh directory for one test's files (under the system's temp dir).
-pub fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpdbg-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
