@@ -216,6 +216,7 @@ fn escaped_bytes(backslashes: u64, odd_run: &mut u64) -> u64 {
 }
 
 /// The bit masks of one 64-byte block.
+#[derive(Default)]
 struct Masks {
     quotes: u64,
     backslashes: u64,
@@ -232,13 +233,7 @@ fn masks(block: &[u8; 64]) -> Masks {
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
-    let mut m = Masks {
-        quotes: 0,
-        backslashes: 0,
-        controls: 0,
-        escape_letters: 0,
-        u: 0,
-    };
+    let mut m = Masks::default();
     for (k, chunk) in block.chunks_exact(16).enumerate() {
         // SAFETY: SSE2 is part of every x86_64 CPU, and the unaligned load
         // reads the 16 bytes of `chunk`, which `chunks_exact` guarantees.
@@ -281,13 +276,7 @@ fn masks(block: &[u8; 64]) -> Masks {
     allow(dead_code, reason = "tests compare it with SSE2")
 )]
 fn portable_masks(block: &[u8; 64]) -> Masks {
-    let mut m = Masks {
-        quotes: 0,
-        backslashes: 0,
-        controls: 0,
-        escape_letters: 0,
-        u: 0,
-    };
+    let mut m = Masks::default();
     for (i, &c) in block.iter().enumerate() {
         m.quotes |= u64::from(c == b'"') << i;
         m.backslashes |= u64::from(c == b'\\') << i;
