@@ -286,6 +286,16 @@ impl Conversation {
     }
 
     fn message(&mut self, at: &At, dir: Dir, msg: &Message) -> Entry {
+        // Summaries quote payloads: read a skimmed message whole.
+        let whole;
+        let msg = if msg.is_cut() {
+            let mut copy = msg.clone();
+            copy.expand();
+            whole = copy;
+            &whole
+        } else {
+            msg
+        };
         self.started = true;
         let dir = if dir == Dir::Unknown {
             self.infer(msg)

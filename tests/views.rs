@@ -1001,3 +1001,27 @@ fn readme_outputs_are_what_the_commands_print() {
     }
     assert!(checked >= 3, "only {checked} README outputs are checked");
 }
+
+/// A long log message, whose `data` the parser cuts for `check`: the
+/// timeline's summary still shows its first 120 characters and the ellipsis.
+#[test]
+fn summaries_of_long_payloads_read_them_whole() {
+    let dir = scratch("long-summary");
+    let path = dir.join("long.log");
+    let data = format!("{}\\n{}", "abcdefghij".repeat(12), "z".repeat(900));
+    std::fs::write(
+        &path,
+        format!(
+            "< {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{data}\"}}}}\n"
+        ),
+    )
+    .expect("write");
+    let out = run(&["timeline", path.to_str().expect("utf-8 path")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.contains("notifications/message"))
+        .unwrap_or_else(|| panic!("no row in {text}"));
+    assert!(row.contains(&"abcdefghij".repeat(10)), "{row}");
+    assert!(row.ends_with('…'), "{row}");
+}
