@@ -133,43 +133,71 @@ fn excise(text: &str) -> Option<(String, Vec<Taken>)> {
 /// escape letters), so a text dense with escapes costs no more than a plain
 /// one.
 fn literal_end(b: &[u8], start: usize) -> Option<usize> {
-    let mut pos = start;
-    // Whether the previous block ended in an odd run of backslashes (so the
-    // first byte of this one is escaped).
-    let mut odd_run = 0u64;
-    while let Some(block) = b.get(pos..pos + 64) {
-        let block: &[u8; 64] = block.try_into().ok()?;
-        let m = masks(block);
-        let escaped = escaped_bytes(m.backslashes, &mut odd_run);
-        let ends = m.quotes & !escaped;
-        let before = if ends == 0 {
-            u64::MAX
-        } else {
-            (ends & ends.wrapping_neg()) - 1
-        };
-        if (m.controls | (escaped & !m.escape_letters)) & before != 0 {
-            return None;
-        }
-        // `\u` takes four hex digits.
-        let mut unicode = escaped & m.u & before;
-        while unicode != 0 {
-            let i = pos + unicode.trailing_zeros() as usize;
-            if !b.get(i + 1..i + 5)?.iter().all(u8::is_ascii_hexdigit) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { literal_end_avx2(b, start) };
+    }
+    literal_end_sse2(b, start)
+}
+
+/// [`literal_end`] with the masks of [`masks`] (SSE2 on x86-64, else a
+/// byte at a time).
+fn literal_end_sse2(b: &[u8], start: usize) -> Option<usize> {
+    scan_blocks!(b, start, masks)
+}
+
+/// [`literal_end`] with 32-byte AVX2 masks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn literal_end_avx2(b: &[u8], start: usize) -> Option<usize> {
+    scan_blocks!(b, start, masks_avx2)
+}
+
+/// The body of [`literal_end`], written once for each way of building the
+/// masks (so that each is inlined where its CPU features are enabled).
+macro_rules! scan_blocks {
+    ($b:expr, $start:expr, $masks:ident) => {{
+        let b: &[u8] = $b;
+        let mut pos: usize = $start;
+        // Whether the previous block ended in an odd run of backslashes (so
+        // the first byte of this one is escaped).
+        let mut odd_run = 0u64;
+        while let Some(block) = b.get(pos..pos + 64) {
+            let block: &[u8; 64] = block.try_into().ok()?;
+            let m = $masks(block);
+            let escaped = escaped_bytes(m.backslashes, &mut odd_run);
+            let ends = m.quotes & !escaped;
+            let before = if ends == 0 {
+                u64::MAX
+            } else {
+                (ends & ends.wrapping_neg()) - 1
+            };
+            if (m.controls | (escaped & !m.escape_letters)) & before != 0 {
                 return None;
             }
-            unicode &= unicode - 1;
+            // `\u` takes four hex digits.
+            let mut unicode = escaped & m.u & before;
+            while unicode != 0 {
+                let i = pos + unicode.trailing_zeros() as usize;
+                if !b.get(i + 1..i + 5)?.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                unicode &= unicode - 1;
+            }
+            if ends != 0 {
+                return Some(pos + ends.trailing_zeros() as usize);
+            }
+            pos += 64;
         }
-        if ends != 0 {
-            return Some(pos + ends.trailing_zeros() as usize);
+        // The last bytes, one at a time.
+        if odd_run != 0 {
+            pos = escape_end(b, pos - 1)?;
         }
-        pos += 64;
-    }
-    // The last bytes, one at a time.
-    if odd_run != 0 {
-        pos = escape_end(b, pos - 1)?;
-    }
-    plain_end(b, pos)
+        plain_end(b, pos)
+    }};
 }
+use scan_blocks;
 
 /// [`literal_end`] read one byte at a time (for a literal's last bytes, and
 /// as the reference its block scanning is tested against).
@@ -265,6 +293,38 @@ fn masks(block: &[u8; 64]) -> Masks {
     m
 }
 
+/// The masks of a block, 32 bytes at a time with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn masks_avx2(block: &[u8; 64]) -> Masks {
+    use std::arch::x86_64::{
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8,
+    };
+    let mut m = Masks::default();
+    for (k, chunk) in block.chunks_exact(32).enumerate() {
+        // SAFETY: the unaligned load reads the 32 bytes of `chunk`, which
+        // `chunks_exact` guarantees; AVX2 is enabled for this function.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+        let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+        let mut letters = quote;
+        for c in *b"\\/bfnrt" {
+            letters = _mm256_or_si256(letters, _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8)));
+        }
+        let u = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'u' as i8));
+        let low = _mm256_set1_epi8(0x1f);
+        let at = 32 * k;
+        let bits = |mask| u64::from(_mm256_movemask_epi8(mask) as u32) << at;
+        m.quotes |= bits(quote);
+        m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
+        // c <= 0x1f exactly when max(c, 0x1f) == 0x1f (unsigned)
+        m.controls |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, low), low));
+        m.escape_letters |= bits(_mm256_or_si256(letters, u));
+        m.u |= bits(u);
+    }
+    m
+}
+
 /// The masks of a block, one byte at a time.
 #[cfg(not(target_arch = "x86_64"))]
 fn masks(block: &[u8; 64]) -> Masks {
@@ -273,7 +333,7 @@ fn masks(block: &[u8; 64]) -> Masks {
 
 #[cfg_attr(
     target_arch = "x86_64",
-    allow(dead_code, reason = "tests compare it with SSE2")
+    allow(dead_code, reason = "tests compare it with SSE2 and AVX2")
 )]
 fn portable_masks(block: &[u8; 64]) -> Masks {
     let mut m = Masks::default();
@@ -563,7 +623,13 @@ mod tests {
         ) {
             let mut b = vec![b'a'; offset];
             b.extend_from_slice(body.concat().as_bytes());
-            proptest::prop_assert_eq!(literal_end(&b, offset), plain_end(&b, offset));
+            let plain = plain_end(&b, offset);
+            proptest::prop_assert_eq!(literal_end_sse2(&b, offset), plain);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, checked just above.
+                proptest::prop_assert_eq!(unsafe { literal_end_avx2(&b, offset) }, plain);
+            }
         }
 
         /// Parsing with long strings taken out gives the same value as
@@ -629,17 +695,20 @@ mod tests {
     }
 
     #[test]
-    fn sse2_and_portable_masks_agree() {
+    fn simd_and_portable_masks_agree() {
         let mut block = [0u8; 64];
+        let bits = |m: Masks| (m.quotes, m.backslashes, m.controls, m.escape_letters, m.u);
         for seed in 0u8..=255 {
             for (i, b) in block.iter_mut().enumerate() {
                 *b = (i as u8).wrapping_mul(37).wrapping_add(seed);
             }
-            let (a, b) = (masks(&block), portable_masks(&block));
-            assert_eq!(
-                (a.quotes, a.backslashes, a.controls, a.escape_letters, a.u),
-                (b.quotes, b.backslashes, b.controls, b.escape_letters, b.u)
-            );
+            let portable = bits(portable_masks(&block));
+            assert_eq!(bits(masks(&block)), portable);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, checked just above.
+                assert_eq!(bits(unsafe { masks_avx2(&block) }), portable);
+            }
         }
     }
 }
