@@ -298,29 +298,63 @@ fn masks(block: &[u8; 64]) -> Masks {
 #[target_feature(enable = "avx2")]
 fn masks_avx2(block: &[u8; 64]) -> Masks {
     use std::arch::x86_64::{
-        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8,
+        _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8,
+        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
+        _mm256_shuffle_epi8, _mm256_srli_epi16,
     };
+    // The escape letters `"\/bfnrtu` by nibbles: LOW[n] has bit h set when
+    // the byte 0xhn is one of them; HIGH[h] is bit h (0 for h >= 8).
+    const fn low_table() -> [i8; 16] {
+        let mut t = [0u8; 16];
+        let letters = *b"\"\\/bfnrtu";
+        let mut i = 0;
+        while i < letters.len() {
+            t[(letters[i] & 0xf) as usize] |= 1 << (letters[i] >> 4);
+            i += 1;
+        }
+        let mut out = [0i8; 16];
+        let mut j = 0;
+        while j < 16 {
+            out[j] = t[j] as i8;
+            j += 1;
+        }
+        out
+    }
+    const LOW: [i8; 16] = low_table();
+    let l = LOW;
+    let low_table = _mm256_setr_epi8(
+        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13],
+        l[14], l[15], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11],
+        l[12], l[13], l[14], l[15],
+    );
+    let high_table = _mm256_setr_epi8(
+        1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128, 0, 0,
+        0, 0, 0, 0, 0, 0,
+    );
+    let nibble = _mm256_set1_epi8(0x0f);
     let mut m = Masks::default();
     for (k, chunk) in block.chunks_exact(32).enumerate() {
         // SAFETY: the unaligned load reads the 32 bytes of `chunk`, which
         // `chunks_exact` guarantees; AVX2 is enabled for this function.
         let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
-        let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
-        let mut letters = quote;
-        for c in *b"\\/bfnrt" {
-            letters = _mm256_or_si256(letters, _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8)));
-        }
-        let u = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'u' as i8));
+        let lo = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
+        let hi = _mm256_shuffle_epi8(
+            high_table,
+            _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble),
+        );
+        let letters = _mm256_cmpeq_epi8(
+            _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), _mm256_setzero_si256()),
+            _mm256_setzero_si256(),
+        );
         let low = _mm256_set1_epi8(0x1f);
         let at = 32 * k;
         let bits = |mask| u64::from(_mm256_movemask_epi8(mask) as u32) << at;
-        m.quotes |= bits(quote);
+        m.quotes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)));
         m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
         // c <= 0x1f exactly when max(c, 0x1f) == 0x1f (unsigned)
         m.controls |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, low), low));
-        m.escape_letters |= bits(_mm256_or_si256(letters, u));
-        m.u |= bits(u);
+        m.escape_letters |= bits(letters);
+        m.u |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'u' as i8)));
     }
     m
 }
