@@ -325,7 +325,7 @@ impl TeeStream {
             time: None,
             body: Body::Line {
                 dir: self.dir,
-                bytes,
+                bytes: bytes.into(),
             },
             terminated,
             source: None,

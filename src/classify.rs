@@ -145,7 +145,7 @@ pub struct Message {
     /// (see [`crate::skim::SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
     /// to read them whole.
     obj: Map<String, Value>,
-    raw: Option<Vec<u8>>,
+    raw: Option<crate::reader::LineBytes>,
 }
 
 /// What a line of JSON is.
@@ -161,9 +161,9 @@ pub enum Frame {
 impl Frame {
     /// Gives a message whose strings [`crate::skim::parse_cut`] cut the line it was read
     /// from (valid UTF-8), to read them whole when asked.
-    pub fn keep_line(&mut self, line: Vec<u8>) {
+    pub fn keep_line(&mut self, line: impl Into<crate::reader::LineBytes>) {
         if let Frame::Message(m) = self {
-            m.raw = Some(line);
+            m.raw = Some(line.into());
         }
     }
 }

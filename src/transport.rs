@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::classify::{self, Frame, Message};
 use crate::finding::{Finding, Findings};
-use crate::reader::{Body, Dir, PartialWhy, Record, Timestamp};
+use crate::reader::{Body, Dir, LineBytes, PartialWhy, Record, Timestamp};
 use crate::rules::Rule;
 use crate::text::{excerpt, excerpt_bytes};
 
@@ -150,7 +150,7 @@ impl Transport {
             Body::Line { dir, bytes } => {
                 let terminated = record.terminated && !std::mem::take(&mut self.streams[slot(dir)].partial_next);
                 if self.streams[slot(dir)].multiline.is_some() {
-                    self.continue_multiline(at, dir, bytes, terminated, findings, out);
+                    self.continue_multiline(at, dir, bytes.into_vec(), terminated, findings, out);
                 } else {
                     self.line(at, dir, bytes, terminated, findings, out);
                 }
@@ -273,16 +273,19 @@ impl Transport {
         &mut self,
         at: At,
         dir: Dir,
-        mut bytes: Vec<u8>,
+        bytes: LineBytes,
         terminated: bool,
         findings: &mut Findings,
         out: &mut Vec<Item>,
     ) {
         // The common case, a plain line of JSON, parsed without copies.
-        if let Some(frame) = parse_plain(&mut bytes) {
-            emit(at, dir, frame, findings, out);
-            return;
-        }
+        let bytes = match parse_plain(bytes) {
+            Ok(frame) => {
+                emit(at, dir, frame, findings, out);
+                return;
+            }
+            Err(bytes) => bytes,
+        };
         let bytes = match bytes.strip_prefix(b"\xef\xbb\xbf") {
             Some(rest) => {
                 findings.push(
@@ -621,19 +624,25 @@ impl Transport {
 /// Parses a line that is plainly one JSON value: no BOM or CR to report,
 /// valid UTF-8, not a header. A message that keeps its line takes `bytes`.
 /// `None` for anything else, which the transport's full path handles.
-fn parse_plain(bytes: &mut Vec<u8>) -> Option<Frame> {
+fn parse_plain(bytes: LineBytes) -> Result<Frame, LineBytes> {
     if bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r") {
-        return None;
+        return Err(bytes);
     }
-    let text = simdutf8::basic::from_utf8(bytes).ok()?;
+    let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
+        return Err(bytes);
+    };
     if !looks_like_json(text) || is_header(text) {
-        return None;
+        return Err(bytes);
     }
-    let (mut frame, cut) = crate::skim::parse_cut(text).ok()?;
-    if cut {
-        frame.keep_line(std::mem::take(bytes));
+    match crate::skim::parse_cut(text) {
+        Ok((mut frame, cut)) => {
+            if cut {
+                frame.keep_line(bytes);
+            }
+            Ok(frame)
+        }
+        Err(_) => Err(bytes),
     }
-    Some(frame)
 }
 
 fn emit(at: At, dir: Dir, frame: Frame, findings: &mut Findings, out: &mut Vec<Item>) {

@@ -134,7 +134,7 @@ impl ClaudeReader {
                     None,
                     Body::Line {
                         dir: Dir::Stderr,
-                        bytes,
+                        bytes: bytes.into(),
                     },
                     None,
                 ));
@@ -224,7 +224,7 @@ fn payload_body(dir: Dir, payload: &str) -> Body {
         }
         return Body::Line {
             dir,
-            bytes: payload.as_bytes().to_vec(),
+            bytes: (payload.as_bytes().to_vec()).into(),
         };
     }
     match summary(payload) {

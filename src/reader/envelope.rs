@@ -122,7 +122,7 @@ impl McpsnoopReader {
         let body = match (raw, text) {
             (Some(raw), _) => Body::Line {
                 dir,
-                bytes: raw.to_string().into_bytes(),
+                bytes: (raw.to_string().into_bytes()).into(),
             },
             (None, Some(text)) if truncated && dir != Dir::Stderr => match rebuild_cut(text) {
                 Some(json) => Body::Partial {
@@ -134,7 +134,7 @@ impl McpsnoopReader {
             },
             (None, Some(text)) => Body::Line {
                 dir,
-                bytes: text.as_bytes().to_vec(),
+                bytes: (text.as_bytes().to_vec()).into(),
             },
             (None, None) => return,
         };
@@ -238,7 +238,7 @@ impl InspectorReader {
                     time.clone(),
                     Body::Line {
                         dir,
-                        bytes: message.to_string().into_bytes(),
+                        bytes: (message.to_string().into_bytes()).into(),
                     },
                 );
             }
@@ -260,7 +260,7 @@ impl InspectorReader {
                     at,
                     Body::Line {
                         dir: back,
-                        bytes: response.to_string().into_bytes(),
+                        bytes: (response.to_string().into_bytes()).into(),
                     },
                 );
             }

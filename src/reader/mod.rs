@@ -6,9 +6,8 @@
 //! A reader returns `Err` only when the underlying read fails; lines it cannot
 //! understand become [`Body::Unreadable`] records, which later stages report.
 
-use std::borrow::Cow;
 use std::fmt;
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 
 use chrono::{DateTime, FixedOffset};
 
@@ -111,7 +110,7 @@ impl Timestamp {
 pub enum Body {
     /// A line written to one of the server's streams, without its `\n`
     /// (a `\r` before it is kept: it is part of what was sent).
-    Line { dir: Dir, bytes: Vec<u8> },
+    Line { dir: Dir, bytes: LineBytes },
     /// A session event written by a recorder (`# ...` in the native format),
     /// or a host's lifecycle line (`Server transport closed`).
     Event(String),
@@ -418,8 +417,7 @@ pub fn open_any(
         .take(DETECT_BYTES as u64)
         .read_to_end(&mut prefix)?;
     let format = forced.unwrap_or_else(|| detect(&prefix));
-    let source = io::BufReader::with_capacity(1024 * 1024, io::Cursor::new(prefix).chain(input));
-    let lines = Lines::new(Box::new(source));
+    let lines = Lines::new(Box::new(io::Cursor::new(prefix).chain(input)));
     let count = lines.count.clone();
     let records: Records = match format {
         Format::Native => Box::new(native::NativeReader::new(lines)),
@@ -457,83 +455,213 @@ pub fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 /// How many lines a reader has read.
 pub type LineCount = std::rc::Rc<std::cell::Cell<u64>>;
 
+/// A line's bytes, without copying them out of the read buffer: a range of
+/// a chunk shared with the other lines read with it (the chunk is freed, or
+/// reused, when its last line is dropped), or bytes of its own.
+#[derive(Clone)]
+pub struct LineBytes {
+    chunk: std::rc::Rc<Vec<u8>>,
+    range: std::ops::Range<usize>,
+}
+
+impl LineBytes {
+    /// The bytes as a vector of their own (moved when they are not shared).
+    pub fn into_vec(self) -> Vec<u8> {
+        if self.range.start == 0 && self.range.end == self.chunk.len() {
+            match std::rc::Rc::try_unwrap(self.chunk) {
+                Ok(v) => return v,
+                Err(shared) => return shared[self.range].to_vec(),
+            }
+        }
+        self.chunk[self.range].to_vec()
+    }
+
+    /// Drops the first `n` bytes (a prefix the reader has read), without copying.
+    pub fn skip(mut self, n: usize) -> LineBytes {
+        self.range.start = (self.range.start + n).min(self.range.end);
+        self
+    }
+}
+
+impl From<Vec<u8>> for LineBytes {
+    fn from(v: Vec<u8>) -> LineBytes {
+        let range = 0..v.len();
+        LineBytes {
+            chunk: std::rc::Rc::new(v),
+            range,
+        }
+    }
+}
+
+impl std::ops::Deref for LineBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.chunk[self.range.clone()]
+    }
+}
+
+impl AsRef<[u8]> for LineBytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl PartialEq for LineBytes {
+    fn eq(&self, other: &LineBytes) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for LineBytes {}
+
+impl fmt::Debug for LineBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// Bytes read at a time; a line longer than this is gathered on its own.
+const CHUNK: usize = 1 << 20;
+
 /// Splits a byte stream into lines, keeping each line's bytes exactly
-/// (without the `\n`) and whether it was terminated.
+/// (without the `\n`) and whether it was terminated. Reads into chunks that
+/// the lines share ([`LineBytes`]): a line is not copied out of them.
 pub struct Lines {
-    source: Box<dyn BufRead>,
+    source: Box<dyn Read>,
+    chunk: std::rc::Rc<Vec<u8>>,
+    /// The unread bytes: `chunk[start..end]`.
+    start: usize,
+    end: usize,
     line_no: u64,
     count: LineCount,
 }
 
 impl Lines {
-    pub fn new(source: Box<dyn BufRead>) -> Lines {
+    pub fn new(source: Box<dyn Read>) -> Lines {
         Lines {
             source,
+            chunk: std::rc::Rc::new(Vec::new()),
+            start: 0,
+            end: 0,
             line_no: 0,
             count: LineCount::default(),
         }
     }
 
-    /// The next line as `(line number, bytes, terminated)`.
+    /// The next line as `(line number, bytes, terminated)`, in a vector of
+    /// its own.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, Vec<u8>, bool)>> {
-        self.next_with(|line, bytes, terminated| (line, bytes.into_owned(), terminated))
+        self.next_with(|line, bytes, terminated| (line, bytes.to_vec(), terminated))
     }
 
-    /// Hands the next line to `f` as `(line number, bytes, terminated)`:
-    /// borrowed from the read buffer when it lies there whole, so that a
-    /// reader copies only the part it keeps; owned when it was longer than
-    /// the buffer, so that a huge line is never copied twice. `None` at the
-    /// end of the input.
-    pub fn next_with<R>(
-        &mut self,
-        f: impl FnOnce(u64, Cow<'_, [u8]>, bool) -> R,
-    ) -> io::Result<Option<R>> {
-        let mut long = Vec::new();
-        loop {
-            let buf = match self.source.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+    /// The next line, sharing the chunk it was read into.
+    pub fn next_shared(&mut self) -> io::Result<Option<(u64, LineBytes, bool)>> {
+        Ok(self.next_raw()?.map(|(line, bytes, terminated)| {
+            let bytes = match bytes {
+                Raw::Chunk(range) => LineBytes {
+                    chunk: self.chunk.clone(),
+                    range,
+                },
+                Raw::Long(v) => v.into(),
             };
-            if buf.is_empty() {
-                if long.is_empty() {
+            (line, bytes, terminated)
+        }))
+    }
+
+    /// Hands the next line to `f` as `(line number, bytes, terminated)`,
+    /// borrowed, so that a reader copies only the part it keeps. `None` at
+    /// the end of the input.
+    pub fn next_with<R>(&mut self, f: impl FnOnce(u64, &[u8], bool) -> R) -> io::Result<Option<R>> {
+        Ok(self
+            .next_raw()?
+            .map(|(line, bytes, terminated)| match bytes {
+                Raw::Chunk(range) => f(line, &self.chunk[range], terminated),
+                Raw::Long(v) => f(line, &v, terminated),
+            }))
+    }
+
+    fn next_raw(&mut self) -> io::Result<Option<(u64, Raw, bool)>> {
+        let mut scanned = self.start;
+        let mut long: Option<Vec<u8>> = None;
+        // A read of 0 bytes ends the input for now; a later call reads again
+        // (`check --follow` feeds the reader as the file grows).
+        let mut at_end = false;
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.chunk[scanned..self.end]) {
+                let end = scanned + i;
+                let range = self.start..end;
+                self.start = end + 1;
+                let raw = match long.take() {
+                    Some(mut v) => {
+                        v.extend_from_slice(&self.chunk[range]);
+                        Raw::Long(v)
+                    }
+                    None => Raw::Chunk(range),
+                };
+                return Ok(Some((self.count_line(), raw, true)));
+            }
+            if at_end {
+                if self.start == self.end && long.is_none() {
                     return Ok(None);
                 }
-                return Ok(Some(self.emit(f, long, false)));
+                let range = self.start..self.end;
+                self.start = self.end;
+                let raw = match long.take() {
+                    Some(mut v) => {
+                        v.extend_from_slice(&self.chunk[range]);
+                        Raw::Long(v)
+                    }
+                    None => Raw::Chunk(range),
+                };
+                return Ok(Some((self.count_line(), raw, false)));
             }
-            match memchr::memchr(b'\n', buf) {
-                Some(i) if long.is_empty() => {
-                    // The whole line is in the buffer: lend it.
-                    self.line_no += 1;
-                    self.count.set(self.line_no);
-                    let out = f(self.line_no, Cow::Borrowed(&buf[..i]), true);
-                    self.source.consume(i + 1);
-                    return Ok(Some(out));
+            // No newline in what is buffered: make room, then read more.
+            let pending = self.end - self.start;
+            if pending >= CHUNK / 2 {
+                // A long line: gathered on its own, the chunk reused for reading.
+                long.get_or_insert_with(Vec::new)
+                    .extend_from_slice(&self.chunk[self.start..self.end]);
+                self.start = self.end;
+            }
+            let pending = self.end - self.start;
+            match std::rc::Rc::get_mut(&mut self.chunk) {
+                Some(chunk) if chunk.len() == CHUNK => {
+                    chunk.copy_within(self.start..self.end, 0);
                 }
-                Some(i) => {
-                    long.extend_from_slice(&buf[..i]);
-                    self.source.consume(i + 1);
-                    return Ok(Some(self.emit(f, long, true)));
-                }
-                None => {
-                    let n = buf.len();
-                    long.extend_from_slice(buf);
-                    self.source.consume(n);
+                _ => {
+                    // A line read earlier still holds the chunk: a new one.
+                    let mut fresh = vec![0u8; CHUNK];
+                    fresh[..pending].copy_from_slice(&self.chunk[self.start..self.end]);
+                    self.chunk = std::rc::Rc::new(fresh);
                 }
             }
+            self.start = 0;
+            self.end = pending;
+            scanned = pending;
+            let chunk = std::rc::Rc::get_mut(&mut self.chunk).expect("just made unique");
+            let n = loop {
+                match self.source.read(&mut chunk[pending..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            };
+            at_end = n == 0;
+            self.end += n;
         }
     }
 
-    fn emit<R>(
-        &mut self,
-        f: impl FnOnce(u64, Cow<'_, [u8]>, bool) -> R,
-        bytes: Vec<u8>,
-        terminated: bool,
-    ) -> R {
+    fn count_line(&mut self) -> u64 {
         self.line_no += 1;
         self.count.set(self.line_no);
-        f(self.line_no, Cow::Owned(bytes), terminated)
+        self.line_no
     }
+}
+
+/// Where a line's bytes are: in the current chunk, or gathered on their own.
+enum Raw {
+    Chunk(std::ops::Range<usize>),
+    Long(Vec<u8>),
 }
 
 #[cfg(test)]
@@ -556,6 +684,72 @@ mod tests {
         assert_eq!(detect(b"{\"jsonrpc\":\"2.0\"}\n{}\n"), Format::Ndjson);
         assert_eq!(detect(b"banner\n{\"a\":1}\n{\"b\":1}\n"), Format::Ndjson);
         assert_eq!(detect(b""), Format::Native);
+    }
+
+    /// Reads at most `step` bytes at a time.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.step).min(self.data.len() - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    /// Lines of every length (empty, short, across chunk edges, longer than
+    /// a chunk), read in odd steps, some kept while later ones are read:
+    /// each comes out whole and unchanged, kept ones included.
+    #[test]
+    fn shared_lines_survive_refills_and_long_lines() {
+        let lengths = [
+            0,
+            1,
+            70,
+            CHUNK / 2 - 3,
+            CHUNK - 1,
+            5,
+            CHUNK + 17,
+            3 * CHUNK,
+            12,
+            0,
+            999,
+        ];
+        let expected: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (0..n).map(|j| b'a' + ((i * 7 + j) % 26) as u8).collect())
+            .collect();
+        let mut data = expected.join(&b'\n');
+        data.extend_from_slice(b"\ntail without newline");
+        for step in [1 << 20, 4096, 65_537] {
+            let mut lines = Lines::new(Box::new(Trickle {
+                data: data.clone(),
+                at: 0,
+                step,
+            }));
+            let mut kept = Vec::new();
+            for (i, want) in expected.iter().enumerate() {
+                let (line, bytes, terminated) = lines.next_shared().unwrap().expect("a line");
+                assert_eq!((line, terminated), (i as u64 + 1, true));
+                assert!(&*bytes == want.as_slice(), "line {} (step {step})", i + 1);
+                if i % 2 == 0 {
+                    kept.push((i, bytes));
+                }
+            }
+            let (_, tail, terminated) = lines.next_shared().unwrap().expect("the tail");
+            assert_eq!((&*tail, terminated), (&b"tail without newline"[..], false));
+            assert!(lines.next_shared().unwrap().is_none());
+            for (i, bytes) in kept {
+                assert!(&*bytes == expected[i].as_slice(), "kept line {}", i + 1);
+                assert_eq!(bytes.into_vec(), expected[i]);
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,6 @@
 //! follows the marker, byte for byte (it may be empty, hold a CR or be invalid
 //! UTF-8).
 
-use std::borrow::Cow;
 use std::io;
 
 use super::{Body, Dir, Lines, Record, Timestamp};
@@ -77,37 +76,33 @@ impl Iterator for NativeReader {
     type Item = io::Result<Record>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let record = self.lines.next_with(|line, bytes, terminated| {
-            let Some((time, mark, start)) = parse_prefix(&bytes) else {
-                return Record {
-                    line,
-                    time: None,
-                    body: Body::Unreadable(bytes.into_owned()),
-                    terminated,
-                    source: None,
-                };
-            };
-            // Only the raw line is kept; a long line is cut in place.
-            let raw = match bytes {
-                Cow::Borrowed(b) => b[start..].to_vec(),
-                Cow::Owned(mut b) => {
-                    b.drain(..start);
-                    b
-                }
-            };
-            let body = match mark {
-                Marker::Line(dir) => Body::Line { dir, bytes: raw },
-                Marker::Event => Body::Event(String::from_utf8_lossy(&raw).into_owned()),
-            };
-            Record {
+        let (line, bytes, terminated) = match self.lines.next_shared() {
+            Ok(Some(l)) => l,
+            Ok(None) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        let Some((time, mark, start)) = parse_prefix(&bytes) else {
+            return Some(Ok(Record {
                 line,
-                time,
-                body,
+                time: None,
+                body: Body::Unreadable(bytes.into_vec()),
                 terminated,
                 source: None,
-            }
-        });
-        record.transpose()
+            }));
+        };
+        // Only the raw line is kept, still in the chunk it was read into.
+        let raw = bytes.skip(start);
+        let body = match mark {
+            Marker::Line(dir) => Body::Line { dir, bytes: raw },
+            Marker::Event => Body::Event(String::from_utf8_lossy(&raw).into_owned()),
+        };
+        Some(Ok(Record {
+            line,
+            time,
+            body,
+            terminated,
+            source: None,
+        }))
     }
 }
 

@@ -27,7 +27,7 @@ impl Iterator for NdjsonReader {
                 time: None,
                 body: Body::Line {
                     dir: Dir::Unknown,
-                    bytes,
+                    bytes: bytes.into(),
                 },
                 terminated,
                 source: None,

@@ -121,7 +121,10 @@ impl SocatReader {
                 self.queue.push_back(Record {
                     line: line_no,
                     time: time.clone(),
-                    body: Body::Line { dir, bytes: line },
+                    body: Body::Line {
+                        dir,
+                        bytes: line.into(),
+                    },
                     terminated: true,
                     source: None,
                 });
@@ -197,7 +200,7 @@ impl SocatReader {
                     time: None,
                     body: Body::Line {
                         dir: Dir::Stderr,
-                        bytes: rest.to_vec(),
+                        bytes: (rest.to_vec()).into(),
                     },
                     terminated,
                     source: None,
@@ -225,7 +228,10 @@ impl LineParser for SocatReader {
                 self.queue.push_back(Record {
                     line: self.last_line,
                     time: None,
-                    body: Body::Line { dir, bytes: rest },
+                    body: Body::Line {
+                        dir,
+                        bytes: rest.into(),
+                    },
                     terminated: false,
                     source: None,
                 });

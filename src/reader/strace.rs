@@ -210,7 +210,7 @@ impl StraceReader {
                 time,
                 Body::Line {
                     dir: Dir::Stderr,
-                    bytes,
+                    bytes: bytes.into(),
                 },
                 true,
             );
@@ -264,7 +264,15 @@ impl StraceReader {
             let rest = self.pending[slot].split_off(i + 1);
             let mut done = std::mem::replace(&mut self.pending[slot], rest);
             done.pop();
-            self.record(line, &call.time, Body::Line { dir, bytes: done }, true);
+            self.record(
+                line,
+                &call.time,
+                Body::Line {
+                    dir,
+                    bytes: done.into(),
+                },
+                true,
+            );
         }
     }
 
@@ -368,7 +376,15 @@ impl LineParser for StraceReader {
         for (slot, dir) in [(0, Dir::ClientToServer), (1, Dir::ServerToClient)] {
             let rest = std::mem::take(&mut self.pending[slot]);
             if !rest.is_empty() {
-                self.record(last, &None, Body::Line { dir, bytes: rest }, false);
+                self.record(
+                    last,
+                    &None,
+                    Body::Line {
+                        dir,
+                        bytes: rest.into(),
+                    },
+                    false,
+                );
             }
         }
     }
