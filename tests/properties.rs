@@ -112,3 +112,55 @@ proptest! {
         prop_assert_eq!(report(&data, step), report(&data, 1 << 20));
     }
 }
+
+const MIB: usize = 1 << 20;
+
+/// The line reader (1 MiB chunks shared by the lines read into them): lines of every length (empty, short, across chunk edges, longer than
+/// a chunk), read in odd steps, some kept while later ones are read:
+/// each comes out whole and unchanged, kept ones included.
+#[test]
+fn shared_lines_survive_refills_and_long_lines() {
+    let lengths = [
+        0,
+        1,
+        70,
+        MIB / 2 - 3,
+        MIB - 1,
+        5,
+        MIB + 17,
+        3 * MIB,
+        12,
+        0,
+        999,
+    ];
+    let expected: Vec<Vec<u8>> = lengths
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (0..n).map(|j| b'a' + ((i * 7 + j) % 26) as u8).collect())
+        .collect();
+    let mut data = expected.join(&b'\n');
+    data.extend_from_slice(b"\ntail without newline");
+    for step in [1 << 20, 4096, 65_537] {
+        let mut lines = mcpdbg::reader::Lines::new(Box::new(Trickle {
+            data: data.clone(),
+            at: 0,
+            step,
+        }));
+        let mut kept = Vec::new();
+        for (i, want) in expected.iter().enumerate() {
+            let (line, bytes, terminated) = lines.next_shared().unwrap().expect("a line");
+            assert_eq!((line, terminated), (i as u64 + 1, true));
+            assert!(&*bytes == want.as_slice(), "line {} (step {step})", i + 1);
+            if i % 2 == 0 {
+                kept.push((i, bytes));
+            }
+        }
+        let (_, tail, terminated) = lines.next_shared().unwrap().expect("the tail");
+        assert_eq!((&*tail, terminated), (&b"tail without newline"[..], false));
+        assert!(lines.next_shared().unwrap().is_none());
+        for (i, bytes) in kept {
+            assert!(&*bytes == expected[i].as_slice(), "kept line {}", i + 1);
+            assert_eq!(bytes.into_vec(), expected[i]);
+        }
+    }
+}

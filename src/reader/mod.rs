@@ -589,30 +589,16 @@ impl Lines {
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.chunk[scanned..self.end]) {
                 let end = scanned + i;
-                let range = self.start..end;
+                let raw = self.take(long.take(), end);
                 self.start = end + 1;
-                let raw = match long.take() {
-                    Some(mut v) => {
-                        v.extend_from_slice(&self.chunk[range]);
-                        Raw::Long(v)
-                    }
-                    None => Raw::Chunk(range),
-                };
                 return Ok(Some((self.count_line(), raw, true)));
             }
             if at_end {
                 if self.start == self.end && long.is_none() {
                     return Ok(None);
                 }
-                let range = self.start..self.end;
+                let raw = self.take(long.take(), self.end);
                 self.start = self.end;
-                let raw = match long.take() {
-                    Some(mut v) => {
-                        v.extend_from_slice(&self.chunk[range]);
-                        Raw::Long(v)
-                    }
-                    None => Raw::Chunk(range),
-                };
                 return Ok(Some((self.count_line(), raw, false)));
             }
             // No newline in what is buffered: make room, then read more.
@@ -651,6 +637,19 @@ impl Lines {
         }
     }
 
+    /// The line that ends at `end` of the chunk: a range of it, or the end
+    /// of a long line gathered so far.
+    fn take(&self, long: Option<Vec<u8>>, end: usize) -> Raw {
+        let range = self.start..end;
+        match long {
+            Some(mut v) => {
+                v.extend_from_slice(&self.chunk[range]);
+                Raw::Long(v)
+            }
+            None => Raw::Chunk(range),
+        }
+    }
+
     fn count_line(&mut self) -> u64 {
         self.line_no += 1;
         self.count.set(self.line_no);
@@ -684,72 +683,6 @@ mod tests {
         assert_eq!(detect(b"{\"jsonrpc\":\"2.0\"}\n{}\n"), Format::Ndjson);
         assert_eq!(detect(b"banner\n{\"a\":1}\n{\"b\":1}\n"), Format::Ndjson);
         assert_eq!(detect(b""), Format::Native);
-    }
-
-    /// Reads at most `step` bytes at a time.
-    struct Trickle {
-        data: Vec<u8>,
-        at: usize,
-        step: usize,
-    }
-
-    impl Read for Trickle {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = buf.len().min(self.step).min(self.data.len() - self.at);
-            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
-            self.at += n;
-            Ok(n)
-        }
-    }
-
-    /// Lines of every length (empty, short, across chunk edges, longer than
-    /// a chunk), read in odd steps, some kept while later ones are read:
-    /// each comes out whole and unchanged, kept ones included.
-    #[test]
-    fn shared_lines_survive_refills_and_long_lines() {
-        let lengths = [
-            0,
-            1,
-            70,
-            CHUNK / 2 - 3,
-            CHUNK - 1,
-            5,
-            CHUNK + 17,
-            3 * CHUNK,
-            12,
-            0,
-            999,
-        ];
-        let expected: Vec<Vec<u8>> = lengths
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| (0..n).map(|j| b'a' + ((i * 7 + j) % 26) as u8).collect())
-            .collect();
-        let mut data = expected.join(&b'\n');
-        data.extend_from_slice(b"\ntail without newline");
-        for step in [1 << 20, 4096, 65_537] {
-            let mut lines = Lines::new(Box::new(Trickle {
-                data: data.clone(),
-                at: 0,
-                step,
-            }));
-            let mut kept = Vec::new();
-            for (i, want) in expected.iter().enumerate() {
-                let (line, bytes, terminated) = lines.next_shared().unwrap().expect("a line");
-                assert_eq!((line, terminated), (i as u64 + 1, true));
-                assert!(&*bytes == want.as_slice(), "line {} (step {step})", i + 1);
-                if i % 2 == 0 {
-                    kept.push((i, bytes));
-                }
-            }
-            let (_, tail, terminated) = lines.next_shared().unwrap().expect("the tail");
-            assert_eq!((&*tail, terminated), (&b"tail without newline"[..], false));
-            assert!(lines.next_shared().unwrap().is_none());
-            for (i, bytes) in kept {
-                assert!(&*bytes == expected[i].as_slice(), "kept line {}", i + 1);
-                assert_eq!(bytes.into_vec(), expected[i]);
-            }
-        }
     }
 
     #[test]
