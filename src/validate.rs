@@ -42,7 +42,7 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
             time: None,
             body: Body::Line {
                 dir: given,
-                bytes: (line.to_vec()).into(),
+                bytes: line.to_vec().into(),
             },
             terminated: i + 1 < count,
             source: None,

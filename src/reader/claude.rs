@@ -224,7 +224,7 @@ fn payload_body(dir: Dir, payload: &str) -> Body {
         }
         return Body::Line {
             dir,
-            bytes: (payload.as_bytes().to_vec()).into(),
+            bytes: payload.as_bytes().to_vec().into(),
         };
     }
     match summary(payload) {

@@ -134,7 +134,7 @@ impl McpsnoopReader {
             },
             (None, Some(text)) => Body::Line {
                 dir,
-                bytes: (text.as_bytes().to_vec()).into(),
+                bytes: text.as_bytes().to_vec().into(),
             },
             (None, None) => return,
         };

@@ -467,13 +467,13 @@ pub struct LineBytes {
 impl LineBytes {
     /// The bytes as a vector of their own (moved when they are not shared).
     pub fn into_vec(self) -> Vec<u8> {
-        if self.range.start == 0 && self.range.end == self.chunk.len() {
-            match std::rc::Rc::try_unwrap(self.chunk) {
-                Ok(v) => return v,
-                Err(shared) => return shared[self.range].to_vec(),
-            }
+        let LineBytes { chunk, range } = self;
+        let whole = range.start == 0 && range.end == chunk.len();
+        match std::rc::Rc::try_unwrap(chunk) {
+            Ok(v) if whole => v,
+            Ok(v) => v[range].to_vec(),
+            Err(shared) => shared[range].to_vec(),
         }
-        self.chunk[self.range].to_vec()
     }
 
     /// Drops the first `n` bytes (a prefix the reader has read), without copying.
@@ -551,10 +551,13 @@ impl Lines {
     /// The next line as `(line number, bytes, terminated)`, in a vector of
     /// its own.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, Vec<u8>, bool)>> {
-        self.next_with(|line, bytes, terminated| (line, bytes.to_vec(), terminated))
+        Ok(self
+            .next_shared()?
+            .map(|(line, bytes, terminated)| (line, bytes.into_vec(), terminated)))
     }
 
-    /// The next line, sharing the chunk it was read into.
+    /// The next line, sharing the chunk it was read into. `None` at the end
+    /// of the input.
     pub fn next_shared(&mut self) -> io::Result<Option<(u64, LineBytes, bool)>> {
         Ok(self.next_raw()?.map(|(line, bytes, terminated)| {
             let bytes = match bytes {
@@ -568,18 +571,6 @@ impl Lines {
         }))
     }
 
-    /// Hands the next line to `f` as `(line number, bytes, terminated)`,
-    /// borrowed, so that a reader copies only the part it keeps. `None` at
-    /// the end of the input.
-    pub fn next_with<R>(&mut self, f: impl FnOnce(u64, &[u8], bool) -> R) -> io::Result<Option<R>> {
-        Ok(self
-            .next_raw()?
-            .map(|(line, bytes, terminated)| match bytes {
-                Raw::Chunk(range) => f(line, &self.chunk[range], terminated),
-                Raw::Long(v) => f(line, &v, terminated),
-            }))
-    }
-
     fn next_raw(&mut self) -> io::Result<Option<(u64, Raw, bool)>> {
         let mut scanned = self.start;
         let mut long: Option<Vec<u8>> = None;
@@ -589,7 +580,7 @@ impl Lines {
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.chunk[scanned..self.end]) {
                 let end = scanned + i;
-                let raw = self.take(long.take(), end);
+                let raw = self.line_ending_at(long.take(), end);
                 self.start = end + 1;
                 return Ok(Some((self.count_line(), raw, true)));
             }
@@ -597,7 +588,7 @@ impl Lines {
                 if self.start == self.end && long.is_none() {
                     return Ok(None);
                 }
-                let raw = self.take(long.take(), self.end);
+                let raw = self.line_ending_at(long.take(), self.end);
                 self.start = self.end;
                 return Ok(Some((self.count_line(), raw, false)));
             }
@@ -639,7 +630,7 @@ impl Lines {
 
     /// The line that ends at `end` of the chunk: a range of it, or the end
     /// of a long line gathered so far.
-    fn take(&self, long: Option<Vec<u8>>, end: usize) -> Raw {
+    fn line_ending_at(&self, long: Option<Vec<u8>>, end: usize) -> Raw {
         let range = self.start..end;
         match long {
             Some(mut v) => {

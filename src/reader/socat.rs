@@ -200,7 +200,7 @@ impl SocatReader {
                     time: None,
                     body: Body::Line {
                         dir: Dir::Stderr,
-                        bytes: (rest.to_vec()).into(),
+                        bytes: rest.to_vec().into(),
                     },
                     terminated,
                     source: None,

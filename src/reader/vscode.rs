@@ -76,24 +76,29 @@ impl VsCodeReader {
         let body = if let Some(json) = message.strip_prefix("[editor -> server] ") {
             Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: (json.as_bytes().to_vec()).into(),
+                bytes: json.as_bytes().to_vec().into(),
             }
         } else if let Some(json) = message.strip_prefix("[server -> editor] ") {
             Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: (json.as_bytes().to_vec()).into(),
+                bytes: json.as_bytes().to_vec().into(),
             }
         } else if let Some(line) = message.strip_prefix("[server stderr] ") {
             Body::Line {
                 dir: Dir::Stderr,
-                bytes: (line.as_bytes().to_vec()).into(),
+                bytes: line.as_bytes().to_vec().into(),
             }
         } else if let Some(quoted) = message.strip_prefix("Failed to parse message: ") {
             // The stray line itself, as a JSON string literal.
             match serde_json::from_str::<String>(quoted) {
                 Ok(line) => Body::Line {
                     dir: Dir::ServerToClient,
-                    bytes: (line.strip_suffix('\n').unwrap_or(&line).as_bytes().to_vec()).into(),
+                    bytes: line
+                        .strip_suffix('\n')
+                        .unwrap_or(&line)
+                        .as_bytes()
+                        .to_vec()
+                        .into(),
                 },
                 Err(_) => Body::HostParseError(message.to_string()),
             }

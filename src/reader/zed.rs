@@ -78,7 +78,7 @@ impl ZedLogReader {
             self.last_outgoing = Some(json.to_string());
             Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: (json.as_bytes().to_vec()).into(),
+                bytes: json.as_bytes().to_vec().into(),
             }
         } else if let Some(json) = message
             .strip_prefix("recv: ")
@@ -86,12 +86,12 @@ impl ZedLogReader {
         {
             Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: (json.as_bytes().to_vec()).into(),
+                bytes: json.as_bytes().to_vec().into(),
             }
         } else if let Some(err) = message.strip_prefix("context server stderr: ") {
             Body::Line {
                 dir: Dir::Stderr,
-                bytes: (err.as_bytes().to_vec()).into(),
+                bytes: err.as_bytes().to_vec().into(),
             }
         } else if target.starts_with("context_server") || target.contains("context_server") {
             Body::Event(message.to_string())
