@@ -10,9 +10,10 @@
 //! [`crate::classify::Message::fields`] can read them whole.
 //!
 //! Two stages. On a long line, [`excise`] first walks the string literals
-//! with `memchr` and takes long payload strings out of the text (a JSON
-//! string literal ends at its first unescaped quote wherever it stands, so
-//! this walk finds exactly the literals serde_json would). serde_json then
+//! (64 bytes at a time, with SIMD bit masks) and takes long payload strings
+//! out of the text (a JSON string literal ends at its first unescaped quote
+//! wherever it stands, so this walk finds exactly the literals serde_json
+//! would). serde_json then
 //! parses the short remainder with the visitors below, which put each taken
 //! string back: cut in `params` and `result`, whole anywhere else. Anything
 //! the walk is unsure of (a bad escape, an unterminated string) is left to
@@ -179,10 +180,7 @@ macro_rules! scan_blocks {
             // `\u` takes four hex digits.
             let mut unicode = escaped & m.u & before;
             while unicode != 0 {
-                let i = pos + unicode.trailing_zeros() as usize;
-                if !b.get(i + 1..i + 5)?.iter().all(u8::is_ascii_hexdigit) {
-                    return None;
-                }
+                escape_end(b, pos + unicode.trailing_zeros() as usize - 1)?;
                 unicode &= unicode - 1;
             }
             if ends != 0 {

@@ -242,10 +242,6 @@ impl Transport {
             }
             None => bytes,
         };
-        // simdutf8 says only whether; std says where (in the rare bad line).
-        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
-            return text.into();
-        }
         match std::str::from_utf8(bytes) {
             Ok(text) => text.into(),
             Err(e) => {
