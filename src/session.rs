@@ -178,17 +178,19 @@ fn line32(line: u64) -> u32 {
 }
 
 impl UsedIds {
+    /// Where `n` is in the dense ids, when it was kept there.
+    fn dense_index(&self, n: i64) -> Option<usize> {
+        usize::try_from(n)
+            .ok()
+            .filter(|&i| self.dense.get(i).is_some_and(|slot| slot.0 != 0))
+    }
+
     fn slot(&mut self, id: &RequestId) -> Option<&mut (u32, u32)> {
         match id {
-            RequestId::Int(n) => {
-                let i = usize::try_from(*n)
-                    .ok()
-                    .filter(|&i| self.dense.get(i).is_some_and(|s| s.0 != 0));
-                match i {
-                    Some(i) => Some(&mut self.dense[i]),
-                    None => self.ints.get_mut(n),
-                }
-            }
+            RequestId::Int(n) => match self.dense_index(*n) {
+                Some(i) => Some(&mut self.dense[i]),
+                None => self.ints.get_mut(n),
+            },
             other => {
                 let print = self.print(other);
                 self.others.get_mut(&print)
@@ -198,9 +200,9 @@ impl UsedIds {
 
     fn get(&self, id: &RequestId) -> Option<Used> {
         let (line, answered) = *match id {
-            RequestId::Int(n) => match usize::try_from(*n).ok().and_then(|i| self.dense.get(i)) {
-                Some(slot) if slot.0 != 0 => slot,
-                _ => self.ints.get(n)?,
+            RequestId::Int(n) => match self.dense_index(*n) {
+                Some(i) => &self.dense[i],
+                None => self.ints.get(n)?,
             },
             other => self.others.get(&self.print(other))?,
         };
