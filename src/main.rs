@@ -668,29 +668,13 @@ fn unknown_rule(name: &str) -> String {
     let close = Rule::ALL
         .iter()
         .map(|r| r.name())
-        .min_by_key(|known| strsim(known, name));
+        .min_by_key(|known| strsim::levenshtein(known, name));
     match close {
-        Some(known) if strsim(known, name) <= 3 => {
+        Some(known) if strsim::levenshtein(known, name) <= 3 => {
             format!("unknown rule `{name}`; did you mean `{known}`? (`mcpdbg rules` lists them)")
         }
         _ => format!("unknown rule `{name}` (`mcpdbg rules` lists them)"),
     }
-}
-
-/// Edit distance between two short names.
-fn strsim(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 fn parse_severity(s: &str) -> Result<(Rule, Option<Severity>), String> {

@@ -240,23 +240,13 @@ pub fn did_you_mean(name: &str) -> Option<&'static str> {
         .map(|(_, n)| n)
 }
 
-/// Levenshtein distance over bytes; inputs are short method names.
+/// Levenshtein distance between a name from the log and a known method;
+/// names of very different or absurd lengths are not compared at all.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len().abs_diff(b.len()) > 2 || a.len() > 256 || b.len() > 256 {
         return usize::MAX;
     }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::levenshtein(a, b)
 }
 
 /// The `_meta` key that carries the protocol version on every 2026 request.

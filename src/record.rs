@@ -100,6 +100,7 @@ const QUEUE_ENTRIES: usize = 4096;
 /// Read size of the relay threads.
 const CHUNK: usize = 256 * 1024;
 /// The pipe size asked for on the server's stdin and stdout.
+#[cfg(target_os = "linux")]
 const PIPE_SIZE: libc::c_int = 1024 * 1024;
 /// The longest line kept whole; the rest of a longer line becomes a gap.
 const MAX_LINE: usize = 256 * 1024 * 1024;
@@ -324,7 +325,8 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
     let child_stdout = child.stdout.take().expect("piped");
     let child_stderr = child.stderr.take().expect("piped");
     // Larger pipes mean fewer, larger reads and writes when a server sends a
-    // lot; a failure only costs speed.
+    // lot; a failure only costs speed. Only Linux can resize a pipe.
+    #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
         for fd in [
@@ -332,7 +334,8 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
             child_stdout.as_raw_fd(),
             io::stdout().as_raw_fd(),
         ] {
-            // SAFETY: fcntl(2) on descriptors we own for the whole call.
+            // SAFETY: fcntl(2) on descriptors that stay open for the whole
+            // call (the child's pipes and our stdout); it reads no memory of ours.
             unsafe {
                 libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_SIZE);
             }

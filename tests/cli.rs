@@ -438,6 +438,14 @@ fn hostile_inputs_never_crash() {
     assert_survives("deep nesting", deep.as_bytes());
     let deep_object = format!("> {}\n", "{\"a\":".repeat(50_000));
     assert_survives("deep unterminated object", deep_object.as_bytes());
+    // A valid Inspector export whose durations are absurd: no time for the
+    // response, never an overflow.
+    for duration in ["1e300", "-5", "9.3e15", "1e-300"] {
+        let export = format!(
+            "[\n  {{\n    \"id\": 1,\n    \"timestamp\": \"2026-11-02T09:00:00Z\",\n    \"direction\": \"request\",\n    \"message\": {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}},\n    \"response\": {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{}}}},\n    \"duration\": {duration}\n  }}\n]\n"
+        );
+        assert_survives(&format!("inspector duration {duration}"), export.as_bytes());
+    }
 }
 
 #[test]

@@ -531,12 +531,9 @@ fn near(p: [u8; 3], hex: &str, tolerance: u8) -> bool {
 
 #[test]
 fn html_report_renders_in_headless_chromium() {
-    let Some(chromium) = chromium() else {
-        eprintln!(
-            "note: chromium is not installed; the HTML rendering test is skipped (.ci/run installs it)"
-        );
-        return;
-    };
+    let chromium = chromium().expect(
+        "chromium is not installed: run scripts/test, which installs it (apt-get install chromium)",
+    );
     let dir = scratch("chromium");
     let html = dir.join("sample.html");
     let out = run(&[

@@ -248,11 +248,10 @@ impl InspectorReader {
                     Dir::ServerToClient => Dir::ClientToServer,
                     other => other,
                 };
+                // An absurd duration (1e300, negative, NaN) means no time
+                // for the response, never an overflow.
                 let at = match (&time, entry.get("duration").and_then(Value::as_f64)) {
-                    (Some(t), Some(ms)) => Some(Timestamp {
-                        text: format!("{} (+{ms} ms)", t.text).into(),
-                        at: t.at + chrono::Duration::microseconds((ms * 1000.0) as i64),
-                    }),
+                    (Some(t), Some(ms)) => response_time(t, ms),
                     _ => None,
                 };
                 self.record(
@@ -325,6 +324,22 @@ impl Iterator for InspectorReader {
         }
         self.queue.pop_front().map(Ok)
     }
+}
+
+/// The time of a response `ms` milliseconds after its request, when that is
+/// a time at all.
+fn response_time(request: &Timestamp, ms: f64) -> Option<Timestamp> {
+    let micros = ms * 1000.0;
+    if !micros.is_finite() || micros < 0.0 || micros > i64::MAX as f64 {
+        return None;
+    }
+    let at = request
+        .at
+        .checked_add_signed(chrono::TimeDelta::microseconds(micros as i64))?;
+    Some(Timestamp {
+        text: format!("{} (+{ms} ms)", request.text).into(),
+        at,
+    })
 }
 
 #[cfg(test)]

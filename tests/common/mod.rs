@@ -112,17 +112,21 @@ pub fn snapshot(path: &Path, actual: &str) -> Option<String> {
     if expected == actual {
         return None;
     }
-    let (n, (e, a)) = expected
-        .lines()
-        .chain(std::iter::repeat("<end>"))
-        .zip(actual.lines().chain(std::iter::repeat("<end>")))
-        .enumerate()
-        .find(|(_, (e, a))| e != a)
-        .expect("texts differ");
+    // Split on '\n' only, so a difference in a final newline or a '\r' is a
+    // difference (`lines()` would hide both, and the search would never end).
+    let mut expected_lines = expected.split('\n');
+    let mut actual_lines = actual.split('\n');
+    let mut n = 0;
+    let (e, a) = loop {
+        n += 1;
+        match (expected_lines.next(), actual_lines.next()) {
+            (Some(e), Some(a)) if e == a => continue,
+            (e, a) => break (e.unwrap_or("<end>"), a.unwrap_or("<end>")),
+        }
+    };
     Some(format!(
-        "{}: line {} differs\n  expected: {e}\n  actual:   {a}",
-        path.display(),
-        n + 1
+        "{}: line {n} differs\n  expected: {e:?}\n  actual:   {a:?}",
+        path.display()
     ))
 }
 
