@@ -6,9 +6,10 @@
 
 use indexmap::IndexMap;
 
-use crate::classify::RequestId;
-use crate::reader::{Dir, Timestamp};
 use crate::rules::{Rule, Severity};
+use crate::wire::dir::Dir;
+use crate::wire::message::RequestId;
+use crate::wire::time::Timestamp;
 
 /// One rule break (or analysis note) at one place in a log.
 #[derive(Clone, Debug, PartialEq)]

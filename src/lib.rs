@@ -28,7 +28,7 @@
 //!                then Entries (rows streamed with their raw bytes)
 //!      ──timeline──▶ filters, --around window ──▶ render::{timeline, mermaid, html}
 //!      ──stats──▶ per-method numbers ──▶ render::{stats, stats_json}
-//! check::Checker + conversation, fed as a file grows ──follow──▶ live findings
+//! pipeline::Checker + conversation, fed as a file grows ──follow──▶ live findings
 //! ```
 //! `redact.rs` (`--redact`) remembers the strings the items carry and
 //! rewrites the report's text on its way out; the analysis sees the real log.
@@ -69,28 +69,18 @@
 //!   session; the views only show them.
 //! - Rule metadata lives only in `rules.rs`.
 
-pub mod capture;
-pub mod check;
-pub mod checks;
-pub mod classify;
-pub mod conversation;
-pub mod diff;
+pub mod cmd;
 pub mod finding;
-pub mod follow;
-pub mod progress;
+pub mod live;
+pub mod pipeline;
 pub mod protocol;
 pub mod reader;
-pub mod record;
 pub mod redact;
 pub mod render;
-pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod session;
-pub mod skim;
-pub mod stats;
 pub mod text;
-pub mod timeline;
 pub mod transport;
-pub mod validate;
 pub mod views;
+pub mod wire;

@@ -8,17 +8,19 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use mcpdbg::check::{self, Filter, Options};
-use mcpdbg::conversation::EntryKind;
-use mcpdbg::progress::{Counted, Counter};
+use mcpdbg::cmd::validate::{self, ValidateOptions};
+use mcpdbg::live::progress::{Counted, Counter};
+use mcpdbg::pipeline::{self, Filter, Options};
 use mcpdbg::protocol::Revision;
-use mcpdbg::reader::{Dir, Format};
+use mcpdbg::reader::Format;
 use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
 use mcpdbg::rules::{Rule, Severity};
-use mcpdbg::session::{Config, Side};
-use mcpdbg::timeline;
-use mcpdbg::validate::{self, ValidateOptions};
+use mcpdbg::session::Config;
+use mcpdbg::views::conversation::EntryKind;
+use mcpdbg::views::timeline;
+use mcpdbg::wire::dir::Dir;
+use mcpdbg::wire::dir::Side;
 
 /// Debug Model Context Protocol (MCP) sessions over stdio, offline
 ///
@@ -782,7 +784,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             signal_hook::flag::register_conditional_shutdown(signal, 130, stop.clone())?;
             signal_hook::flag::register(signal, stop.clone())?;
         }
-        let follow = mcpdbg::follow::FollowOptions {
+        let follow = mcpdbg::live::follow::FollowOptions {
             check: options.clone(),
             poll: std::time::Duration::from_secs_f64(args.poll_interval),
             status_every: std::time::Duration::from_secs_f64(args.status_interval),
@@ -791,7 +793,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             "mcpdbg: following {}; Ctrl-C prints the report",
             path.display()
         );
-        report = match mcpdbg::follow::follow(
+        report = match mcpdbg::live::follow::follow(
             path,
             &follow,
             &stop,
@@ -811,15 +813,15 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
             Ok((name, Box::new(file)))
         };
-        let tee = (|| -> Result<check::Tee, String> {
-            Ok(check::Tee {
+        let tee = (|| -> Result<pipeline::Tee, String> {
+            Ok(pipeline::Tee {
                 client: open(client)?,
                 server: open(server)?,
                 stderr: args.stderr_file.as_ref().map(open).transpose()?,
             })
         })();
         match tee.and_then(|tee| {
-            check::check_tee(tee, &options).map_err(|e| format!("cannot read the capture: {e}"))
+            pipeline::check_tee(tee, &options).map_err(|e| format!("cannot read the capture: {e}"))
         }) {
             Ok(file) => report.files.push(file),
             Err(message) => {
@@ -830,7 +832,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
         return emit(&report, &args.output, failed);
     }
     if !args.follow {
-        let counter = std::sync::Arc::new(mcpdbg::progress::Counter::default());
+        let counter = std::sync::Arc::new(mcpdbg::live::progress::Counter::default());
         let work = || check_files(&files, &options, jobs, &counter, args.quiet);
         let results = if !args.quiet && io::stderr().is_terminal() {
             let total = files
@@ -842,7 +844,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
                         .map(|m| m.len())
                 })
                 .sum::<Option<u64>>();
-            mcpdbg::progress::run(&counter, total, files.len(), io::stderr(), work)
+            mcpdbg::live::progress::run(&counter, total, files.len(), io::stderr(), work)
         } else {
             work()
         };
@@ -877,7 +879,7 @@ fn check_one(
         Box::new(Counted::new(file, counter.clone()))
     };
     let result =
-        check::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"));
+        pipeline::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"));
     counter.file_done();
     result
 }
@@ -1094,7 +1096,7 @@ fn run_stats(args: StatsArgs) -> io::Result<ExitCode> {
     } else {
         args.files
     };
-    let mut stats = mcpdbg::stats::Stats::default();
+    let mut stats = mcpdbg::views::stats::Stats::default();
     let mut redactor = args.redact.then(mcpdbg::redact::Redactor::default);
     let mut failed = false;
     for path in &files {
@@ -1111,7 +1113,7 @@ fn run_stats(args: StatsArgs) -> io::Result<ExitCode> {
                 }
             }
         };
-        if let Err(e) = mcpdbg::stats::collect(
+        if let Err(e) = mcpdbg::views::stats::collect(
             &mut stats,
             &name,
             input,
@@ -1136,12 +1138,12 @@ fn run_stats(args: StatsArgs) -> io::Result<ExitCode> {
 }
 
 fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
-    let options = mcpdbg::record::RecordOptions {
+    let options = mcpdbg::live::record::RecordOptions {
         out: args.out,
         append: args.append,
         command: args.command,
     };
-    let recorded = match mcpdbg::record::run(&options) {
+    let recorded = match mcpdbg::live::record::run(&options) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mcpdbg record: {e}");
@@ -1151,7 +1153,7 @@ fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
     if args.check {
         let name = recorded.path.display().to_string();
         let report = Report {
-            files: vec![check::check(
+            files: vec![pipeline::check(
                 &name,
                 Box::new(File::open(&recorded.path)?),
                 &Options::default(),
@@ -1171,48 +1173,58 @@ fn run_record(args: RecordArgs) -> io::Result<ExitCode> {
 /// the findings of `check` on each side counted by rule.
 fn compare(
     args: &CompareArgs,
-    (before, before_findings): (&mcpdbg::capture::Capture, &[mcpdbg::finding::Finding]),
-    (after, after_findings): (&mcpdbg::capture::Capture, &[mcpdbg::finding::Finding]),
+    (before, before_findings): (
+        &mcpdbg::views::capture::Capture,
+        &[mcpdbg::finding::Finding],
+    ),
+    (after, after_findings): (
+        &mcpdbg::views::capture::Capture,
+        &[mcpdbg::finding::Finding],
+    ),
     late: &std::collections::BTreeSet<usize>,
-) -> mcpdbg::diff::Comparison {
+) -> mcpdbg::views::diff::Comparison {
     let ignore: Vec<_> = args
         .ignore
         .iter()
-        .map(|p| mcpdbg::diff::Pattern::parse(p))
+        .map(|p| mcpdbg::views::diff::Pattern::parse(p))
         .collect();
-    let mut comparison = mcpdbg::diff::compare(before, after, &ignore, expect(args.expect), late);
-    comparison.findings_before = mcpdbg::diff::rule_counts(before_findings);
-    comparison.findings_after = mcpdbg::diff::rule_counts(after_findings);
+    let mut comparison =
+        mcpdbg::views::diff::compare(before, after, &ignore, expect(args.expect), late);
+    comparison.findings_before = mcpdbg::views::diff::rule_counts(before_findings);
+    comparison.findings_after = mcpdbg::views::diff::rule_counts(after_findings);
     comparison
 }
 
 fn read_capture(
     path: &PathBuf,
     format: Option<Format>,
-) -> io::Result<(mcpdbg::capture::Capture, Vec<mcpdbg::finding::Finding>)> {
+) -> io::Result<(
+    mcpdbg::views::capture::Capture,
+    Vec<mcpdbg::finding::Finding>,
+)> {
     let open = || {
         File::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
     };
-    let capture = mcpdbg::capture::read(Box::new(open()?), format)?;
+    let capture = mcpdbg::views::capture::read(Box::new(open()?), format)?;
     let options = Options {
         format,
         ..Options::default()
     };
-    let report = check::check(&path.display().to_string(), Box::new(open()?), &options)?;
+    let report = pipeline::check(&path.display().to_string(), Box::new(open()?), &options)?;
     Ok((capture, report.findings))
 }
 
-fn expect(arg: ExpectArg) -> mcpdbg::diff::Expect {
+fn expect(arg: ExpectArg) -> mcpdbg::views::diff::Expect {
     match arg {
-        ExpectArg::Same => mcpdbg::diff::Expect::Same,
-        ExpectArg::Fixed => mcpdbg::diff::Expect::Fixed,
+        ExpectArg::Same => mcpdbg::views::diff::Expect::Same,
+        ExpectArg::Fixed => mcpdbg::views::diff::Expect::Fixed,
     }
 }
 
 fn write_comparison(
-    labels: &mcpdbg::diff::Labels,
-    comparison: &mcpdbg::diff::Comparison,
+    labels: &mcpdbg::views::diff::Labels,
+    comparison: &mcpdbg::views::diff::Comparison,
     format: FormatArg,
 ) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());
@@ -1242,7 +1254,7 @@ fn run_diff(args: DiffArgs) -> io::Result<ExitCode> {
         (&after, &after_findings),
         &Default::default(),
     );
-    let labels = mcpdbg::diff::Labels {
+    let labels = mcpdbg::views::diff::Labels {
         kind: "diff",
         before: (args.before.display().to_string(), before.format.as_str()),
         after: (args.after.display().to_string(), after.format.as_str()),
@@ -1275,12 +1287,12 @@ fn run_replay(args: ReplayArgs) -> io::Result<ExitCode> {
         path.push(format!(".replay-{stamp}.log"));
         PathBuf::from(path)
     });
-    let options = mcpdbg::replay::Options {
+    let options = mcpdbg::live::replay::Options {
         command: args.command.clone(),
         out: out.clone(),
         timing: match args.timing {
-            TimingArg::Fast => mcpdbg::replay::Timing::Fast,
-            TimingArg::Original => mcpdbg::replay::Timing::Original,
+            TimingArg::Fast => mcpdbg::live::replay::Timing::Fast,
+            TimingArg::Original => mcpdbg::live::replay::Timing::Original,
         },
         max_gap: args.max_gap,
         timeout: args.timeout,
@@ -1288,7 +1300,7 @@ fn run_replay(args: ReplayArgs) -> io::Result<ExitCode> {
         stop_on_hang: args.stop_on_hang,
         renumber: args.renumber,
     };
-    let replayed = match mcpdbg::replay::run(&before, &options) {
+    let replayed = match mcpdbg::live::replay::run(&before, &options) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mcpdbg replay: {e}");
@@ -1312,7 +1324,7 @@ fn run_replay(args: ReplayArgs) -> io::Result<ExitCode> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let labels = mcpdbg::diff::Labels {
+    let labels = mcpdbg::views::diff::Labels {
         kind: "replay",
         before: (args.log.display().to_string(), before.format.as_str()),
         after: (out.display().to_string(), after.format.as_str()),

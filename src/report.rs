@@ -1,12 +1,12 @@
 //! The report: what `check` found in each input, as plain data for the
 //! renderers. Knows no output format.
 
-use crate::classify::RequestId;
 use crate::finding::Finding;
 use crate::protocol::Revision;
-use crate::reader::Dir;
 use crate::rules::Severity;
 use crate::session::Summary;
+use crate::wire::dir::Dir;
+use crate::wire::message::RequestId;
 
 /// The analysis of one input file (or, for `validate`, one message).
 #[derive(Debug)]

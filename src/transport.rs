@@ -8,11 +8,14 @@
 
 use serde_json::Value;
 
-use crate::classify::{self, Frame, Message};
 use crate::finding::{Finding, Findings};
-use crate::reader::{Body, Dir, LineBytes, PartialWhy, Record, Timestamp};
+use crate::reader::{Body, PartialWhy, Record};
 use crate::rules::Rule;
 use crate::text::{excerpt, excerpt_bytes};
+use crate::wire::dir::Dir;
+use crate::wire::line::LineBytes;
+use crate::wire::message::{self, Frame, Message};
+use crate::wire::time::Timestamp;
 
 /// Where and when something was seen.
 #[derive(Clone, Debug, PartialEq)]
@@ -175,7 +178,7 @@ impl Transport {
                     PartialWhy::HostTruncated => "some payloads were cut short in the log (by the host or the capture tool): their id and method are used, their content is not judged",
                 };
                 self.note(note, at.line);
-                match serde_json::from_slice::<Value>(&json).map(classify::classify) {
+                match serde_json::from_slice::<Value>(&json).map(message::classify) {
                     Ok(Frame::Message(mut msg)) => {
                         msg.partial = true;
                         out.push(Item::Message { at, dir, msg });
@@ -389,7 +392,7 @@ impl Transport {
             out.push(Item::Noise { at, dir });
             return;
         }
-        match crate::skim::parse(text) {
+        match crate::wire::skim::parse(text) {
             Ok(frame) => emit(at, dir, frame, findings, out),
             Err(e) if e.is_eof() && terminated => {
                 self.streams[slot(dir)].multiline = Some(Pending {
@@ -463,7 +466,7 @@ impl Transport {
         );
         if glued {
             for value in values {
-                emit(at.clone(), dir, classify::classify(value), findings, out);
+                emit(at.clone(), dir, message::classify(value), findings, out);
             }
         } else {
             out.push(Item::Noise { at, dir });
@@ -506,7 +509,7 @@ impl Transport {
                     .dir(dir)
                     .related(at.line),
                 );
-                emit(pending.start, dir, classify::classify(value), findings, out);
+                emit(pending.start, dir, message::classify(value), findings, out);
             }
             Err(e)
                 if e.is_eof()
@@ -630,7 +633,7 @@ fn parse_plain(bytes: LineBytes) -> Result<Frame, LineBytes> {
     if !looks_like_json(text) || is_header(text) {
         return Err(bytes);
     }
-    match crate::skim::parse_cut(text) {
+    match crate::wire::skim::parse_cut(text) {
         Ok((mut frame, cut)) => {
             if cut {
                 frame.keep_line(bytes);

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use mcpdbg::rules::Rule;
@@ -1372,5 +1372,109 @@ fn long_tool_results_are_judged_whole() {
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("KeyError"),
         "traceback tail"
+    );
+}
+
+// ------------------------------------------------------------ architecture
+
+/// The crate's top-level modules (a file or folder of `src/`) and the ones
+/// each names through `crate::` paths, outside comments and unit tests.
+fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("src dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let src = root().join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    let mut graph = std::collections::BTreeMap::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        let first = rel.components().next().expect("a component");
+        let module = first
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if module == "main" || module == "lib" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("source");
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        let edges: &mut std::collections::BTreeSet<String> =
+            graph.entry(module.clone()).or_default();
+        for line in code.lines() {
+            let line = line.split("//").next().unwrap_or("");
+            let mut rest = line;
+            while let Some(pos) = rest.find("crate::") {
+                rest = &rest[pos + "crate::".len()..];
+                // `use crate::{a, b::c}` names several modules.
+                let names: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
+                    group
+                        .split([',', '}'])
+                        .map(|item| item.trim().split("::").next().unwrap_or(""))
+                        .collect()
+                } else {
+                    vec![
+                        rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                            .next()
+                            .unwrap_or(""),
+                    ]
+                };
+                for name in names {
+                    if !name.is_empty() && name != module && name != "self" {
+                        edges.insert(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn modules_have_no_import_cycles() {
+    let graph = module_graph();
+    assert!(
+        graph.len() >= 10 && graph.values().any(|e| !e.is_empty()),
+        "the module graph was not read: {graph:?}"
+    );
+    // Depth-first search; a module met again while still on the path closes a cycle.
+    fn visit<'a>(
+        m: &'a str,
+        graph: &'a std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut std::collections::BTreeSet<&'a str>,
+        cycles: &mut Vec<String>,
+    ) {
+        if let Some(at) = path.iter().position(|p| *p == m) {
+            cycles.push(format!("{} -> {m}", path[at..].join(" -> ")));
+            return;
+        }
+        if !done.insert(m) {
+            return;
+        }
+        path.push(m);
+        for next in graph.get(m).into_iter().flatten() {
+            if graph.contains_key(next) {
+                visit(next, graph, path, done, cycles);
+            }
+        }
+        path.pop();
+    }
+    let mut cycles = Vec::new();
+    let mut done = std::collections::BTreeSet::new();
+    for m in graph.keys() {
+        visit(m, &graph, &mut Vec::new(), &mut done, &mut cycles);
+    }
+    assert!(
+        cycles.is_empty(),
+        "import cycles between modules: {cycles:?}"
     );
 }

@@ -4,7 +4,7 @@
 
 use std::io::{self, Read};
 
-use mcpdbg::check::{self, Options};
+use mcpdbg::pipeline::{self, Options};
 use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
 use proptest::prelude::*;
@@ -33,7 +33,7 @@ fn report(data: &[u8], step: usize) -> serde_json::Value {
         step,
     };
     let file =
-        check::check("p", Box::new(input), &Options::default()).expect("in-memory input reads");
+        pipeline::check("p", Box::new(input), &Options::default()).expect("in-memory input reads");
     let mut out = Vec::new();
     render::render(
         &Report { files: vec![file] },

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use mcpdbg::reader::{self, Body, Dir, Format};
+use mcpdbg::reader::{self, Body, Format};
+use mcpdbg::wire::dir::Dir;
 use serde_json::Value;
 
 mod common;

@@ -658,8 +658,8 @@ fn session_line() -> impl proptest::strategy::Strategy<Value = String> {
     (marker, body).prop_map(|(m, b)| format!("{m}{b}"))
 }
 
-fn capture_of(text: &str) -> mcpdbg::capture::Capture {
-    mcpdbg::capture::read(
+fn capture_of(text: &str) -> mcpdbg::views::capture::Capture {
+    mcpdbg::views::capture::read(
         Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
         None,
     )
@@ -673,7 +673,7 @@ proptest::proptest! {
     fn a_session_compared_with_itself_is_the_same(
         lines in proptest::collection::vec(session_line(), 0..40),
     ) {
-        use mcpdbg::diff::{compare, Expect, Labels};
+        use mcpdbg::views::diff::{compare, Expect, Labels};
         let c = capture_of(&lines.join("\n"));
         let same = compare(&c, &c, &[], Expect::Same, &Default::default());
         proptest::prop_assert_eq!(same.differences(), 0, "{:?}", same);
@@ -695,7 +695,7 @@ proptest::proptest! {
         b in proptest::collection::vec(session_line(), 0..30),
         ignore in proptest::collection::vec("[a-z.*\\[\\]0-9\"]{0,12}", 0..3),
     ) {
-        use mcpdbg::diff::{compare, Expect, Pattern};
+        use mcpdbg::views::diff::{compare, Expect, Pattern};
         let (x, y) = (capture_of(&a.join("\n")), capture_of(&b.join("\n")));
         let ignore: Vec<Pattern> = ignore.iter().map(|p| Pattern::parse(p)).collect();
         let late = (0..x.requests.len()).step_by(2).collect();

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpdbg::check::{self, Options};
+use mcpdbg::pipeline::{self, Options};
 use mcpdbg::reader::Format;
 use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         format: Format::ALL.get(usize::from(pick) % (Format::ALL.len() + 1)).copied(),
         ..Options::default()
     };
-    let file = check::check("fuzz", Box::new(std::io::Cursor::new(log.to_vec())), &options).expect("in-memory reads succeed");
+    let file = pipeline::check("fuzz", Box::new(std::io::Cursor::new(log.to_vec())), &options).expect("in-memory reads succeed");
     let report = Report { files: vec![file] };
     let mut out = Vec::new();
     render::render(&report, OutputFormat::Json, Style::default(), &mut out).expect("render");

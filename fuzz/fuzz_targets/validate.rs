@@ -3,7 +3,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcpdbg::protocol::Revision;
-use mcpdbg::validate::{ValidateOptions, validate};
+use mcpdbg::cmd::validate::{ValidateOptions, validate};
 
 fuzz_target!(|data: &[u8]| {
     for revision in Revision::ALL {

@@ -9,8 +9,6 @@
 use std::fmt;
 use std::io::{self, Read};
 
-use chrono::{DateTime, FixedOffset};
-
 pub mod claude;
 pub mod envelope;
 pub mod native;
@@ -20,90 +18,9 @@ pub mod strace;
 pub mod vscode;
 pub mod zed;
 
-/// Who wrote a line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Dir {
-    /// The client wrote it to the server's stdin.
-    ClientToServer,
-    /// The server wrote it to its stdout.
-    ServerToClient,
-    /// The server wrote it to its stderr.
-    Stderr,
-    /// The format does not say (a plain `tee` of the pipe).
-    Unknown,
-}
-
-impl Dir {
-    /// The wire name used in the JSON output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dir::ClientToServer => "client-to-server",
-            Dir::ServerToClient => "server-to-client",
-            Dir::Stderr => "server-stderr",
-            Dir::Unknown => "unknown",
-        }
-    }
-
-    /// The side that wrote the line, in prose.
-    pub fn writer(self) -> &'static str {
-        match self {
-            Dir::ClientToServer => "client",
-            Dir::ServerToClient | Dir::Stderr => "server",
-            Dir::Unknown => "unknown side",
-        }
-    }
-
-    /// A short arrow for tables.
-    pub fn arrow(self) -> &'static str {
-        match self {
-            Dir::ClientToServer => "C->S",
-            Dir::ServerToClient => "S->C",
-            Dir::Stderr => "S!",
-            Dir::Unknown => "?",
-        }
-    }
-}
-
-/// A timestamp as written in the log, with its parsed value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Timestamp {
-    /// The text exactly as written (zone and precision kept).
-    pub text: Box<str>,
-    pub at: DateTime<FixedOffset>,
-}
-
-impl Timestamp {
-    pub fn parse(text: &str) -> Option<Timestamp> {
-        // Cheap shape check before chrono: `YYYY-MM-DDT...`.
-        let b = text.as_bytes();
-        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-            return None;
-        }
-        DateTime::parse_from_rfc3339(text).ok().map(|at| Timestamp {
-            text: text.into(),
-            at,
-        })
-    }
-
-    /// A local time without a zone (`2026-10-05 09:49:21.376`), as some hosts
-    /// write it. It is read as if it were UTC: differences within one log
-    /// are right, and such times are never compared with zoned ones.
-    pub fn parse_local(text: &str) -> Option<Timestamp> {
-        let naive = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f").ok()?;
-        Some(Timestamp {
-            text: text.into(),
-            at: naive.and_utc().fixed_offset(),
-        })
-    }
-
-    /// Seconds from `self` to `later` (negative if `later` is earlier).
-    pub fn seconds_until(&self, later: &Timestamp) -> f64 {
-        let d = later.at.signed_duration_since(self.at);
-        d.num_microseconds()
-            .map(|us| us as f64 / 1e6)
-            .unwrap_or_else(|| d.num_milliseconds() as f64 / 1e3)
-    }
-}
+use crate::wire::dir::Dir;
+use crate::wire::line::LineBytes;
+use crate::wire::time::Timestamp;
 
 /// What one record holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -437,7 +354,7 @@ pub fn open_any(
         Format::Strace => Box::new(Parsed(strace::StraceReader::new(lines))),
         Format::Mcpsnoop => Box::new(Parsed(envelope::McpsnoopReader::new(lines))),
         Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
-        // Three files are read by `check::check_tee`; one file is plain.
+        // Three files are read by `pipeline::check_tee`; one file is plain.
         Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };
     Ok((format, records, count, error))
@@ -454,71 +371,6 @@ pub fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 
 /// How many lines a reader has read.
 pub type LineCount = std::rc::Rc<std::cell::Cell<u64>>;
-
-/// A line's bytes, without copying them out of the read buffer: a range of
-/// a chunk shared with the other lines read with it (the chunk is freed, or
-/// reused, when its last line is dropped), or bytes of its own.
-#[derive(Clone)]
-pub struct LineBytes {
-    chunk: std::rc::Rc<Vec<u8>>,
-    range: std::ops::Range<usize>,
-}
-
-impl LineBytes {
-    /// The bytes as a vector of their own (moved when they are not shared).
-    pub fn into_vec(self) -> Vec<u8> {
-        let LineBytes { chunk, range } = self;
-        let whole = range.start == 0 && range.end == chunk.len();
-        match std::rc::Rc::try_unwrap(chunk) {
-            Ok(v) if whole => v,
-            Ok(v) => v[range].to_vec(),
-            Err(shared) => shared[range].to_vec(),
-        }
-    }
-
-    /// Drops the first `n` bytes (a prefix the reader has read), without copying.
-    pub fn skip(mut self, n: usize) -> LineBytes {
-        self.range.start = (self.range.start + n).min(self.range.end);
-        self
-    }
-}
-
-impl From<Vec<u8>> for LineBytes {
-    fn from(v: Vec<u8>) -> LineBytes {
-        let range = 0..v.len();
-        LineBytes {
-            chunk: std::rc::Rc::new(v),
-            range,
-        }
-    }
-}
-
-impl std::ops::Deref for LineBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        &self.chunk[self.range.clone()]
-    }
-}
-
-impl AsRef<[u8]> for LineBytes {
-    fn as_ref(&self) -> &[u8] {
-        self
-    }
-}
-
-impl PartialEq for LineBytes {
-    fn eq(&self, other: &LineBytes) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for LineBytes {}
-
-impl fmt::Debug for LineBytes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
 
 /// Bytes read at a time; a line longer than this is gathered on its own.
 const CHUNK: usize = 1 << 20;
@@ -561,10 +413,7 @@ impl Lines {
     pub fn next_shared(&mut self) -> io::Result<Option<(u64, LineBytes, bool)>> {
         Ok(self.next_raw()?.map(|(line, bytes, terminated)| {
             let bytes = match bytes {
-                Raw::Chunk(range) => LineBytes {
-                    chunk: self.chunk.clone(),
-                    range,
-                },
+                Raw::Chunk(range) => LineBytes::in_chunk(self.chunk.clone(), range),
                 Raw::Long(v) => v.into(),
             };
             (line, bytes, terminated)

@@ -8,8 +8,8 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::diff::{Change, Comparison, Labels, Side};
 use crate::text::{duration, escape_control, excerpt};
+use crate::views::diff::{Change, Comparison, Labels, Side};
 
 fn clean(text: &str) -> String {
     escape_control(&excerpt(text)).into_owned()
@@ -178,8 +178,10 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
     let n = c.differences();
     let verdict = c.verdict();
     let expectation = match c.expect {
-        crate::diff::Expect::Same => "the same behaviour",
-        crate::diff::Expect::Fixed => "the recorded hangs and errors gone, nothing else changed",
+        crate::views::diff::Expect::Same => "the same behaviour",
+        crate::views::diff::Expect::Fixed => {
+            "the recorded hangs and errors gone, nothing else changed"
+        }
     };
     let plural = if n == 1 { "" } else { "s" };
     writeln!(

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use crate::diff::{Change, Comparison, Expect, Labels, Side};
+use crate::views::diff::{Change, Comparison, Expect, Labels, Side};
 
 /// The version of the comparison document.
 pub const VERSION: u64 = 1;

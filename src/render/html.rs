@@ -14,13 +14,13 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::conversation::{Entry, EntryKind, OtherKind};
-use crate::reader::Dir;
 use crate::rules::Severity;
 use crate::session::Implementation;
 use crate::text::{duration, escape_control};
-use crate::timeline::{Row, Sink};
-use crate::views::Prepared;
+use crate::views::conversation::{Entry, EntryKind, OtherKind};
+use crate::views::passes::Prepared;
+use crate::views::timeline::{Row, Sink};
+use crate::wire::dir::Dir;
 
 use super::timeline::{arrow, message_label, pretty};
 
@@ -141,8 +141,10 @@ impl<'a> Html<'a> {
         }
     }
 
+    /// The hang on `line` (the hangs are sorted by line: a binary search).
     fn hang(&self, line: u64) -> Option<&Hang> {
-        self.hangs.iter().find(|h| h.line == line)
+        let at = self.hangs.partition_point(|h| h.line < line);
+        self.hangs.get(at).filter(|h| h.line == line)
     }
 
     /// Writes the buffered rows as one page.
@@ -176,7 +178,7 @@ impl<'a> Html<'a> {
         }
         // Requests opened on earlier pages and never answered run down the whole lane.
         let mut slot = 0;
-        let earlier: Vec<&Hang> = self.hangs.iter().filter(|h| h.line < first).collect();
+        let earlier = &self.hangs[..self.hangs.partition_point(|h| h.line < first)];
         for h in earlier.iter().take(BARS) {
             bar(&mut svg, h, slot, HEAD, bottom);
             slot += 1;

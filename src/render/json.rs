@@ -21,7 +21,8 @@ use serde_json::{Map, Value, json};
 use crate::finding::Finding;
 use crate::report::{FileReport, Report};
 use crate::rules::Rule;
-use crate::session::{Implementation, Side, Summary};
+use crate::session::{Implementation, Summary};
+use crate::wire::dir::Side;
 
 /// The version of the JSON schema. Bump it when a field changes meaning or
 /// disappears; adding a field does not bump it.

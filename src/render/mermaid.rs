@@ -8,12 +8,12 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::conversation::{Entry, EntryKind, OtherKind};
-use crate::reader::Dir;
 use crate::session::Implementation;
 use crate::text::{duration, escape_control};
-use crate::timeline::{Row, Sink};
-use crate::views::Prepared;
+use crate::views::conversation::{Entry, EntryKind, OtherKind};
+use crate::views::passes::Prepared;
+use crate::views::timeline::{Row, Sink};
+use crate::wire::dir::Dir;
 
 use super::timeline::message_label;
 
@@ -24,14 +24,15 @@ const LABEL_CHARS: usize = 80;
 pub struct Mermaid<'a> {
     out: &'a mut dyn Write,
     /// Request lines never answered, and whether each was cancelled.
-    unanswered: Vec<(u64, bool)>,
+    /// The lines of requests never answered, and whether each was cancelled.
+    unanswered: std::collections::HashMap<u64, bool>,
 }
 
 impl<'a> Mermaid<'a> {
     pub fn new(out: &'a mut dyn Write) -> Mermaid<'a> {
         Mermaid {
             out,
-            unanswered: Vec::new(),
+            unanswered: std::collections::HashMap::new(),
         }
     }
 }
@@ -101,9 +102,9 @@ impl Mermaid<'_> {
             }
         }
         if entry.kind == EntryKind::Request {
-            match self.unanswered.iter().find(|(l, _)| *l == entry.line) {
-                Some((_, true)) => head.push_str(" (cancelled, never answered)"),
-                Some((_, false)) => head.push_str(" (never answered)"),
+            match self.unanswered.get(&entry.line) {
+                Some(true) => head.push_str(" (cancelled, never answered)"),
+                Some(false) => head.push_str(" (never answered)"),
                 None => {}
             }
         }
@@ -117,7 +118,7 @@ impl Mermaid<'_> {
 
     fn entry(&mut self, entry: &Entry) -> io::Result<()> {
         let label = self.label(entry);
-        let unanswered = self.unanswered.iter().any(|(l, _)| *l == entry.line);
+        let unanswered = self.unanswered.contains_key(&entry.line);
         match (entry.kind, ends(entry.dir)) {
             (EntryKind::Request, Some((from, to))) => {
                 let arrow = if unanswered { "-x" } else { "->>" };
@@ -153,11 +154,13 @@ impl Mermaid<'_> {
 
 impl Sink for Mermaid<'_> {
     fn start(&mut self, prepared: &Prepared) -> io::Result<()> {
-        self.unanswered = prepared
-            .unanswered
-            .iter()
-            .map(|r| (r.open.line, r.open.cancelled))
-            .collect();
+        self.unanswered.clear();
+        for r in &prepared.unanswered {
+            // The first request of a line counts, as for the other views.
+            self.unanswered
+                .entry(r.open.line)
+                .or_insert(r.open.cancelled);
+        }
         let session = prepared.report.sessions.first();
         writeln!(self.out, "sequenceDiagram")?;
         writeln!(

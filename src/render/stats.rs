@@ -3,9 +3,9 @@
 
 use std::io::{self, Write};
 
-use crate::reader::Dir;
-use crate::stats::{MethodStats, Slow, Stats};
 use crate::text::{duration, escape_control};
+use crate::views::stats::{MethodStats, Slow, Stats};
+use crate::wire::dir::Dir;
 
 /// `812 B`, `14.2 KiB`, `3.1 MiB`.
 pub fn bytes(n: u64) -> String {

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use crate::reader::Dir;
-use crate::stats::{Bytes, Stats};
+use crate::views::stats::{Bytes, Stats};
+use crate::wire::dir::Dir;
 
 /// The version of the stats document.
 pub const VERSION: u64 = 1;

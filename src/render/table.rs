@@ -9,11 +9,13 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Style as TableStyle, Width};
 
 use crate::finding::Finding;
-use crate::reader::{Dir, Timestamp};
 use crate::report::{FileReport, MessageReport, Report};
 use crate::rules::{Rule, Severity};
-use crate::session::{Implementation, Side, Summary};
+use crate::session::{Implementation, Summary};
 use crate::text::escape_control;
+use crate::wire::dir::Dir;
+use crate::wire::dir::Side;
+use crate::wire::time::Timestamp;
 
 use super::Style;
 

@@ -5,12 +5,12 @@
 
 use std::io::{self, Write};
 
-use crate::conversation::{Entry, EntryKind, OtherKind};
-use crate::reader::Dir;
 use crate::rules::Severity;
 use crate::text::{duration, escape_control};
-use crate::timeline::{Row, Sink};
-use crate::views::Prepared;
+use crate::views::conversation::{Entry, EntryKind, OtherKind};
+use crate::views::passes::Prepared;
+use crate::views::timeline::{Row, Sink};
+use crate::wire::dir::Dir;
 
 /// Column widths; longer values push the rest of the row right.
 const TIME: usize = 9;

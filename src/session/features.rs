@@ -12,12 +12,12 @@ use super::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::{Open, Session, Side};
-use crate::classify::{Kind, Message, RequestId};
 use crate::finding::{Finding, Findings};
 use crate::protocol::{self, Era, Revision};
 use crate::rules::{Rule, Severity};
 use crate::text::excerpt;
 use crate::transport::At;
+use crate::wire::message::{Kind, Message, RequestId};
 
 /// How many finished progress tokens, task-augmented request ids and tasks
 /// are remembered.
@@ -304,7 +304,7 @@ impl Session {
                 format!("request {id} is task-augmented: `notifications/cancelled` does not stop its task; use `tasks/cancel`"),
             ));
         }
-        if let Some(open) = self.open[side.index()].get_mut(&id) {
+        if let Some(open) = self.open.get_mut(side, &id) {
             open.cancelled = Some(at.clone());
             return;
         }
@@ -313,11 +313,12 @@ impl Session {
         }
         // 2026: the server ends a client's `subscriptions/listen` this way.
         if self.era() == Some(Era::Modern) && side == Side::Server {
-            let listen = self.open[Side::Client.index()]
-                .get(&id)
+            let listen = self
+                .open
+                .get(Side::Client, &id)
                 .is_some_and(|o| &*o.method == "subscriptions/listen");
             if listen {
-                self.open[Side::Client.index()].swap_remove(&id);
+                self.open.answer(Side::Client, &id);
                 self.features.acked.remove(&id);
                 return;
             }
@@ -449,8 +450,9 @@ impl Session {
             }
             return;
         };
-        let open = self.open[Side::Client.index()]
-            .get(&sid)
+        let open = self
+            .open
+            .get(Side::Client, &sid)
             .is_some_and(|o| &*o.method == "subscriptions/listen");
         if !open {
             findings.push(report(

@@ -9,10 +9,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::classify::{IdField, Kind, Message, Problem, type_name};
 use crate::protocol::{self, Era, Revision, Sender, Shape};
 use crate::rules::{Rule, Severity};
-use crate::session::Side;
+use crate::wire::dir::Side;
+use crate::wire::message::{IdField, Kind, Message, Problem, type_name};
 
 /// What is known about a message's surroundings.
 #[derive(Clone, Copy, Debug)]
@@ -687,7 +687,7 @@ pub fn capability_revision_problems(caps: &Value, side: Side, rev: Revision) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::{Frame, classify};
+    use crate::wire::message::{Frame, classify};
     use serde_json::json;
 
     fn rules(

@@ -7,16 +7,18 @@
 //! (rules stay with the session) and does no I/O of its own: it reads the
 //! records it is given. Only the first session of a log is taken.
 
-use std::collections::HashMap;
 use std::io::{self, Read};
 
 use serde_json::{Map, Value};
 
-use crate::classify::{Kind, Message, RequestId};
 use crate::finding::Findings;
-use crate::protocol::{self, Sender};
-use crate::reader::{self, Body, Dir, Format, PartialWhy, Timestamp};
+use crate::reader::{self, Body, Format, PartialWhy};
+use crate::session::pairing::Pairing;
 use crate::transport::{Item, Transport};
+use crate::wire::dir::Dir;
+use crate::wire::dir::Side;
+use crate::wire::message::{Kind, Message, RequestId};
+use crate::wire::time::Timestamp;
 
 /// How a request ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -173,10 +175,9 @@ pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture>
 
 struct Builder {
     capture: Capture,
-    /// Open client requests: id -> index in `requests`.
-    open_client: HashMap<RequestId, usize>,
-    /// Open server requests: id -> index in `server_requests`.
-    open_server: HashMap<RequestId, usize>,
+    /// Open requests: a client's -> its index in `requests`, a server's ->
+    /// its index in `server_requests`.
+    open: Pairing<usize>,
     answered_since: Vec<usize>,
     first_source: Option<Option<Box<str>>>,
     seen_traffic: bool,
@@ -196,8 +197,7 @@ impl Builder {
                 more_sessions: false,
                 lines: 0,
             },
-            open_client: HashMap::new(),
-            open_server: HashMap::new(),
+            open: Pairing::default(),
             answered_since: Vec::new(),
             first_source: None,
             seen_traffic: false,
@@ -230,23 +230,14 @@ impl Builder {
         }
     }
 
-    /// The direction of a message in a log without markers: a request's
-    /// sender from the method table (`ping` and other two-way methods count
-    /// as the client's), a response's from the request it answers.
+    /// The direction of a message in a log without markers: the pairing
+    /// component's inference, the same as the session's; a request or
+    /// notification it cannot place (`ping`, either side's) counts as the
+    /// client's, so that a replay sends it.
     fn infer(&self, msg: &Message) -> Dir {
-        match (&msg.kind, &msg.method, msg.id.id()) {
-            (Kind::Response, _, Some(id)) if self.open_client.contains_key(id) => {
-                Dir::ServerToClient
-            }
-            (Kind::Response, _, Some(id)) if self.open_server.contains_key(id) => {
-                Dir::ClientToServer
-            }
-            (Kind::Response, _, _) => Dir::Unknown,
-            (_, Some(method), _) => match protocol::method(method).map(|m| m.sender) {
-                Some(Sender::Server) => Dir::ServerToClient,
-                _ => Dir::ClientToServer,
-            },
-            (_, None, _) => Dir::Unknown,
+        match self.open.infer_sender(msg) {
+            Side::Unknown if msg.kind != Kind::Response => Dir::ClientToServer,
+            side => side.dir(),
         }
     }
 
@@ -284,7 +275,7 @@ impl Builder {
                             cancelled: false,
                             partial,
                         });
-                        self.open_client.insert(id.clone(), index);
+                        self.open.open(Side::Client, id, index);
                         request = Some(index);
                         self.handshake_request(method, &msg);
                     }
@@ -294,7 +285,7 @@ impl Builder {
                         .params()
                         .and_then(|p| p.get("requestId"))
                         .and_then(RequestId::from_json);
-                    if let Some(&i) = target.and_then(|id| self.open_client.get(&id)) {
+                    if let Some(&i) = target.and_then(|id| self.open.get(Side::Client, &id)) {
                         self.capture.requests[i].cancelled = true;
                     }
                 }
@@ -307,7 +298,11 @@ impl Builder {
                 });
             }
             (Dir::ServerToClient, Kind::Response) => {
-                let Some(index) = msg.id.id().and_then(|id| self.open_client.remove(id)) else {
+                let Some(index) = msg
+                    .id
+                    .id()
+                    .and_then(|id| self.open.answer(Side::Client, id))
+                else {
                     return;
                 };
                 let obj = msg.fields();
@@ -330,8 +325,8 @@ impl Builder {
             }
             (Dir::ServerToClient, Kind::Request) => {
                 if let (Some(id), Some(method)) = (msg.id.id(), &msg.method) {
-                    self.open_server
-                        .insert(id.clone(), self.capture.server_requests.len());
+                    let index = self.capture.server_requests.len();
+                    self.open.open(Side::Server, id, index);
                     self.capture.server_requests.push(ServerRequest {
                         line,
                         method: method.clone(),
@@ -340,7 +335,11 @@ impl Builder {
                 }
             }
             (Dir::ClientToServer, Kind::Response) => {
-                if let Some(index) = msg.id.id().and_then(|id| self.open_server.remove(id)) {
+                if let Some(index) = msg
+                    .id
+                    .id()
+                    .and_then(|id| self.open.answer(Side::Server, id))
+                {
                     self.capture.server_requests[index].answer = Some(msg.fields().into_owned());
                 }
             }

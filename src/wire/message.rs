@@ -141,11 +141,11 @@ pub struct Message {
     /// Rebuilt from a host's summary or a cut payload: only the id, the
     /// method and the outcome are real, so content rules do not apply.
     pub partial: bool,
-    /// The members as read by [`crate::skim::parse`]: long payload strings may be cut
-    /// (see [`crate::skim::SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
+    /// The members as read by [`crate::wire::skim::parse`]: long payload strings may be cut
+    /// (see [`crate::wire::skim::SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
     /// to read them whole.
     obj: Map<String, Value>,
-    raw: Option<crate::reader::LineBytes>,
+    raw: Option<crate::wire::line::LineBytes>,
 }
 
 /// What a line of JSON is.
@@ -159,9 +159,9 @@ pub enum Frame {
 }
 
 impl Frame {
-    /// Gives a message whose strings [`crate::skim::parse_cut`] cut the line it was read
+    /// Gives a message whose strings [`crate::wire::skim::parse_cut`] cut the line it was read
     /// from (valid UTF-8), to read them whole when asked.
-    pub fn keep_line(&mut self, line: impl Into<crate::reader::LineBytes>) {
+    pub fn keep_line(&mut self, line: impl Into<crate::wire::line::LineBytes>) {
         if let Frame::Message(m) = self {
             m.raw = Some(line.into());
         }
@@ -339,7 +339,7 @@ fn error_problem(err: &Value) -> Option<String> {
 
 impl Message {
     /// Every member of the message, as sent, long payload strings included
-    /// (read again from the line when [`crate::skim::parse`] cut them).
+    /// (read again from the line when [`crate::wire::skim::parse`] cut them).
     pub fn fields(&self) -> Cow<'_, Map<String, Value>> {
         match self.whole() {
             Some(obj) => Cow::Owned(obj),
@@ -363,7 +363,7 @@ impl Message {
         self.raw = None;
     }
 
-    /// Whether [`crate::skim::parse`] cut a payload string of this message: `params()`
+    /// Whether [`crate::wire::skim::parse`] cut a payload string of this message: `params()`
     /// and `result()` then hold its first characters only.
     pub fn is_cut(&self) -> bool {
         self.raw.is_some()
@@ -383,7 +383,7 @@ impl Message {
     }
 
     /// `params`, when an object. Payload strings longer than
-    /// [`crate::skim::SKIM_MIN_BYTES`] may be cut (see [`Message::is_cut`]).
+    /// [`crate::wire::skim::SKIM_MIN_BYTES`] may be cut (see [`Message::is_cut`]).
     pub fn params(&self) -> Option<&Map<String, Value>> {
         self.obj.get("params").and_then(Value::as_object)
     }

@@ -7,7 +7,7 @@
 //! [`SKIM_MIN_BYTES`] are checked (escapes, control characters) but neither
 //! unescaped nor copied, and kept as their first [`SKIM_KEEP_CHARS`]
 //! characters; such a message keeps its line so that
-//! [`crate::classify::Message::fields`] can read them whole.
+//! [`crate::wire::message::Message::fields`] can read them whole.
 //!
 //! Two stages. On a long line, [`excise`] first walks the string literals
 //! (64 bytes at a time, with SIMD bit masks) and takes long payload strings
@@ -27,7 +27,7 @@ use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::classify::{Frame, classify};
+use crate::wire::message::{Frame, classify};
 
 /// Strings under these keys inside `params` or `result` are payload (a text
 /// block, base64 data, a resource's text or blob).

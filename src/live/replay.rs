@@ -6,7 +6,7 @@
 //! the client's recorded answers (by method, in order), and writes the new
 //! session as a native transcript. It reads the clock (to pace, to time out
 //! and to stamp the transcript) and does I/O; it judges nothing: the caller
-//! reads the transcript back and compares it with [`crate::diff`].
+//! reads the transcript back and compares it with [`crate::views::diff`].
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ffi::OsString;
@@ -23,9 +23,9 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
-use crate::capture::{Capture, Outcome, Send};
-use crate::classify::RequestId;
-use crate::reader::Dir;
+use crate::views::capture::{Capture, Outcome, Send};
+use crate::wire::dir::Dir;
+use crate::wire::message::RequestId;
 
 /// How the client's messages are paced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -522,7 +522,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
     };
 
     let mut next = 0;
-    let mut last_send: Option<(Instant, Option<crate::reader::Timestamp>)> = None;
+    let mut last_send: Option<(Instant, Option<crate::wire::time::Timestamp>)> = None;
     let mut grace: Option<Instant> = None;
     loop {
         let mut wake: Option<Instant> = None;

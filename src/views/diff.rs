@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::capture::{Capture, Exchange, Outcome};
+use crate::views::capture::{Capture, Exchange, Outcome};
 
 /// What the second session is expected to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,15 +6,17 @@
 //! session (pairing, ordering, the handshake, negotiated capabilities) cannot
 //! be judged, and the report says so instead of guessing. No I/O.
 
-use crate::checks::{self, Context};
-use crate::classify::{Kind, Message};
 use crate::finding::{Finding, Findings};
-use crate::protocol::{self, Revision, Sender};
-use crate::reader::{Body, Dir, Record};
+use crate::protocol::Revision;
+use crate::reader::{Body, Record};
 use crate::report::{FileReport, MessageReport};
 use crate::rules::Rule;
-use crate::session::Side;
+use crate::rules::checks::{self, Context};
+use crate::session::pairing::Pairing;
 use crate::transport::{Item, Transport};
+use crate::wire::dir::Dir;
+use crate::wire::dir::Side;
+use crate::wire::message::{Kind, Message};
 
 /// How to judge the message.
 #[derive(Clone, Debug)]
@@ -30,7 +32,7 @@ pub struct ValidateOptions {
 pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileReport {
     // A trailing newline is how a message ends on the wire, not part of it.
     let input = input.strip_suffix(b"\n").unwrap_or(input);
-    let given = options.side.map(side_dir).unwrap_or(Dir::Unknown);
+    let given = options.side.map(Side::dir).unwrap_or(Dir::Unknown);
     let mut findings = Findings::default();
     let mut transport = Transport::new();
     let mut items = Vec::new();
@@ -53,7 +55,7 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
 
     let mut report = MessageReport {
         kind: "not a message",
-        dir: options.side.map(side_dir),
+        dir: options.side.map(Side::dir),
         method: None,
         id: None,
         revision: options.revision,
@@ -64,7 +66,7 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
             Item::Message { at, msg, .. } => {
                 let side = options.side.unwrap_or_else(|| infer(&msg));
                 report.kind = kind_name(&msg);
-                report.dir = Some(side_dir(side));
+                report.dir = Some(side.dir());
                 report.method = msg.method.clone();
                 report.id = msg.id.id().cloned();
                 judge(&msg, side, at.line, options, &mut findings);
@@ -126,26 +128,10 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
     }
 }
 
-fn side_dir(side: Side) -> Dir {
-    match side {
-        Side::Client => Dir::ClientToServer,
-        Side::Server => Dir::ServerToClient,
-        Side::Unknown => Dir::Unknown,
-    }
-}
-
-/// The sender of a request or notification, from the method table.
+/// The sender of a message on its own: the pairing component's inference
+/// with nothing open (a request or notification by the method table).
 fn infer(msg: &Message) -> Side {
-    match msg
-        .method
-        .as_deref()
-        .and_then(protocol::method)
-        .map(|m| m.sender)
-    {
-        Some(Sender::Client) => Side::Client,
-        Some(Sender::Server) => Side::Server,
-        _ => Side::Unknown,
-    }
+    Pairing::<()>::default().infer_sender(msg)
 }
 
 fn kind_name(msg: &Message) -> &'static str {
@@ -166,7 +152,7 @@ fn judge(msg: &Message, side: Side, line: u64, options: &ValidateOptions, findin
     };
     for hit in checks::message(msg, &context) {
         let mut finding = Finding::new(hit.rule, line, hit.message)
-            .dir(side_dir(side))
+            .dir(side.dir())
             .id(msg.id.id())
             .method(msg.method.as_deref().or(options.answers.as_deref()));
         if let Some(severity) = hit.severity {

@@ -6,6 +6,7 @@
 //! The name is the rule's id in every output and never changes. This module
 //! does not decide when a rule fires; `transport` and `session` do.
 
+pub mod checks;
 use std::fmt;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.

@@ -1,8 +1,8 @@
 //! `mcpdbg timeline`: the session as a conversation, one row per message.
 //!
-//! Two passes over one file: [`views::prepare`] checks it (findings are
+//! Two passes over one file: [`passes::prepare`] checks it (findings are
 //! marked on the rows they point at; requests never answered are known
-//! before the first row is drawn), then [`views::Entries`] streams the rows
+//! before the first row is drawn), then [`passes::Entries`] streams the rows
 //! through the filters to a [`Sink`] (one per output format, in `render/`).
 //! Memory follows the open requests and the findings, not the file: only
 //! `--around` buffers rows, at most its context.
@@ -10,13 +10,14 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
 
-use crate::check;
-use crate::classify::RequestId;
-use crate::conversation::{Entry, EntryKind};
 use crate::finding::Finding;
-use crate::reader::{Dir, Format};
+use crate::pipeline;
+use crate::reader::Format;
 use crate::rules::Severity;
-use crate::views::{self, Entries, Prepared};
+use crate::views::conversation::{Entry, EntryKind};
+use crate::views::passes::{self, Entries, Prepared};
+use crate::wire::dir::Dir;
+use crate::wire::message::RequestId;
 
 /// Which rows to show. Every filter that is set must match.
 #[derive(Clone, Debug, Default)]
@@ -73,7 +74,7 @@ pub fn parse_id(text: &str) -> RequestId {
 /// What `timeline` shows.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    pub check: check::Options,
+    pub check: pipeline::Options,
     pub filter: Filter,
     /// Show only the rows around the first row at or after this line, with
     /// this many rows of context on each side.
@@ -125,7 +126,7 @@ pub fn run(
     options: &Options,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
-    let mut prepared = views::prepare(path, open()?, &options.check)?;
+    let mut prepared = passes::prepare(path, open()?, &options.check)?;
     let mut entries = Entries::open(
         open()?,
         Format::from_name(prepared.report.format),

@@ -11,11 +11,13 @@ use std::io::{self, Read};
 
 use indexmap::IndexMap;
 
-use crate::classify::RequestId;
-use crate::conversation::{Entry, EntryKind, OpenRequest};
-use crate::reader::{Dir, Format, Timestamp};
+use crate::reader::Format;
 use crate::redact::Redactor;
-use crate::views::Entries;
+use crate::views::conversation::{Entry, EntryKind, OpenRequest};
+use crate::views::passes::Entries;
+use crate::wire::dir::Dir;
+use crate::wire::message::RequestId;
+use crate::wire::time::Timestamp;
 
 /// How many of the slowest requests are listed.
 pub const SLOWEST: usize = 10;
@@ -185,8 +187,24 @@ impl Stats {
     }
 }
 
+/// The most distinct (method, direction, kind) rows kept.
+const MAX_METHODS: usize = 10_000;
+/// The row that counts the methods past [`MAX_METHODS`].
+const OTHER_METHODS: &str = "(other methods)";
+
 impl FileCollector<'_> {
     fn method(&mut self, method: &str, dir: Option<Dir>, notification: bool) -> &mut MethodStats {
+        // A log of endless distinct method names stays bounded: past the
+        // cap, new names are counted together.
+        let known = self
+            .stats
+            .methods
+            .contains_key(&(method.to_string(), dir, notification));
+        let method = if known || self.stats.methods.len() < MAX_METHODS {
+            method
+        } else {
+            OTHER_METHODS
+        };
         self.stats
             .methods
             .entry((method.to_string(), dir, notification))
@@ -226,7 +244,7 @@ impl FileCollector<'_> {
             EntryKind::Response => {
                 self.messages[slot.min(2)] += 1;
                 let (method, dir) = match (&e.method, &e.answers) {
-                    (Some(m), Some(_)) => (m.clone(), Some(reverse(e.dir))),
+                    (Some(m), Some(_)) => (m.clone(), Some(e.dir.reverse())),
                     _ => ("(response to no known request)".to_string(), None),
                 };
                 let path = self.path.clone();
@@ -250,7 +268,7 @@ impl FileCollector<'_> {
                     self.stats.slow(Slow {
                         path,
                         line: answered.line,
-                        dir: reverse(e.dir),
+                        dir: e.dir.reverse(),
                         method,
                         subject: e.subject.clone(),
                         id: e.id.clone(),
@@ -313,14 +331,6 @@ impl FileCollector<'_> {
             messages: self.messages,
             stderr_lines: self.stderr_lines,
         });
-    }
-}
-
-fn reverse(dir: Dir) -> Dir {
-    match dir {
-        Dir::ClientToServer => Dir::ServerToClient,
-        Dir::ServerToClient => Dir::ClientToServer,
-        other => other,
     }
 }
 

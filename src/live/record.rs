@@ -700,7 +700,7 @@ mod tests {
         let t = now();
         assert_eq!(t.len(), "2026-11-29T08:07:06.123456Z".len(), "{t}");
         assert!(t.ends_with('Z'));
-        assert!(crate::reader::Timestamp::parse(&t).is_some());
+        assert!(crate::wire::time::Timestamp::parse(&t).is_some());
     }
 
     fn replay(entries: &[Entry]) -> String {

@@ -8,23 +8,27 @@
 
 use serde_json::Value;
 
-use crate::checks;
-use crate::classify::{IdField, Kind, Message, RequestId};
 use crate::finding::{Finding, Findings};
 use crate::protocol::{self, Era, Revision, Shape};
-use crate::reader::{Dir, Timestamp};
 use crate::rules::Rule;
+use crate::rules::checks;
 use crate::text::{duration, excerpt};
 use crate::transport::{At, Item};
+use crate::wire::dir::{Dir, Side};
+use crate::wire::message::{IdField, Kind, Message, RequestId};
+use crate::wire::time::Timestamp;
 
 /// The session's tables hash with foldhash: ids are short and many, and
 /// SipHash (std's default) cost a tenth of `check`'s time.
 type Hasher = foldhash::fast::RandomState;
 pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
 pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
-type IndexMap<K, V> = indexmap::IndexMap<K, V, Hasher>;
 
 mod features;
+pub mod pairing;
+
+pub use pairing::MAX_OPEN;
+use pairing::{Opened, Pairing};
 
 /// What the user told us about the session.
 #[derive(Clone, Debug)]
@@ -40,53 +44,6 @@ impl Default for Config {
         Config {
             revision: None,
             slow_seconds: 5.0,
-        }
-    }
-}
-
-/// The sender of a request: each side has its own id namespace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Side {
-    Client,
-    Server,
-    /// A plain log where the sender could not be inferred.
-    Unknown,
-}
-
-impl Side {
-    fn of(dir: Dir) -> Side {
-        match dir {
-            Dir::ClientToServer => Side::Client,
-            Dir::ServerToClient | Dir::Stderr => Side::Server,
-            Dir::Unknown => Side::Unknown,
-        }
-    }
-
-    fn dir(self) -> Dir {
-        match self {
-            Side::Client => Dir::ClientToServer,
-            Side::Server => Dir::ServerToClient,
-            Side::Unknown => Dir::Unknown,
-        }
-    }
-
-    pub fn other(self) -> Side {
-        match self {
-            Side::Client => Side::Server,
-            Side::Server => Side::Client,
-            Side::Unknown => Side::Unknown,
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Client => "client",
-            Side::Server => "server",
-            Side::Unknown => "unknown side",
         }
     }
 }
@@ -246,10 +203,6 @@ impl UsedIds {
     }
 }
 
-/// How many requests a side may have open before new ones are no longer
-/// followed (memory stays bounded; a finding says so).
-pub const MAX_OPEN: usize = 20_000;
-
 /// Where the handshake stands.
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
@@ -320,7 +273,7 @@ pub struct Session {
     negotiated: Option<String>,
     client: Option<Implementation>,
     server: Option<Implementation>,
-    open: [IndexMap<RequestId, Open>; 3],
+    open: Pairing<Open>,
     used: [UsedIds; 3],
     /// Requests not followed because of [`MAX_OPEN`], per side.
     unfollowed: [u64; 3],
@@ -352,7 +305,7 @@ impl Session {
             negotiated: None,
             client: None,
             server: None,
-            open: Default::default(),
+            open: Pairing::default(),
             used: Default::default(),
             unfollowed: [0; 3],
             counts: Counts::default(),
@@ -590,32 +543,7 @@ impl Session {
     /// Infers the writer of a message in a log without direction markers.
     fn infer(&mut self, msg: &Message) -> Dir {
         self.inference.seen += 1;
-        let side = match msg.kind {
-            Kind::Request | Kind::Notification => {
-                let name = msg.method.as_deref().unwrap_or_default();
-                match protocol::method(name).map(|m| m.sender) {
-                    Some(protocol::Sender::Client) => Side::Client,
-                    Some(protocol::Sender::Server) => Side::Server,
-                    _ if name == "notifications/cancelled" => {
-                        // The canceller is the side that sent the request.
-                        let id = msg
-                            .params()
-                            .and_then(|p| p.get("requestId"))
-                            .and_then(RequestId::from_json);
-                        id.map_or(Side::Unknown, |id| {
-                            self.opener_of(&id).unwrap_or(Side::Unknown)
-                        })
-                    }
-                    _ => Side::Unknown,
-                }
-            }
-            // A response goes the opposite way of the request it answers.
-            Kind::Response => msg
-                .id
-                .id()
-                .and_then(|id| self.opener_of(id))
-                .map_or(Side::Unknown, Side::other),
-        };
+        let side = self.open.infer_sender(msg);
         if side == Side::Unknown {
             self.inference.unplaced += 1;
             if self.inference.first_unplaced.is_none() {
@@ -625,15 +553,6 @@ impl Session {
             self.inference.placed += 1;
         }
         side.dir()
-    }
-
-    /// The one side that has `id` open, if exactly one does.
-    fn opener_of(&self, id: &RequestId) -> Option<Side> {
-        let mut sides = [Side::Client, Side::Server, Side::Unknown]
-            .into_iter()
-            .filter(|s| self.open[s.index()].contains_key(id));
-        let first = sides.next()?;
-        sides.next().is_none().then_some(first)
     }
 
     fn request(
@@ -668,9 +587,7 @@ impl Session {
         findings: &mut Findings,
     ) {
         let method = msg.method.as_deref().unwrap_or_default();
-        let open = &self.open[side.index()];
-        let reused = open.contains_key(id);
-        if let Some(prev) = open.get(id) {
+        if let Some(prev) = self.open.get(side, id) {
             findings.push(
                 report(
                     Rule::IdReuse,
@@ -707,7 +624,17 @@ impl Session {
                 .find_map(|k| p.get(*k).and_then(Value::as_str))
                 .map(|s| excerpt(s).into_boxed_str())
         });
-        if self.open[side.index()].len() >= MAX_OPEN && !reused {
+        let reused = self.open.get(side, id).is_some();
+        let request = Open {
+            line: at.line,
+            time: at.time.clone(),
+            method: method.into(),
+            subject,
+            cancelled: None,
+            counts: self.counts,
+            reused,
+        };
+        if let Opened::Full = self.open.open(side, id, request) {
             self.unfollowed[side.index()] += 1;
             if self.unfollowed[side.index()] == 1 {
                 findings.push(report(
@@ -721,18 +648,6 @@ impl Session {
             self.used[side.index()].insert(id, at.line, true);
             return;
         }
-        self.open[side.index()].insert(
-            id.clone(),
-            Open {
-                line: at.line,
-                time: at.time.clone(),
-                method: method.into(),
-                subject,
-                cancelled: None,
-                counts: self.counts,
-                reused,
-            },
-        );
         self.used[side.index()].insert(id, at.line, false);
     }
 
@@ -907,7 +822,7 @@ impl Session {
         };
         // swap_remove: O(1); the order of open requests is restored by line
         // where it is shown.
-        if let Some(open) = self.open[requester.index()].swap_remove(id) {
+        if let Some(open) = self.open.answer(requester, id) {
             self.used[requester.index()].answer(id, at.line);
             let method = open.method.clone();
             self.answered(at, requester, id, open, msg, report, findings);
@@ -943,17 +858,11 @@ impl Session {
         }
         // A type-changed echo (1 vs "1"); a linear scan, so only while few
         // requests are open.
-        let loose = (self.open[requester.index()].len() <= LOOSE_SCAN_LIMIT)
-            .then(|| {
-                self.open[requester.index()]
-                    .keys()
-                    .find(|k| k.loosely_equals(id))
-                    .cloned()
-            })
-            .flatten();
+        let loose = self.open.loose_match(requester, id);
         if let Some(request_id) = loose {
-            let open = self.open[requester.index()]
-                .swap_remove(&request_id)
+            let open = self
+                .open
+                .answer(requester, &request_id)
                 .expect("key found above");
             self.used[requester.index()].answer(&request_id, at.line);
             findings.push(
@@ -1084,7 +993,7 @@ impl Session {
         findings: &mut Findings,
     ) {
         let Some(result) = msg.result() else {
-            let error = msg.error().unwrap_or(crate::classify::ErrorInfo {
+            let error = msg.error().unwrap_or(crate::wire::message::ErrorInfo {
                 code: None,
                 message: None,
             });
@@ -1152,7 +1061,7 @@ impl Session {
             );
         }
         for side in [Side::Client, Side::Server, Side::Unknown] {
-            for (id, open) in &self.open[side.index()] {
+            for (id, open) in self.open.iter(side) {
                 let rule = if open.cancelled.is_some() {
                     Rule::CancelledRequest
                 } else {
@@ -1194,16 +1103,7 @@ impl Session {
                 parts.join("; "),
             ));
         }
-        let open_requests = || {
-            [Side::Client, Side::Server, Side::Unknown]
-                .into_iter()
-                .flat_map(|side| {
-                    self.open[side.index()]
-                        .iter()
-                        .filter(|(_, o)| o.cancelled.is_none())
-                        .map(move |(id, o)| (side, id, o))
-                })
-        };
+        let open_requests = || self.open.all().filter(|(_, _, o)| o.cancelled.is_none());
         let pending_total = open_requests().count();
         let mut pending: Vec<OpenRequest> = open_requests()
             .map(|(side, id, o)| OpenRequest {
@@ -1403,10 +1303,6 @@ impl Session {
         text
     }
 }
-
-/// Up to how many open requests a response with an unknown id is compared
-/// loosely (`1` against `"1"`).
-const LOOSE_SCAN_LIMIT: usize = 1000;
 
 /// How many of the requests still open at the end a summary lists.
 pub const PENDING_LISTED: usize = 1000;

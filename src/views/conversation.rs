@@ -9,14 +9,15 @@
 //! rules and findings stay with the session. Pure: no I/O, no clock; memory
 //! grows with the requests still open.
 
-use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::classify::{ErrorInfo, IdField, Kind, Message, RequestId};
-use crate::protocol::{self, Sender};
-use crate::reader::{Dir, Timestamp};
+use crate::session::pairing::{Opened, Pairing};
 use crate::text::excerpt;
 use crate::transport::{At, Item};
+use crate::wire::dir::Dir;
+use crate::wire::dir::Side;
+use crate::wire::message::{ErrorInfo, IdField, Kind, Message, RequestId};
+use crate::wire::time::Timestamp;
 
 /// What a row of the conversation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -153,31 +154,18 @@ pub struct OpenRequest {
     pub open: Open,
 }
 
-/// Index of a sender in the pairing tables.
-fn slot(dir: Dir) -> usize {
-    match dir {
-        Dir::ClientToServer => 0,
-        Dir::ServerToClient | Dir::Stderr => 1,
-        Dir::Unknown => 2,
-    }
-}
-
-fn reverse(dir: Dir) -> Dir {
-    match dir {
-        Dir::ClientToServer => Dir::ServerToClient,
-        Dir::ServerToClient => Dir::ClientToServer,
-        other => other,
-    }
-}
-
-const SLOT_DIRS: [Dir; 3] = [Dir::ClientToServer, Dir::ServerToClient, Dir::Unknown];
+/// At most this many requests left open by earlier sessions of a file are
+/// kept (a log of many restarts stays bounded).
+const ABANDONED_KEPT: usize = crate::session::MAX_OPEN;
 
 /// The conversation state of one file.
 #[derive(Debug, Default)]
 pub struct Conversation {
-    /// Open requests by the direction they travelled (client->server,
-    /// server->client, unknown), in the order they were sent.
-    open: [IndexMap<RequestId, Open>; 3],
+    /// Open requests by their sender (the session's pairing component).
+    open: Pairing<Open>,
+    /// How many of them are not cancelled: `[client's, server's]` (what the
+    /// server and the client owe), kept as they change.
+    owed: [usize; 2],
     /// Requests left open by an earlier session of the same file.
     abandoned: Vec<OpenRequest>,
     /// Whether the current session has seen a message.
@@ -239,9 +227,11 @@ impl Conversation {
                 // A recorder's `# start` after traffic: a new server process
                 // with fresh id spaces; what was open stays unanswered.
                 if text.trim_start().starts_with("start") && self.started {
-                    let open: Vec<OpenRequest> = self.open().collect();
+                    let room = ABANDONED_KEPT.saturating_sub(self.abandoned.len());
+                    let open: Vec<OpenRequest> = self.open().take(room).collect();
                     self.abandoned.extend(open);
-                    self.open = Default::default();
+                    self.open.clear();
+                    self.owed = [0; 2];
                     self.started = false;
                 }
                 let mut e = Entry::new(at, Dir::Unknown, EntryKind::Other);
@@ -254,15 +244,13 @@ impl Conversation {
 
     /// The requests still open, oldest first, with the direction they went.
     pub fn open(&self) -> impl Iterator<Item = OpenRequest> + '_ {
-        let mut all: Vec<OpenRequest> = SLOT_DIRS
-            .iter()
-            .zip(&self.open)
-            .flat_map(|(dir, map)| {
-                map.iter().map(|(id, open)| OpenRequest {
-                    id: id.clone(),
-                    dir: *dir,
-                    open: open.clone(),
-                })
+        let mut all: Vec<OpenRequest> = self
+            .open
+            .all()
+            .map(|(side, id, open)| OpenRequest {
+                id: id.clone(),
+                dir: side.dir(),
+                open: open.clone(),
             })
             .collect();
         all.sort_by_key(|r| r.open.line);
@@ -281,8 +269,14 @@ impl Conversation {
     /// from by a cancellation: `[server, client]` (the server owes the
     /// client's requests).
     pub fn owed(&self) -> [usize; 2] {
-        let live = |map: &IndexMap<RequestId, Open>| map.values().filter(|o| !o.cancelled).count();
-        [live(&self.open[0]), live(&self.open[1])]
+        self.owed
+    }
+
+    /// Counts a request of `side` as owed (`+1`) or no longer owed (`-1`).
+    fn owe(&mut self, side: Side, delta: isize) {
+        if let Some(n) = self.owed.get_mut(side.index()) {
+            *n = n.saturating_add_signed(delta);
+        }
     }
 
     fn message(&mut self, at: &At, dir: Dir, msg: &Message) -> Entry {
@@ -315,17 +309,20 @@ impl Conversation {
                 e.subject = subject(msg);
                 e.summary = request_summary(msg);
                 if let IdField::Id(id) = &msg.id {
-                    self.open[slot(dir)].insert(
-                        id.clone(),
-                        Open {
-                            line: at.line,
-                            time: at.time.clone(),
-                            method: msg.method.clone().unwrap_or_default(),
-                            subject: e.subject.clone(),
-                            cancelled: false,
-                            cancelled_time: None,
-                        },
-                    );
+                    let side = Side::of(dir);
+                    let request = Open {
+                        line: at.line,
+                        time: at.time.clone(),
+                        method: msg.method.clone().unwrap_or_default(),
+                        subject: e.subject.clone(),
+                        cancelled: false,
+                        cancelled_time: None,
+                    };
+                    match self.open.open(side, id, request) {
+                        Opened::New => self.owe(side, 1),
+                        Opened::Replaced(old) if old.cancelled => self.owe(side, 1),
+                        Opened::Replaced(_) | Opened::Full => {}
+                    }
                 }
             }
             Kind::Notification => {
@@ -335,21 +332,23 @@ impl Conversation {
                         .params()
                         .and_then(|p| p.get("requestId"))
                         .and_then(RequestId::from_json);
-                    if let Some(open) = id.and_then(|id| self.open[slot(dir)].get_mut(&id)) {
+                    let side = Side::of(dir);
+                    if let Some(open) = id.and_then(|id| self.open.get_mut(side, &id)) {
+                        let first = !open.cancelled;
                         open.cancelled = true;
                         open.cancelled_time = at.time.clone();
+                        if first {
+                            self.owe(side, -1);
+                        }
                     }
                 }
             }
             Kind::Response => {
-                let request = e.id.as_ref().and_then(|id| {
-                    let sender = if dir == Dir::Unknown {
-                        Dir::Unknown
-                    } else {
-                        reverse(dir)
-                    };
-                    self.open[slot(sender)].shift_remove(id)
-                });
+                let sender = Side::of(dir).other();
+                let request = e.id.as_ref().and_then(|id| self.open.answer(sender, id));
+                if request.as_ref().is_some_and(|open| !open.cancelled) {
+                    self.owe(sender, -1);
+                }
                 if let Some(open) = request {
                     e.answers = Some(Answered {
                         line: open.line,
@@ -374,42 +373,10 @@ impl Conversation {
         e
     }
 
-    /// The direction of a message in a log without markers, as the session
-    /// infers it: requests and notifications from the method table, a
-    /// response from the one side that has its id open.
+    /// The direction of a message in a log without markers: the pairing
+    /// component's inference, the same as the session's.
     fn infer(&self, msg: &Message) -> Dir {
-        match msg.kind {
-            Kind::Request | Kind::Notification => {
-                let name = msg.method.as_deref().unwrap_or_default();
-                match protocol::method(name).map(|m| m.sender) {
-                    Some(Sender::Client) => Dir::ClientToServer,
-                    Some(Sender::Server) => Dir::ServerToClient,
-                    _ if name == "notifications/cancelled" => msg
-                        .params()
-                        .and_then(|p| p.get("requestId"))
-                        .and_then(RequestId::from_json)
-                        .and_then(|id| self.opener_of(&id))
-                        .unwrap_or(Dir::Unknown),
-                    _ => Dir::Unknown,
-                }
-            }
-            Kind::Response => msg
-                .id
-                .id()
-                .and_then(|id| self.opener_of(id))
-                .map_or(Dir::Unknown, reverse),
-        }
-    }
-
-    /// The one direction that has `id` open, if exactly one does.
-    fn opener_of(&self, id: &RequestId) -> Option<Dir> {
-        let mut dirs = SLOT_DIRS
-            .iter()
-            .zip(&self.open)
-            .filter(|(_, map)| map.contains_key(id))
-            .map(|(d, _)| *d);
-        let first = dirs.next()?;
-        dirs.next().is_none().then_some(first)
+        self.open.infer_sender(msg).dir()
     }
 }
 
@@ -599,7 +566,7 @@ fn response_summary(msg: &Message, method: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::{Frame, classify};
+    use crate::wire::message::{Frame, classify};
 
     fn item(line: u64, dir: Dir, json: &str) -> Item {
         let at = At { line, time: None };

@@ -8,14 +8,15 @@ use std::io::{self, Read};
 
 use indexmap::IndexMap;
 
-use crate::classify::{self, Frame, Kind, RequestId};
 use crate::finding::{Finding, Findings};
-use crate::reader::{self, Body, Dir, Format, Record};
+use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
 use crate::session::{Config, Session, Summary};
 use crate::transport::{Item, Transport};
+use crate::wire::dir::Dir;
+use crate::wire::message::{self, Frame, Kind, RequestId};
 
 /// Options for checking one input.
 #[derive(Clone, Debug, Default)]
@@ -303,7 +304,7 @@ impl TeeStream {
 
     fn peek(&self) -> Option<Peek> {
         let (_, bytes, _) = self.next.as_ref()?;
-        let frame = serde_json::from_slice::<serde_json::Value>(bytes).map(classify::classify);
+        let frame = serde_json::from_slice::<serde_json::Value>(bytes).map(message::classify);
         Some(match frame {
             Ok(Frame::Message(m)) => match (m.kind, m.id.id()) {
                 (Kind::Request, Some(id)) => Peek::Request(id.clone()),

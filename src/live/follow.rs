@@ -20,11 +20,12 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::check::{Checker, Options};
-use crate::conversation::{Conversation, OpenRequest};
-use crate::reader::{self, Format, Records, Timestamp};
+use crate::pipeline::{Checker, Options};
+use crate::reader::{self, Format, Records};
 use crate::report::{FileReport, Report};
 use crate::text::{duration, escape_control};
+use crate::views::conversation::{Conversation, OpenRequest};
+use crate::wire::time::Timestamp;
 
 /// How `--follow` polls.
 #[derive(Clone, Debug)]

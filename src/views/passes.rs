@@ -10,21 +10,23 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use crate::check::{Checker, Options};
-use crate::conversation::{Conversation, Entry, OpenRequest, OtherKind};
 use crate::finding::Findings;
-use crate::reader::{self, Body, Dir, Format, Records, Timestamp};
+use crate::pipeline::{Checker, Options};
+use crate::reader::{self, Body, Format, Records};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::text::excerpt_bytes;
 use crate::transport::{Item, Transport};
+use crate::views::conversation::{Conversation, Entry, OpenRequest, OtherKind};
+use crate::wire::dir::Dir;
+use crate::wire::time::Timestamp;
 
 /// What the first pass knows about a file.
 #[derive(Debug)]
 pub struct Prepared {
     /// The `check` report of the file.
     pub report: FileReport,
-    /// Requests never answered, by session, oldest first.
+    /// Requests never answered, sorted by line.
     pub unanswered: Vec<OpenRequest>,
     /// The first and last timestamps of the log.
     pub first_time: Option<Timestamp>,
@@ -39,7 +41,9 @@ impl Prepared {
     /// Whether the request on `line` was never answered, and if so whether
     /// it had been cancelled.
     pub fn unanswered_at(&self, line: u64) -> Option<&OpenRequest> {
-        self.unanswered.iter().find(|r| r.open.line == line)
+        // Sorted by line (`prepare`): a binary search, not a scan per row.
+        let at = self.unanswered.partition_point(|r| r.open.line < line);
+        self.unanswered.get(at).filter(|r| r.open.line == line)
     }
 }
 
@@ -69,6 +73,7 @@ pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Resul
         conversation.observe(item);
     });
     let mut unanswered = conversation.unanswered();
+    unanswered.sort_by_key(|r| r.open.line);
     if let Some(redactor) = &mut redactor {
         for open in &mut unanswered {
             if let Some(subject) = &mut open.open.subject {
@@ -97,15 +102,6 @@ struct RawLine {
     line: u64,
     bytes: Vec<u8>,
     terminated: bool,
-}
-
-fn raw_slot(dir: Dir) -> usize {
-    match dir {
-        Dir::ClientToServer => 0,
-        Dir::ServerToClient => 1,
-        Dir::Stderr => 2,
-        Dir::Unknown => 3,
-    }
 }
 
 /// The conversation of one input as a stream of rows.
@@ -188,7 +184,7 @@ impl Entries {
     }
 
     fn keep(&mut self, dir: Dir, line: u64, bytes: &[u8], terminated: bool) {
-        let slot = raw_slot(dir);
+        let slot = dir.index();
         let lines = &mut self.raw[slot];
         lines.push_back(RawLine {
             line,
@@ -214,8 +210,8 @@ impl Entries {
             let (line, slot, event) = match &item {
                 Item::Message { at, dir, .. }
                 | Item::Batch { at, dir, .. }
-                | Item::Noise { at, dir } => (at.line, Some(raw_slot(*dir)), None),
-                Item::Stderr { at, .. } => (at.line, Some(raw_slot(Dir::Stderr)), None),
+                | Item::Noise { at, dir } => (at.line, Some(dir.index()), None),
+                Item::Stderr { at, .. } => (at.line, Some(Dir::Stderr.index()), None),
                 Item::Event { at, text } => (at.line, None, Some(text.clone())),
             };
             let mut entries = self.conversation.observe(&item);
@@ -248,7 +244,7 @@ impl Entries {
                 if self.keep_raw {
                     let text = String::from_utf8_lossy(&raw);
                     first.raw = Some(match &mut self.redactor {
-                        Some(r) if slot == Some(raw_slot(Dir::Stderr)) => r.whole(&text),
+                        Some(r) if slot == Some(Dir::Stderr.index()) => r.whole(&text),
                         Some(r) => r.raw(&text),
                         None => text.into_owned(),
                     });
@@ -313,7 +309,7 @@ impl Iterator for Entries {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conversation::EntryKind;
+    use crate::views::conversation::EntryKind;
 
     fn entries(text: &str) -> Vec<Entry> {
         Entries::open(

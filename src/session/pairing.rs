@@ -1,0 +1,219 @@
+//! Pairing: the requests each side has open, by exact id, and who sent a
+//! message in a log without direction markers.
+//!
+//! This is the one request table of the crate: the session keeps its open
+//! requests here (with what its rules need), and so do the conversation's
+//! rows and the captures of `diff` and `replay` (with what they show). Each
+//! side has its own id space. A table holds at most [`MAX_OPEN`] requests per
+//! side, so memory is bounded whatever the log; every operation is O(1)
+//! amortised except [`Pairing::loose_match`], which only scans small tables.
+
+use crate::protocol::{self, Sender};
+use crate::wire::dir::Side;
+use crate::wire::message::{Kind, Message, RequestId};
+
+type Hasher = foldhash::fast::RandomState;
+type IndexMap<K, V> = indexmap::IndexMap<K, V, Hasher>;
+
+/// The most requests followed per side at once; past it a side's new
+/// requests are not followed (the session reports it once).
+pub const MAX_OPEN: usize = 20_000;
+
+/// A table with more open requests than this is not scanned for an id that
+/// differs only by its JSON type (`1` against `"1"`).
+const LOOSE_SCAN_LIMIT: usize = 1000;
+
+/// What [`Pairing::open`] did with a request.
+#[derive(Debug)]
+pub enum Opened<T> {
+    /// Now open (and no request of this side had its id open).
+    New,
+    /// Now open; it replaced a request of the same side with the same id
+    /// that was still open (given back).
+    Replaced(T),
+    /// Not followed: the side already has [`MAX_OPEN`] requests open.
+    Full,
+}
+
+/// The open requests of each side, with a `T` for each.
+#[derive(Debug)]
+pub struct Pairing<T> {
+    open: [IndexMap<RequestId, T>; 3],
+}
+
+impl<T> Default for Pairing<T> {
+    fn default() -> Self {
+        Pairing {
+            open: Default::default(),
+        }
+    }
+}
+
+impl<T> Pairing<T> {
+    /// Opens a request `id` sent by `side`.
+    pub fn open(&mut self, side: Side, id: &RequestId, value: T) -> Opened<T> {
+        let table = &mut self.open[side.index()];
+        if let Some(old) = table.get_mut(id) {
+            return Opened::Replaced(std::mem::replace(old, value));
+        }
+        if table.len() >= MAX_OPEN {
+            return Opened::Full;
+        }
+        table.insert(id.clone(), value);
+        Opened::New
+    }
+
+    /// The request `id` of `side` is answered: it is no longer open.
+    /// O(1); the order of what stays open is not kept (sort by line where
+    /// it is shown).
+    pub fn answer(&mut self, side: Side, id: &RequestId) -> Option<T> {
+        self.open[side.index()].swap_remove(id)
+    }
+
+    /// An open request of `side` whose id equals `id` but for its JSON type
+    /// (an echo that changed `1` into `"1"`), if the table is small enough
+    /// to scan.
+    pub fn loose_match(&self, side: Side, id: &RequestId) -> Option<RequestId> {
+        let table = &self.open[side.index()];
+        if table.len() > LOOSE_SCAN_LIMIT {
+            return None;
+        }
+        table.keys().find(|k| k.loosely_equals(id)).cloned()
+    }
+
+    pub fn get(&self, side: Side, id: &RequestId) -> Option<&T> {
+        self.open[side.index()].get(id)
+    }
+
+    pub fn get_mut(&mut self, side: Side, id: &RequestId) -> Option<&mut T> {
+        self.open[side.index()].get_mut(id)
+    }
+
+    /// How many requests `side` has open.
+    pub fn len(&self, side: Side) -> usize {
+        self.open[side.index()].len()
+    }
+
+    /// The open requests of `side`, in no particular order.
+    pub fn iter(&self, side: Side) -> impl Iterator<Item = (&RequestId, &T)> {
+        self.open[side.index()].iter()
+    }
+
+    /// Every open request, with its sender, in no particular order.
+    pub fn all(&self) -> impl Iterator<Item = (Side, &RequestId, &T)> {
+        [Side::Client, Side::Server, Side::Unknown]
+            .into_iter()
+            .flat_map(move |side| self.iter(side).map(move |(id, v)| (side, id, v)))
+    }
+
+    /// Forgets every open request (a new session begins).
+    pub fn clear(&mut self) {
+        self.open = Default::default();
+    }
+
+    /// The one side that has `id` open, if exactly one does.
+    pub fn opener_of(&self, id: &RequestId) -> Option<Side> {
+        let mut sides = [Side::Client, Side::Server, Side::Unknown]
+            .into_iter()
+            .filter(|s| self.open[s.index()].contains_key(id));
+        let first = sides.next()?;
+        sides.next().is_none().then_some(first)
+    }
+
+    /// Who sent `msg`, in a log that does not say: a request or notification
+    /// by the method table (a cancellation by the side that has its request
+    /// open), a response by the side opposite to the one request it can
+    /// answer. `Unknown` when the evidence does not place it, as for `ping`
+    /// and other methods either side may send.
+    pub fn infer_sender(&self, msg: &Message) -> Side {
+        match msg.kind {
+            Kind::Request | Kind::Notification => {
+                let name = msg.method.as_deref().unwrap_or_default();
+                match protocol::method(name).map(|m| m.sender) {
+                    Some(Sender::Client) => Side::Client,
+                    Some(Sender::Server) => Side::Server,
+                    _ if name == "notifications/cancelled" => msg
+                        .params()
+                        .and_then(|p| p.get("requestId"))
+                        .and_then(RequestId::from_json)
+                        .and_then(|id| self.opener_of(&id))
+                        .unwrap_or(Side::Unknown),
+                    _ => Side::Unknown,
+                }
+            }
+            Kind::Response => msg
+                .id
+                .id()
+                .and_then(|id| self.opener_of(id))
+                .map_or(Side::Unknown, Side::other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::message::{Frame, classify};
+
+    fn message(json: &str) -> Message {
+        match classify(serde_json::from_str(json).expect("json")) {
+            Frame::Message(m) => m,
+            _ => panic!("not a message: {json}"),
+        }
+    }
+
+    fn id(n: i64) -> RequestId {
+        RequestId::from_json(&serde_json::json!(n)).expect("an id")
+    }
+
+    #[test]
+    fn each_side_has_its_own_ids_and_the_table_is_bounded() {
+        let mut p = Pairing::default();
+        assert!(matches!(p.open(Side::Client, &id(1), "a"), Opened::New));
+        assert!(matches!(p.open(Side::Server, &id(1), "b"), Opened::New));
+        assert!(matches!(
+            p.open(Side::Client, &id(1), "c"),
+            Opened::Replaced("a")
+        ));
+        assert_eq!(p.opener_of(&id(1)), None, "both sides have id 1 open");
+        assert_eq!(p.answer(Side::Server, &id(1)), Some("b"));
+        assert_eq!(p.opener_of(&id(1)), Some(Side::Client));
+        for n in 2..=MAX_OPEN as i64 {
+            assert!(matches!(p.open(Side::Client, &id(n), "x"), Opened::New));
+        }
+        assert_eq!(p.len(Side::Client), MAX_OPEN);
+        assert!(matches!(p.open(Side::Client, &id(0), "over"), Opened::Full));
+        assert!(p.get(Side::Client, &id(0)).is_none());
+    }
+
+    #[test]
+    fn the_sender_is_inferred_from_the_method_table_and_the_pairing() {
+        let mut p = Pairing::default();
+        let call = message(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#);
+        assert_eq!(p.infer_sender(&call), Side::Client);
+        let sampling = message(r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage"}"#);
+        assert_eq!(p.infer_sender(&sampling), Side::Server);
+        let ping = message(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#);
+        assert_eq!(p.infer_sender(&ping), Side::Unknown, "either side pings");
+        let answer = message(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        assert_eq!(p.infer_sender(&answer), Side::Unknown, "nothing is open");
+        p.open(Side::Client, &id(7), ());
+        assert_eq!(p.infer_sender(&answer), Side::Server);
+        let cancel = message(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+        );
+        assert_eq!(p.infer_sender(&cancel), Side::Client);
+    }
+
+    #[test]
+    fn a_type_changed_echo_is_found_only_in_small_tables() {
+        let mut p = Pairing::default();
+        p.open(Side::Client, &id(1), ());
+        let echo = RequestId::from_json(&serde_json::json!("1")).expect("an id");
+        assert_eq!(p.loose_match(Side::Client, &echo), Some(id(1)));
+        for n in 2..=(LOOSE_SCAN_LIMIT as i64 + 1) {
+            p.open(Side::Client, &id(n), ());
+        }
+        assert_eq!(p.loose_match(Side::Client, &echo), None);
+    }
+}
