@@ -503,19 +503,33 @@ fn rules_command_lists_the_catalogue() {
 }
 
 #[test]
-fn readme_rules_table_matches_the_catalogue() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let start = readme.find("<!-- rules:start").expect("rules:start marker");
-    let start = start + readme[start..].find('\n').expect("marker line") + 1;
-    let end = readme.find("<!-- rules:end -->").expect("rules:end marker");
+fn documented_rules_table_matches_the_catalogue() {
+    // The table lives in one of README.md and docs/*.md, whichever holds
+    // the markers; it must be in exactly one.
+    let holders: Vec<(String, String)> = documentation()
+        .into_iter()
+        .filter(|(_, text)| text.contains("<!-- rules:start"))
+        .collect();
+    assert_eq!(
+        holders.len(),
+        1,
+        "the rules table (`<!-- rules:start` ... `<!-- rules:end -->`) must be in exactly one \
+         of README.md and docs/*.md; found in {:?}",
+        holders.iter().map(|(file, _)| file).collect::<Vec<_>>()
+    );
+    let (file, doc) = &holders[0];
+    let start = doc.find("<!-- rules:start").expect("rules:start marker");
+    let start = start + doc[start..].find('\n').expect("marker line") + 1;
+    let end = doc.find("<!-- rules:end -->").expect("rules:end marker");
+    assert!(start <= end, "{file}: rules:end comes before rules:start");
     let generated = run(&["rules", "--format", "markdown"]);
     assert_eq!(
-        &readme[start..end],
+        &doc[start..end],
         String::from_utf8(generated.stdout).expect("utf-8"),
-        "regenerate the README table with `mcpdbg rules --format markdown`"
+        "regenerate the table in {file} with `mcpdbg rules --format markdown`"
     );
     // And the catalogue has every rule once.
-    let rows = readme[start..end]
+    let rows = doc[start..end]
         .lines()
         .filter(|l| l.starts_with("| `"))
         .count();
@@ -772,41 +786,143 @@ fn select_ignore_and_severity_shape_the_report() {
 }
 
 #[test]
-fn readme_outputs_are_what_the_commands_print() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+fn documented_outputs_are_what_the_commands_print() {
     let mut checked = 0;
-    for (at, _) in readme.match_indices("<!-- output: ") {
-        let rest = &readme[at + "<!-- output: ".len()..];
-        if !rest.starts_with('[') {
-            continue; // `<!-- output: mcpdbg ... -->` blocks are checked in tests/views.rs
+    let mut in_readme = 0;
+    for (file, doc) in documentation() {
+        for (at, _) in doc.match_indices("<!-- output: ") {
+            let rest = &doc[at + "<!-- output: ".len()..];
+            if !rest.starts_with('[') {
+                continue; // `<!-- output: mcpdbg ... -->` blocks are checked in tests/views.rs
+            }
+            let args_end = rest
+                .find("] ")
+                .or_else(|| rest.find("]-->"))
+                .or_else(|| rest.find("] -->"))
+                .expect("args");
+            let args: Vec<String> =
+                serde_json::from_str(&rest[..=args_end]).expect("args are a JSON array");
+            let block =
+                &rest[rest.find("```text\n").expect("a text block follows") + "```text\n".len()..];
+            let block = &block[..block.find("```").expect("block end")];
+            // A `$ mcpdbg ...` first line shows the command; the rest is its output.
+            let expected = match block.strip_prefix("$ ") {
+                Some(shown) => &shown[shown.find('\n').expect("newline") + 1..],
+                None => block,
+            };
+            let out = mcpdbg().args(&args).output().expect("runs");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                expected,
+                "{file}: block for {args:?} is stale"
+            );
+            checked += 1;
+            in_readme += usize::from(file == "README.md");
         }
-        let args_end = rest
-            .find("] ")
-            .or_else(|| rest.find("]-->"))
-            .or_else(|| rest.find("] -->"))
-            .expect("args");
-        let args: Vec<String> =
-            serde_json::from_str(&rest[..=args_end]).expect("args are a JSON array");
-        let block =
-            &rest[rest.find("```text\n").expect("a text block follows") + "```text\n".len()..];
-        let block = &block[..block.find("```").expect("block end")];
-        // A `$ mcpdbg ...` first line shows the command; the rest is its output.
-        let expected = match block.strip_prefix("$ ") {
-            Some(shown) => &shown[shown.find('\n').expect("newline") + 1..],
-            None => block,
-        };
-        let out = mcpdbg().args(&args).output().expect("runs");
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            expected,
-            "README block for {args:?} is stale"
-        );
-        checked += 1;
     }
     assert!(
-        checked >= 2,
-        "expected the README's example outputs to be marked"
+        checked >= 3,
+        "expected the example outputs of README.md and docs/*.md to be marked; {checked} are"
     );
+    assert!(
+        in_readme >= 1,
+        "the README's quick start shows a marked output"
+    );
+}
+
+/// Lines of Markdown outside fenced code blocks, with their line numbers.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push((n + 1, line));
+        }
+    }
+    out
+}
+
+/// The anchors GitHub gives a file's headings: lower case, punctuation
+/// dropped, spaces as hyphens, `-1`, `-2`, ... on repeats.
+fn heading_anchors(text: &str) -> BTreeSet<String> {
+    let mut anchors = BTreeSet::new();
+    for (_, line) in prose_lines(text) {
+        let Some(title) = line.strip_prefix('#') else {
+            continue;
+        };
+        let title = title.trim_start_matches('#');
+        if !title.starts_with(' ') {
+            continue;
+        }
+        let slug: String = title
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect();
+        let mut anchor = slug.clone();
+        let mut n = 0;
+        while !anchors.insert(anchor.clone()) {
+            n += 1;
+            anchor = format!("{slug}-{n}");
+        }
+    }
+    anchors
+}
+
+/// Every relative link of README.md and docs/*.md names a file that exists
+/// and, with `#anchor`, a heading of that file; and the README links every
+/// page of docs/.
+#[test]
+fn documentation_links_resolve() {
+    let docs = documentation();
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for (file, text) in &docs {
+        let dir = Path::new(file).parent().expect("parent");
+        for (n, line) in prose_lines(text) {
+            // Inline code may hold brackets that are no link.
+            let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join("``");
+            for (at, _) in prose.match_indices("](") {
+                let rest = &prose[at + 2..];
+                let target = &rest[..rest.find(')').expect("link end")];
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let (path, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let resolved = if path.is_empty() {
+                    PathBuf::from(file)
+                } else {
+                    dir.join(path)
+                };
+                let Ok(target_text) = std::fs::read_to_string(root().join(&resolved)) else {
+                    if !root().join(&resolved).exists() {
+                        broken.push(format!("{file}:{n}: {target}: no such file"));
+                    }
+                    continue;
+                };
+                if !anchor.is_empty() && !heading_anchors(&target_text).contains(anchor) {
+                    broken.push(format!("{file}:{n}: {target}: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 20, "only {checked} relative links were found");
+    let readme = &docs[0].1;
+    for (file, _) in &docs[1..] {
+        assert!(
+            readme.contains(&format!("]({file})")),
+            "README.md does not link {file}"
+        );
+    }
 }
 
 #[test]

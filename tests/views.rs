@@ -973,30 +973,34 @@ fn follow_usage_errors_exit_2() {
     );
 }
 
-// ------------------------------------------------------------------ README
+// ------------------------------------------------------ README and docs/
 
 #[test]
-fn readme_outputs_are_what_the_commands_print() {
-    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+fn documented_outputs_are_what_the_commands_print() {
     let marker = "<!-- output: mcpdbg ";
     let mut checked = 0;
-    for (at, _) in readme.match_indices(marker) {
-        let rest = &readme[at + marker.len()..];
-        let args: Vec<&str> = rest[..rest.find(" -->").expect("marker end")]
-            .split_whitespace()
-            .collect();
-        let block = &rest[rest.find("```text\n").expect("a text block follows") + 8..];
-        let block = &block[..block.find("```").expect("block end")];
-        let out = run(&args);
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            block,
-            "README block for `mcpdbg {}` is stale",
-            args.join(" ")
-        );
-        checked += 1;
+    for (file, doc) in documentation() {
+        for (at, _) in doc.match_indices(marker) {
+            let rest = &doc[at + marker.len()..];
+            let args: Vec<&str> = rest[..rest.find(" -->").expect("marker end")]
+                .split_whitespace()
+                .collect();
+            let block = &rest[rest.find("```text\n").expect("a text block follows") + 8..];
+            let block = &block[..block.find("```").expect("block end")];
+            let out = run(&args);
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                block,
+                "{file}: block for `mcpdbg {}` is stale",
+                args.join(" ")
+            );
+            checked += 1;
+        }
     }
-    assert!(checked >= 3, "only {checked} README outputs are checked");
+    assert!(
+        checked >= 3,
+        "only {checked} outputs of README.md and docs/*.md are checked"
+    );
 }
 
 /// A long log message, whose `data` the parser cuts for `check`: the

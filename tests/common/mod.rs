@@ -80,6 +80,31 @@ pub fn fixtures() -> Vec<PathBuf> {
     out
 }
 
+/// The documentation whose examples and tables tests keep true: README.md,
+/// then every Markdown file in docs/, by name, each as (path from the
+/// repository root, text).
+pub fn documentation() -> Vec<(String, String)> {
+    let mut docs: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .map(|entry| entry.expect("docs/ entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .map(|path| {
+            let name = path.file_name().expect("name").to_str().expect("utf-8");
+            format!("docs/{name}")
+        })
+        .collect();
+    docs.sort();
+    assert!(!docs.is_empty(), "docs/ holds no Markdown file");
+    std::iter::once("README.md".to_string())
+        .chain(docs)
+        .map(|file| {
+            let text = std::fs::read_to_string(root().join(&file))
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            (file, text)
+        })
+        .collect()
+}
+
 pub fn transcript(out: &Output) -> String {
     format!(
         "exit: {}\n--- stdout\n{}--- stderr\n{}",
