@@ -44,19 +44,23 @@ pub struct Filter {
 impl Filter {
     /// Keeps the selected findings and applies the severity overrides.
     pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
-        findings
-            .into_iter()
-            .filter(|f| self.select.is_empty() || self.select.contains(&f.rule))
-            .filter(|f| !self.ignore.contains(&f.rule))
-            .filter_map(|mut f| {
-                match self.severity.iter().rev().find(|(rule, _)| *rule == f.rule) {
-                    Some((_, None)) => return None,
-                    Some((_, Some(level))) => f.severity = *level,
-                    None => {}
-                }
-                Some(f)
-            })
-            .collect()
+        findings.into_iter().filter_map(|f| self.one(f)).collect()
+    }
+
+    /// One finding as it is reported: `None` when it is not selected or
+    /// turned off, else with its severity overridden.
+    pub fn one(&self, mut f: Finding) -> Option<Finding> {
+        if !(self.select.is_empty() || self.select.contains(&f.rule))
+            || self.ignore.contains(&f.rule)
+        {
+            return None;
+        }
+        match self.severity.iter().rev().find(|(rule, _)| *rule == f.rule) {
+            Some((_, None)) => return None,
+            Some((_, Some(level))) => f.severity = *level,
+            None => {}
+        }
+        Some(f)
     }
 }
 
@@ -198,10 +202,21 @@ impl Checker {
         (report, self.redactor)
     }
 
-    /// The findings listed from index `from` on, as they may be shown
-    /// (redacted under `--redact`).
+    /// How many findings are listed so far (what [`Checker::findings_since`]
+    /// counts from).
+    pub fn findings_listed(&self) -> usize {
+        self.findings.listed().len()
+    }
+
+    /// The findings listed from index `from` on, as they are reported:
+    /// filtered by `--select`, `--ignore` and `--severity`, and redacted
+    /// under `--redact`.
     pub fn findings_since(&mut self, from: usize) -> Vec<Finding> {
-        let mut fresh = self.findings.listed()[from..].to_vec();
+        let filter = &self.options.filter;
+        let mut fresh: Vec<Finding> = self.findings.listed()[from..]
+            .iter()
+            .filter_map(|f| filter.one(f.clone()))
+            .collect();
         if let Some(redactor) = &mut self.redactor {
             fresh.iter_mut().for_each(|f| redactor.finding(f));
         }

@@ -65,9 +65,78 @@ struct Pending {
     start: At,
     start_excerpt: String,
     text: String,
+    /// Where the text stands, scanned as it grows: it is parsed only once
+    /// it can be whole, so a message of N lines costs O(its bytes), not
+    /// O(N x its bytes).
+    scan: Nesting,
     /// The continuation lines, kept to be re-read one by one if the
     /// reassembly fails.
     lines: Vec<(At, Vec<u8>, bool)>,
+}
+
+/// The nesting of JSON text read so far, outside and inside strings: enough
+/// to tell when a message spread over lines may be complete.
+#[derive(Debug, Default)]
+struct Nesting {
+    depth: u64,
+    in_string: bool,
+    escaped: bool,
+    /// Something no JSON text holds: a closing bracket too many, or a line
+    /// break inside a string.
+    broken: bool,
+}
+
+impl Nesting {
+    fn feed(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                // Most of a payload is inside strings: skip to the next
+                // quote or backslash.
+                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    Some(at) => {
+                        i += at;
+                        if bytes[i] == b'"' {
+                            self.in_string = false;
+                        } else {
+                            self.escaped = true;
+                        }
+                        i += 1;
+                    }
+                    None => return,
+                }
+                continue;
+            }
+            match bytes[i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => match self.depth.checked_sub(1) {
+                    Some(d) => self.depth = d,
+                    None => self.broken = true,
+                },
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// The line break that joins two lines.
+    fn newline(&mut self) {
+        if self.in_string {
+            self.broken = true;
+        }
+    }
+
+    /// Whether a parse could succeed now (or fail on something other than
+    /// the text ending early).
+    fn may_be_whole(&self) -> bool {
+        self.broken || (self.depth == 0 && !self.in_string)
+    }
 }
 
 /// Per-direction transport state.
@@ -395,10 +464,13 @@ impl Transport {
         match crate::wire::skim::parse(text) {
             Ok(frame) => emit(at, dir, frame, findings, out),
             Err(e) if e.is_eof() && terminated => {
+                let mut scan = Nesting::default();
+                scan.feed(text.as_bytes());
                 self.streams[slot(dir)].multiline = Some(Pending {
                     start: at,
                     start_excerpt: excerpt(text),
                     text: text.to_string(),
+                    scan,
                     lines: Vec::new(),
                 });
             }
@@ -488,8 +560,21 @@ impl Transport {
             .as_mut()
             .expect("caller checked");
         pending.text.push('\n');
+        pending.scan.newline();
         pending.text.push_str(&text);
+        pending.scan.feed(text.as_bytes());
         pending.lines.push((at.clone(), bytes, terminated));
+        if !pending.scan.may_be_whole() {
+            // Still inside an object or array: what a parse would call an
+            // early end of input, without parsing.
+            if !(terminated
+                && pending.lines.len() < MULTILINE_MAX_LINES
+                && pending.text.len() < MULTILINE_MAX_BYTES)
+            {
+                self.abandon(dir, findings, out);
+            }
+            return;
+        }
         match serde_json::from_str::<Value>(&pending.text) {
             Ok(value) => {
                 let pending = self.streams[slot(dir)].multiline.take().expect("present");
@@ -691,6 +776,74 @@ mod tests {
         assert!(!looks_like_json("{foo}"));
         assert!(!looks_like_json("Starting server"));
         assert!(!looks_like_json("[2026-01-01] started"));
+    }
+
+    #[test]
+    fn nesting_follows_strings_escapes_and_brackets() {
+        let mut n = Nesting::default();
+        n.feed(br#"{"a": "}]\"{", "b": ["#);
+        assert!(!n.may_be_whole(), "brackets in strings do not count");
+        n.newline();
+        n.feed(br#"1, {"c": "\\"}]"#);
+        assert!(!n.may_be_whole());
+        n.newline();
+        n.feed(b"}");
+        assert!(n.may_be_whole() && !n.broken);
+        let mut n = Nesting::default();
+        n.feed(br#"{"a": "open"#);
+        n.newline();
+        assert!(n.broken && n.may_be_whole(), "a line break inside a string");
+        let mut n = Nesting::default();
+        n.feed(b"{}}");
+        assert!(n.broken, "a closing bracket too many");
+    }
+
+    /// Lines of one stream through the transport: the messages' lines and
+    /// the rules it reported.
+    fn through(lines: &[&str]) -> (Vec<u64>, Vec<Rule>) {
+        let mut transport = Transport::new();
+        let mut findings = Findings::default();
+        let mut items = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let record = Record {
+                line: i as u64 + 1,
+                time: None,
+                body: Body::Line {
+                    dir: Dir::ServerToClient,
+                    bytes: line.as_bytes().to_vec().into(),
+                },
+                terminated: true,
+                source: None,
+            };
+            transport.push(record, &mut findings, &mut items);
+        }
+        transport.finish(&mut findings, &mut items);
+        let lines = items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Message { at, .. } => Some(at.line),
+                _ => None,
+            })
+            .collect();
+        (lines, findings.finish().iter().map(|f| f.rule).collect())
+    }
+
+    #[test]
+    fn a_message_over_lines_is_parsed_once_it_is_whole() {
+        let (messages, rules) = through(&[
+            "{",
+            r#"  "jsonrpc": "2.0", "id": 1,"#,
+            r#"  "result": {"text": "a } and a \" and ]"}"#,
+            "}",
+            r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        ]);
+        assert_eq!(messages, vec![1, 5], "{rules:?}");
+        assert_eq!(rules, vec![Rule::MultiLineJson]);
+        // A line break inside a string: no message; the lines are read
+        // again one by one.
+        let (messages, rules) = through(&[r#"{"jsonrpc":"2.0","id":1,"result":"a"#, r#"b"}"#]);
+        assert!(messages.is_empty(), "{messages:?}");
+        assert!(rules.contains(&Rule::InvalidJson), "{rules:?}");
     }
 
     #[test]

@@ -953,6 +953,47 @@ fn follow_prints_findings_as_the_file_grows() {
 }
 
 #[test]
+fn follow_applies_select_ignore_and_severity_to_live_findings() {
+    let dir = scratch("follow-filter");
+    let path = dir.join("live.log");
+    let sample = fs::read_to_string(root().join(SAMPLE)).expect("fixture");
+    let head: String = sample.lines().take(28).map(|l| format!("{l}\n")).collect();
+    fs::write(&path, head).expect("write");
+    let mut child = Killed(
+        mcpdbg()
+            .args([
+                "check",
+                "--follow",
+                "--poll-interval",
+                "0.05",
+                "--ignore",
+                "stray-output",
+                "--severity",
+                "slow-response=info",
+            ])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts"),
+    );
+    let rx = lines_of(child.0.stdout.take().expect("stdout"));
+    // Line 17's stray output comes before line 28's slow response: ignored,
+    // it is not printed, and the slow response is printed at its new level.
+    let seen = expect_line(&rx, "slow-response");
+    assert!(
+        !seen.iter().any(|l| l.contains("stray-output")),
+        "an ignored rule was printed live: {seen:?}"
+    );
+    assert!(
+        seen.last()
+            .expect("line")
+            .starts_with("line 28: info slow-response"),
+        "{seen:?}"
+    );
+}
+
+#[test]
 fn follow_usage_errors_exit_2() {
     assert_eq!(
         run(&["check", "--follow", SAMPLE, SAMPLE]).status.code(),

@@ -56,13 +56,18 @@ struct Feed(Rc<RefCell<VecDeque<u8>>>);
 impl Read for Feed {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut queue = self.0.borrow_mut();
-        let n = buf.len().min(queue.len());
-        for (slot, byte) in buf.iter_mut().zip(queue.drain(..n)) {
-            *slot = byte;
-        }
+        let (front, _) = queue.as_slices();
+        let n = buf.len().min(front.len());
+        buf[..n].copy_from_slice(&front[..n]);
+        queue.drain(..n);
         Ok(n)
     }
 }
+
+/// How much of the file is read at a time: what is appended is read and
+/// run through the pipeline a piece at a time, so following a large file
+/// holds one piece (and the line it ends in), never the file.
+const PIECE: usize = 1 << 20;
 
 /// The identity of a file, to notice when its path names another one.
 fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
@@ -108,28 +113,33 @@ impl Part {
         })
     }
 
-    /// Reads what was appended and runs its complete lines through the
-    /// pipeline.
+    /// Reads what was appended, a piece at a time, and runs its complete
+    /// lines through the pipeline.
     fn poll(&mut self, options: &Options) -> io::Result<()> {
-        let mut chunk = Vec::new();
-        self.offset += self.file.read_to_end(&mut chunk)? as u64;
-        if chunk.is_empty() {
-            return Ok(());
+        let mut chunk = vec![0; PIECE];
+        loop {
+            let n = match self.file.read(&mut chunk) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.offset += n as u64;
+            let read = &chunk[..n];
+            match memchr::memrchr(b'\n', read) {
+                Some(end) => {
+                    let mut feed = self.feed.0.borrow_mut();
+                    feed.extend(self.partial.drain(..));
+                    feed.extend(&read[..=end]);
+                    self.partial.extend_from_slice(&read[end + 1..]);
+                }
+                None => {
+                    self.partial.extend_from_slice(read);
+                    continue;
+                }
+            }
+            self.run(options)?;
         }
-        let complete = match memchr::memrchr(b'\n', &chunk) {
-            Some(end) => {
-                let rest = chunk.split_off(end + 1);
-                let mut lines = std::mem::replace(&mut self.partial, rest);
-                lines.extend_from_slice(&chunk);
-                lines
-            }
-            None => {
-                self.partial.extend_from_slice(&chunk);
-                return Ok(());
-            }
-        };
-        self.feed.0.borrow_mut().extend(complete);
-        self.run(options)
     }
 
     /// Feeds what the reader has to the pipeline.
@@ -158,7 +168,7 @@ impl Part {
     /// Prints the findings found since the last call.
     fn print_new(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let fresh = self.checker.findings_since(self.printed);
-        self.printed += fresh.len();
+        self.printed = self.checker.findings_listed();
         for f in &fresh {
             writeln!(
                 out,
@@ -179,8 +189,8 @@ impl Part {
             .open()
             .filter(|r| !r.open.cancelled)
             .collect();
-        self.first_seen
-            .retain(|line, _| open.iter().any(|r| r.open.line == *line));
+        let lines: std::collections::HashSet<u64> = open.iter().map(|r| r.open.line).collect();
+        self.first_seen.retain(|line, _| lines.contains(line));
         for r in &open {
             self.first_seen.entry(r.open.line).or_insert(now);
         }
