@@ -10,9 +10,11 @@
 //   close:NAME:MS        tools/call; after MS the host closes the connection without cancelling
 //   restart              close the connection and start the server again (recorded with --append)
 // Errors are printed to stderr and the next step runs. MCPDBG names the mcpdbg binary.
-// CONNECT_TIMEOUT_MS bounds the initialize handshake.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+// CONNECT_TIMEOUT_MS bounds the initialize handshake. SDK_PACKAGE picks the installed copy of
+// the SDK (default @modelcontextprotocol/sdk; sdk-1-0 is the same SDK pinned at 1.0.4).
+const sdk = process.env.SDK_PACKAGE ?? '@modelcontextprotocol/sdk';
+const { Client } = await import(`${sdk}/client/index.js`);
+const { StdioClientTransport } = await import(`${sdk}/client/stdio.js`);
 
 const [log, steps, dashdash, ...server] = process.argv.slice(2);
 if (dashdash !== '--' || server.length === 0) {
@@ -23,7 +25,7 @@ const mcpdbg = process.env.MCPDBG ?? 'mcpdbg';
 const connectTimeout = Number(process.env.CONNECT_TIMEOUT_MS ?? 60000);
 
 async function start(append) {
-  const client = new Client({ name: 'corpus-ts-client', version: '0.1.0' });
+  const client = new Client({ name: 'corpus-ts-client', version: '0.1.0' }, { capabilities: {} });
   const args = ['record', ...(append ? ['--append'] : []), '--out', log, '--', ...server];
   const transport = new StdioClientTransport({ command: mcpdbg, args, stderr: 'inherit' });
   try {
