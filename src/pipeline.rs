@@ -16,6 +16,7 @@ use crate::rules::{Rule, Severity};
 use crate::session::{Config, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
+use crate::wire::event::EventKind;
 use crate::wire::message::{self, Frame, Kind, RequestId};
 
 /// Options for checking one input.
@@ -258,9 +259,9 @@ impl Checker {
                 redactor.remember_item(&item);
             }
             each(&item);
-            if let Item::Event { text, .. } = &item {
+            if let Item::Event { event, .. } = &item {
                 let (key, lane) = self.lanes.get_index(pos).expect("lane exists");
-                if text.trim_start().starts_with("start") && !lane.session.is_empty() {
+                if event.kind == EventKind::Start && !lane.session.is_empty() {
                     let (fresh, index) = self.new_session(&key.clone());
                     let lane = &mut self.lanes[pos];
                     let done = std::mem::replace(&mut lane.session, fresh);

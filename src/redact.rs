@@ -125,7 +125,7 @@ impl Redactor {
                 }
             }
             Item::Stderr { text, .. } => *text = self.whole(text),
-            Item::Event { text, .. } => *text = self.apply(text),
+            Item::Event { event, .. } => event.text = self.apply(&event.text),
             Item::Noise { .. } => {}
         }
     }

@@ -13,6 +13,7 @@ use crate::reader::{Body, PartialWhy, Record};
 use crate::rules::Rule;
 use crate::text::{excerpt, excerpt_bytes};
 use crate::wire::dir::Dir;
+use crate::wire::event::{Event, EventKind};
 use crate::wire::line::LineBytes;
 use crate::wire::message::{self, Frame, Message};
 use crate::wire::time::Timestamp;
@@ -48,10 +49,10 @@ pub enum Item {
         at: At,
         dir: Dir,
     },
-    /// A session event from a recorder (`# ...`).
+    /// A session event from a recorder (`# ...`) or a host.
     Event {
         at: At,
-        text: String,
+        event: Event,
     },
 }
 
@@ -227,19 +228,14 @@ impl Transport {
                     self.line(at, dir, bytes, terminated, findings, out);
                 }
             }
-            Body::Event(text) => {
+            Body::Event(event) => {
                 // `mcpdbg record` announces a line that ended without a newline.
-                if let Some(stream) = text.trim().strip_prefix("partial line follows on ") {
-                    let dir = match stream {
-                        "stdin" => Some(Dir::ClientToServer),
-                        "stdout" => Some(Dir::ServerToClient),
-                        _ => None,
-                    };
-                    if let Some(dir) = dir {
-                        self.streams[slot(dir)].partial_next = true;
-                    }
+                if let EventKind::PartialLine(dir @ (Dir::ClientToServer | Dir::ServerToClient)) =
+                    event.kind
+                {
+                    self.streams[slot(dir)].partial_next = true;
                 }
-                out.push(Item::Event { at, text })
+                out.push(Item::Event { at, event })
             }
             Body::Partial { dir, json, why } => {
                 let note = match why {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use mcpdbg::reader::{self, Body, Format};
 use mcpdbg::wire::dir::Dir;
+use mcpdbg::wire::event::EventKind;
 use serde_json::Value;
 
 mod common;
@@ -49,11 +50,14 @@ fn streams(transcript: &Path) -> Streams {
     for record in records {
         let record = record.expect("record");
         match record.body {
-            Body::Event(text) => {
-                partial = text
-                    .strip_prefix("partial line follows on ")
-                    .map(str::to_owned);
-                s.events.push(text);
+            Body::Event(event) => {
+                partial = match event.kind {
+                    EventKind::PartialLine(Dir::ClientToServer) => Some("stdin"),
+                    EventKind::PartialLine(Dir::ServerToClient) => Some("stdout"),
+                    EventKind::PartialLine(Dir::Stderr) => Some("stderr"),
+                    _ => None,
+                };
+                s.events.push(event.text);
             }
             Body::Line { dir, bytes } => {
                 let (target, name) = match dir {
@@ -63,7 +67,7 @@ fn streams(transcript: &Path) -> Streams {
                     Dir::Unknown => panic!("native records have a direction"),
                 };
                 target.extend_from_slice(&bytes);
-                if partial.take().as_deref() != Some(name) {
+                if partial.take() != Some(name) {
                     target.push(b'\n');
                 }
             }

@@ -6,3 +6,18 @@ pub mod follow;
 pub mod progress;
 pub mod record;
 pub mod replay;
+
+/// The name of a signal number, for events and messages.
+pub(crate) fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGPIPE => "SIGPIPE",
+        _ => "signal",
+    }
+}

@@ -29,6 +29,9 @@ use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 
+use super::signal_name;
+use crate::wire::event::text as event;
+
 /// What the user asked for.
 #[derive(Clone, Debug)]
 pub struct RecordOptions {
@@ -294,7 +297,7 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
         pool: pool.clone(),
     };
     let writer = thread::spawn(move || write_transcript(file, rx, in_flight, pool));
-    queue.event(format!("start {}", command_line(&options.command)));
+    queue.event(event::start(&command_line(&options.command)));
 
     let mut child = match Command::new(program)
         .args(args)
@@ -384,14 +387,11 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
     }
     let exit_code = match (status.code(), status.signal()) {
         (Some(code), _) => {
-            queue.event(format!("server exited with status {code}"));
+            queue.event(event::exited(code));
             code
         }
         (None, Some(sig)) => {
-            queue.event(format!(
-                "server killed by signal {sig} ({})",
-                signal_name(sig)
-            ));
+            queue.event(event::killed(sig, signal_name(sig)));
             128 + sig
         }
         (None, None) => {
@@ -416,30 +416,13 @@ fn wait(child: &mut Child) -> io::Result<std::process::ExitStatus> {
     }
 }
 
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGPIPE => "SIGPIPE",
-        _ => "signal",
-    }
-}
-
 /// Forwards SIGTERM, SIGINT and SIGHUP to the server and notes them.
 fn forward_signals(pid: u32, queue: Queue) -> io::Result<()> {
     let mut signals =
         signal_hook::iterator::Signals::new([libc::SIGTERM, libc::SIGINT, libc::SIGHUP])?;
     thread::spawn(move || {
         for sig in signals.forever() {
-            queue.event(format!(
-                "{} received; forwarded to the server",
-                signal_name(sig)
-            ));
+            queue.event(event::forwarded(signal_name(sig)));
             // SAFETY: kill(2) with a pid we spawned and a valid signal number.
             unsafe {
                 libc::kill(pid as libc::pid_t, sig);
@@ -537,7 +520,7 @@ impl<W: Write> Transcript<W> {
                 let s = &mut self.streams[*stream as usize];
                 if !s.partial.is_empty() {
                     let line = std::mem::take(&mut s.partial);
-                    let note = format!("partial line follows on {}", stream.name());
+                    let note = event::partial_line(stream.name());
                     write_record(&mut self.out, stamp, b"#", note.as_bytes())?;
                     write_record(&mut self.out, stamp, stream.marker(), &line)?;
                 }
@@ -594,7 +577,7 @@ impl<W: Write> Transcript<W> {
 }
 
 fn gap(bytes: usize, stream: Stream) -> String {
-    format!("gap: {bytes} bytes of {} were not recorded", stream.name())
+    event::gap(bytes, stream.name())
 }
 
 /// The writer thread: turns entries into transcript lines, flushing whenever

@@ -23,8 +23,10 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
+use super::signal_name;
 use crate::views::capture::{Capture, Outcome, Send};
 use crate::wire::dir::Dir;
+use crate::wire::event::text as event;
 use crate::wire::message::RequestId;
 
 /// How the client's messages are paced.
@@ -210,7 +212,7 @@ impl Run<'_> {
             self.result
                 .notes
                 .push("the server stopped reading its stdin".to_string());
-            self.transcript.event("stdin closed")?;
+            self.transcript.event(&event::closed("stdin"))?;
         }
         Ok(())
     }
@@ -324,8 +326,7 @@ impl Run<'_> {
                     _ => ("<", "stdout"),
                 };
                 if !terminated {
-                    self.transcript
-                        .event(&format!("partial line follows on {stream}"))?;
+                    self.transcript.event(&event::partial_line(stream))?;
                 }
                 self.transcript.line(at, marker, &bytes)?;
                 if dir == Dir::ServerToClient {
@@ -335,10 +336,10 @@ impl Run<'_> {
             Event::Closed(dir) => {
                 if dir == Dir::Stderr {
                     self.stderr_open = false;
-                    self.transcript.event("stderr closed")?;
+                    self.transcript.event(&event::closed("stderr"))?;
                 } else {
                     self.stdout_open = false;
-                    self.transcript.event("stdout closed")?;
+                    self.transcript.event(&event::closed("stdout"))?;
                 }
             }
         }
@@ -371,19 +372,6 @@ impl Run<'_> {
             ))?;
         }
         Ok(!expired.is_empty())
-    }
-}
-
-fn signal_name(n: i32) -> &'static str {
-    match n {
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGINT => "SIGINT",
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGPIPE => "SIGPIPE",
-        _ => "signal",
     }
 }
 
@@ -431,13 +419,10 @@ fn end(run: &mut Run<'_>, child: &mut Child, rx: &Receiver<Event>) -> io::Result
     }
     if let Some(s) = status {
         match (s.code(), s.signal()) {
-            (Some(code), _) => run
+            (Some(code), _) => run.transcript.event(&event::exited(code))?,
+            (None, Some(sig)) => run
                 .transcript
-                .event(&format!("server exited with status {code}"))?,
-            (None, Some(sig)) => run.transcript.event(&format!(
-                "server killed by signal {sig} ({})",
-                signal_name(sig)
-            ))?,
+                .event(&event::killed(sig, signal_name(sig)))?,
             _ => {}
         }
     }
@@ -470,7 +455,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         && capture.sends.first().and_then(|s| s.request) == Some(0);
     let command = shown.join(" ");
     if from_start {
-        transcript.event(&format!("start {command}"))?;
+        transcript.event(&event::start(&command))?;
     } else {
         transcript.event(&format!(
             "replay of a capture that starts after the handshake: {command}"
@@ -591,7 +576,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         ));
     }
     if run.stdin.take().is_some() {
-        run.transcript.event("stdin closed")?;
+        run.transcript.event(&event::closed("stdin"))?;
     }
     end(&mut run, &mut child, &rx)?;
     run.transcript.out.flush()?;

@@ -16,6 +16,7 @@
 use std::collections::VecDeque;
 
 use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use crate::wire::event::Event;
 
 /// Which of the two Claude Desktop files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,7 +160,7 @@ impl ClaudeReader {
         } else if is_parse_error(message) {
             Body::HostParseError(message.to_string())
         } else {
-            Body::Event(message.to_string())
+            Body::Event(Event::host(message))
         };
         if matches!(body, Body::Line { .. }) {
             self.queue.push_back(record(
@@ -233,7 +234,9 @@ fn payload_body(dir: Dir, payload: &str) -> Body {
             json: json.into_bytes(),
             why: PartialWhy::Summary,
         },
-        None => Body::Event(format!("unreadable message summary: {payload}")),
+        None => Body::Event(Event::host(format!(
+            "unreadable message summary: {payload}"
+        ))),
     }
 }
 

@@ -9,6 +9,7 @@
 //! "origin"?: "client"|"server", "message", "response"?, "duration"?}` where
 //! a request carries its response.
 
+use crate::wire::event::Event;
 use std::collections::VecDeque;
 use std::io;
 
@@ -101,7 +102,7 @@ impl McpsnoopReader {
                 self.push(
                     line_no,
                     time,
-                    Body::Event(format!("start {command}")),
+                    Body::Event(Event::start(&command)),
                     terminated,
                     source,
                 );

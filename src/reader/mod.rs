@@ -19,6 +19,7 @@ pub mod vscode;
 pub mod zed;
 
 use crate::wire::dir::Dir;
+use crate::wire::event::Event;
 use crate::wire::line::LineBytes;
 use crate::wire::time::Timestamp;
 
@@ -30,7 +31,7 @@ pub enum Body {
     Line { dir: Dir, bytes: LineBytes },
     /// A session event written by a recorder (`# ...` in the native format),
     /// or a host's lifecycle line (`Server transport closed`).
-    Event(String),
+    Event(Event),
     /// A message the log shows only in part, as minimal JSON the reader
     /// rebuilt from what it could read (id, method, outcome).
     Partial {

@@ -11,6 +11,7 @@
 use std::io;
 
 use super::{Body, Dir, Lines, Record, Timestamp};
+use crate::wire::event::Event;
 
 /// What a marker says a record is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +95,7 @@ impl Iterator for NativeReader {
         let raw = bytes.skip(start);
         let body = match mark {
             Marker::Line(dir) => Body::Line { dir, bytes: raw },
-            Marker::Event => Body::Event(String::from_utf8_lossy(&raw).into_owned()),
+            Marker::Event => Body::Event(Event::recorder(String::from_utf8_lossy(&raw))),
         };
         Some(Ok(Record {
             line,

@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 
 use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use crate::wire::event::Event;
 
 /// `2026-10-05 09:49:21.376 [debug] ` -> time and message.
 fn prefix(line: &str) -> Option<(Timestamp, &str)> {
@@ -103,7 +104,7 @@ impl VsCodeReader {
                 Err(_) => Body::HostParseError(message.to_string()),
             }
         } else {
-            Body::Event(message.to_string())
+            Body::Event(Event::host(message))
         };
         self.queue.push_back(record(Some(time), body));
     }

@@ -11,6 +11,7 @@
 use std::collections::VecDeque;
 
 use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use crate::wire::event::Event;
 
 /// `2026-09-19T23:48:16+07:00 TRACE [target] ` -> time, target, text.
 fn prefix(line: &str) -> Option<(Timestamp, &str, &str)> {
@@ -94,7 +95,7 @@ impl ZedLogReader {
                 bytes: err.as_bytes().to_vec().into(),
             }
         } else if target.starts_with("context_server") || target.contains("context_server") {
-            Body::Event(message.to_string())
+            Body::Event(Event::host(message))
         } else {
             return; // the rest of Zed's log is about other things
         };

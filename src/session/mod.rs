@@ -15,6 +15,7 @@ use crate::rules::checks;
 use crate::text::{duration, excerpt};
 use crate::transport::{At, Item};
 use crate::wire::dir::{Dir, Side};
+use crate::wire::event::EventKind;
 use crate::wire::message::{IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
@@ -398,13 +399,12 @@ impl Session {
                     self.inference.first_text.get_or_insert(at.line);
                 }
             }
-            Item::Event { at, text } => {
+            Item::Event { at, event } => {
                 self.touch(&at);
-                let lower = text.trim().to_ascii_lowercase();
-                if lower.starts_with("start") && self.is_empty() {
-                    self.known_start = true;
-                } else if lower.starts_with("gap") {
-                    findings.push(
+                let text = event.text;
+                match event.kind {
+                    EventKind::Start if self.is_empty() => self.known_start = true,
+                    EventKind::Gap => findings.push(
                         Finding::new(
                             Rule::RecordingGap,
                             at.line,
@@ -414,25 +414,14 @@ impl Session {
                             ),
                         )
                         .time(at.time.as_ref()),
-                    );
-                } else if [
-                    "exit",
-                    "killed",
-                    "stdin closed",
-                    "signal",
-                    "received",
-                    "transport closed",
-                    "disconnected",
-                    "connection state: stopped",
-                    "connection state: error",
-                ]
-                .iter()
-                .any(|w| lower.contains(w))
-                {
-                    if self.ends.len() == ENDS_KEPT {
-                        self.ends.remove(0);
+                    ),
+                    EventKind::End => {
+                        if self.ends.len() == ENDS_KEPT {
+                            self.ends.remove(0);
+                        }
+                        self.ends.push((at.line, excerpt(text.trim())));
                     }
-                    self.ends.push((at.line, excerpt(text.trim())));
+                    EventKind::Start | EventKind::PartialLine(_) | EventKind::Note => {}
                 }
             }
         }

@@ -17,6 +17,7 @@ use crate::session::pairing::Pairing;
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
+use crate::wire::event::EventKind;
 use crate::wire::message::{Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
@@ -150,7 +151,7 @@ pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture>
             Body::Partial { dir, why, .. } if *dir != Dir::ServerToClient => {
                 builder.partial_client(record.line, *why);
             }
-            Body::Event(text) if text.starts_with("start ") && builder.seen_traffic => {
+            Body::Event(event) if event.kind == EventKind::Start && builder.seen_traffic => {
                 builder.capture.more_sessions = true;
                 builder.stopped = true;
             }

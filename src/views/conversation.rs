@@ -16,6 +16,7 @@ use crate::text::excerpt;
 use crate::transport::{At, Item};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
+use crate::wire::event::EventKind;
 use crate::wire::message::{ErrorInfo, IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
@@ -223,10 +224,10 @@ impl Conversation {
                 e.other = Some(OtherKind::Noise);
                 vec![e]
             }
-            Item::Event { at, text } => {
+            Item::Event { at, event } => {
                 // A recorder's `# start` after traffic: a new server process
                 // with fresh id spaces; what was open stays unanswered.
-                if text.trim_start().starts_with("start") && self.started {
+                if event.kind == EventKind::Start && self.started {
                     let room = ABANDONED_KEPT.saturating_sub(self.abandoned.len());
                     let open: Vec<OpenRequest> = self.open().take(room).collect();
                     self.abandoned.extend(open);
@@ -236,7 +237,7 @@ impl Conversation {
                 }
                 let mut e = Entry::new(at, Dir::Unknown, EntryKind::Other);
                 e.other = Some(OtherKind::Event);
-                e.summary = excerpt(text.trim());
+                e.summary = excerpt(event.text.trim());
                 vec![e]
             }
         }

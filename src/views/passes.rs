@@ -212,7 +212,7 @@ impl Entries {
                 | Item::Batch { at, dir, .. }
                 | Item::Noise { at, dir } => (at.line, Some(dir.index()), None),
                 Item::Stderr { at, .. } => (at.line, Some(Dir::Stderr.index()), None),
-                Item::Event { at, text } => (at.line, None, Some(text.clone())),
+                Item::Event { at, event } => (at.line, None, Some(event.text.clone())),
             };
             let mut entries = self.conversation.observe(&item);
             let (bytes, raw) = match (slot, event) {

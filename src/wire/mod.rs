@@ -3,6 +3,7 @@
 //! state, no I/O; every stage builds on it and it builds on nothing.
 
 pub mod dir;
+pub mod event;
 pub mod line;
 pub mod message;
 pub mod skim;

@@ -1,0 +1,190 @@
+//! Session events: what a recorder notes between the lines it relays (`#`
+//! lines in the native transcript) and the lifecycle lines hosts write.
+//!
+//! Written and parsed here, once: the recorder and the replay write their
+//! events with the constructors below, the native reader parses `#` lines
+//! with [`Event::recorder`], and the host readers classify their own lines
+//! with [`Event::host`], which never mistakes a host's words for a
+//! recorder's mark (a host line "Starting server" starts no new session).
+
+use std::fmt;
+
+use crate::wire::dir::Dir;
+
+/// What an event means to the analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A recorder started a server: a new server process, fresh id spaces.
+    Start,
+    /// A recorder could not keep up: bytes were relayed but not recorded.
+    Gap,
+    /// The next line of this stream ended without a newline.
+    PartialLine(Dir),
+    /// The server's process or transport ended, or was told to (exit,
+    /// signal, stdin closed, a host's "transport closed").
+    End,
+    /// Anything else: shown, never judged.
+    Note,
+}
+
+/// One event: its meaning and its text as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub kind: EventKind,
+    pub text: String,
+}
+
+/// Words of an event that say the server (or its transport) ended.
+const END_WORDS: [&str; 9] = [
+    "exit",
+    "killed",
+    "stdin closed",
+    "signal",
+    "received",
+    "transport closed",
+    "disconnected",
+    "connection state: stopped",
+    "connection state: error",
+];
+
+impl Event {
+    /// A recorder's event (a `#` line of the native transcript).
+    pub fn recorder(text: impl Into<String>) -> Event {
+        let text = text.into();
+        let trimmed = text.trim();
+        let kind = if trimmed == "start" || trimmed.starts_with("start ") {
+            EventKind::Start
+        } else if trimmed.starts_with("gap") {
+            EventKind::Gap
+        } else if let Some(stream) = trimmed.strip_prefix(PARTIAL_LINE) {
+            match stream {
+                "stdin" => EventKind::PartialLine(Dir::ClientToServer),
+                "stdout" => EventKind::PartialLine(Dir::ServerToClient),
+                "stderr" => EventKind::PartialLine(Dir::Stderr),
+                _ => EventKind::Note,
+            }
+        } else {
+            end_or_note(trimmed)
+        };
+        Event { kind, text }
+    }
+
+    /// A host's own line about the session (`Server transport closed`):
+    /// an end when it says so, else a note; never a recorder's start, gap
+    /// or partial-line mark.
+    pub fn host(text: impl Into<String>) -> Event {
+        let text = text.into();
+        let kind = end_or_note(text.trim());
+        Event { kind, text }
+    }
+
+    /// A new server process, as a recorder writes it.
+    pub fn start(command: &str) -> Event {
+        Event {
+            kind: EventKind::Start,
+            text: text::start(command),
+        }
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn end_or_note(text: &str) -> EventKind {
+    let lower = text.to_ascii_lowercase();
+    if END_WORDS.iter().any(|w| lower.contains(w)) {
+        EventKind::End
+    } else {
+        EventKind::Note
+    }
+}
+
+const PARTIAL_LINE: &str = "partial line follows on ";
+
+/// The recorder's texts, so that what is written is what [`Event::recorder`]
+/// parses.
+pub mod text {
+    use super::PARTIAL_LINE;
+
+    /// `start COMMAND`.
+    pub fn start(command: &str) -> String {
+        format!("start {command}")
+    }
+
+    /// Bytes of a stream relayed but not recorded.
+    pub fn gap(bytes: usize, stream: &str) -> String {
+        format!("gap: {bytes} bytes of {stream} were not recorded")
+    }
+
+    /// The next line of `stream` (`stdin`, `stdout`, `stderr`) has no newline.
+    pub fn partial_line(stream: &str) -> String {
+        format!("{PARTIAL_LINE}{stream}")
+    }
+
+    /// `stdin closed`, `stdout closed`, `stderr closed`.
+    pub fn closed(stream: &str) -> String {
+        format!("{stream} closed")
+    }
+
+    pub fn exited(code: i32) -> String {
+        format!("server exited with status {code}")
+    }
+
+    pub fn killed(signal: i32, name: &str) -> String {
+        format!("server killed by signal {signal} ({name})")
+    }
+
+    pub fn forwarded(name: &str) -> String {
+        format!("{name} received; forwarded to the server")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_recorder_writes_it_reads_back() {
+        let cases = [
+            (text::start("python server.py"), EventKind::Start),
+            (text::gap(12, "stdout"), EventKind::Gap),
+            (
+                text::partial_line("stdout"),
+                EventKind::PartialLine(Dir::ServerToClient),
+            ),
+            (
+                text::partial_line("stdin"),
+                EventKind::PartialLine(Dir::ClientToServer),
+            ),
+            (text::closed("stdin"), EventKind::End),
+            (text::exited(0), EventKind::End),
+            (text::killed(15, "SIGTERM"), EventKind::End),
+            (text::forwarded("SIGINT"), EventKind::End),
+            ("replay: no answer".to_string(), EventKind::Note),
+        ];
+        for (text, kind) in cases {
+            assert_eq!(Event::recorder(text.clone()).kind, kind, "{text}");
+        }
+        assert_eq!(Event::start("x").text, text::start("x"));
+    }
+
+    #[test]
+    fn a_host_line_is_never_a_recorder_mark() {
+        for line in [
+            "Starting server notes",
+            "start notes",
+            "gap in the log",
+            "partial line follows on stdout",
+        ] {
+            assert_eq!(Event::host(line).kind, EventKind::Note, "{line}");
+        }
+        assert_eq!(Event::host("Server transport closed").kind, EventKind::End);
+        assert_eq!(
+            Event::host("Connection state: Stopped").kind,
+            EventKind::End
+        );
+    }
+}
