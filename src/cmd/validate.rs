@@ -73,30 +73,8 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
             }
             Item::Batch { at, items, .. } => {
                 report.kind = "batch";
-                let has_initialize = items.iter().any(|m| {
-                    m.as_ref()
-                        .is_ok_and(|m| m.method.as_deref() == Some("initialize"))
-                });
-                let problem = match options.revision {
-                    Revision::V2025_03_26 if has_initialize => Some(
-                        "`initialize` must not be part of a batch, even under 2025-03-26"
-                            .to_string(),
-                    ),
-                    Revision::V2025_03_26 => None,
-                    rev => Some(format!(
-                        "batches are legal only under 2025-03-26, not under {rev}; the receiver rejects the whole line"
-                    )),
-                };
-                if let Some(problem) = problem {
-                    findings.push(Finding::new(
-                        Rule::Batch,
-                        at.line,
-                        format!(
-                            "a batch of {} message{}: {problem}",
-                            items.len(),
-                            if items.len() == 1 { "" } else { "s" }
-                        ),
-                    ));
+                if let Some(problem) = checks::batch(&items, Some(options.revision)) {
+                    findings.push(Finding::new(Rule::Batch, at.line, problem));
                 }
                 for msg in items.into_iter().flatten() {
                     let side = options.side.unwrap_or_else(|| infer(&msg));

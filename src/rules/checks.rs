@@ -45,6 +45,30 @@ fn hit(hits: &mut Vec<Hit>, rule: Rule, message: impl Into<String>) {
 
 /// The rules for one message. The method-level rules (unknown method, wrong
 /// direction, revision, era) apply to requests and notifications; the result
+/// The `batch` rule: what is wrong with a batch of `items` under `revision`
+/// (`None`: the revision is unknown, and nothing is said), as a phrase that
+/// starts "a batch of". The session and `validate` both ask here.
+pub fn batch(items: &[Result<Message, String>], revision: Option<Revision>) -> Option<String> {
+    let has_initialize = items.iter().any(|m| {
+        m.as_ref()
+            .is_ok_and(|m| m.method.as_deref() == Some("initialize"))
+    });
+    let problem = match revision? {
+        Revision::V2025_03_26 if has_initialize => {
+            "`initialize` must not be part of a batch, even under 2025-03-26".to_string()
+        }
+        Revision::V2025_03_26 => return None,
+        rev => format!(
+            "batches are legal only under 2025-03-26, not under {rev}; the receiver rejects the whole line"
+        ),
+    };
+    let n = items.len();
+    Some(format!(
+        "a batch of {n} message{}: {problem}",
+        if n == 1 { "" } else { "s" }
+    ))
+}
+
 /// rules to responses whose request method is known.
 pub fn message(msg: &Message, ctx: &Context) -> Vec<Hit> {
     let mut hits = Vec::new();

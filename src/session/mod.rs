@@ -434,29 +434,12 @@ impl Session {
         items: Vec<Result<Message, String>>,
         findings: &mut Findings,
     ) {
-        let has_initialize = items.iter().any(|m| {
-            m.as_ref()
-                .is_ok_and(|m| m.method.as_deref() == Some("initialize"))
-        });
-        let problem = match self.revision() {
-            Some(Revision::V2025_03_26) if has_initialize => {
-                Some("`initialize` must not be part of a batch, even under 2025-03-26".to_string())
-            }
-            Some(Revision::V2025_03_26) | None => None,
-            Some(rev) => Some(format!(
-                "batches are legal only under 2025-03-26 and this session uses {rev}; the receiver rejects the whole line"
-            )),
-        };
-        if let Some(problem) = problem {
+        if let Some(problem) = checks::batch(&items, self.revision()) {
             findings.push(
                 Finding::new(
                     Rule::Batch,
                     at.line,
-                    format!(
-                        "{} sent a batch of {} messages: {problem}",
-                        dir.writer(),
-                        items.len()
-                    ),
+                    format!("{} sent {problem}", dir.writer()),
                 )
                 .time(at.time.as_ref())
                 .dir(dir),
