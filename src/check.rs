@@ -45,17 +45,23 @@ impl Filter {
     pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
         findings
             .into_iter()
-            .filter(|f| self.select.is_empty() || self.select.contains(&f.rule))
-            .filter(|f| !self.ignore.contains(&f.rule))
             .filter_map(|mut f| {
-                match self.severity.iter().rev().find(|(rule, _)| *rule == f.rule) {
-                    Some((_, None)) => return None,
-                    Some((_, Some(level))) => f.severity = *level,
-                    None => {}
-                }
+                f.severity = self.level(f.rule, f.severity)?;
                 Some(f)
             })
             .collect()
+    }
+
+    /// The severity a finding of `rule` found at `found` is reported with,
+    /// or `None` when the rule is not reported at all.
+    pub fn level(&self, rule: Rule, found: Severity) -> Option<Severity> {
+        if !self.select.is_empty() && !self.select.contains(&rule) || self.ignore.contains(&rule) {
+            return None;
+        }
+        match self.severity.iter().rev().find(|(r, _)| *r == rule) {
+            Some((_, level)) => *level,
+            None => Some(found),
+        }
     }
 }
 

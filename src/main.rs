@@ -13,6 +13,7 @@ use mcpdbg::conversation::EntryKind;
 use mcpdbg::progress::{Counted, Counter};
 use mcpdbg::protocol::Revision;
 use mcpdbg::reader::{Dir, Format};
+use mcpdbg::render::ci::CiOptions;
 use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
 use mcpdbg::rules::{Rule, Severity};
@@ -171,9 +172,15 @@ struct RuleArgs {
 /// How to report (`check`, `validate`).
 #[derive(Args)]
 struct OutputArgs {
-    /// Output format
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    /// Output format: a table, one JSON document, SARIF 2.1.0 (code
+    /// scanning), GitHub Actions annotations or JUnit XML
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::Table)]
+    format: ReportFormatArg,
+
+    /// The directory SARIF and GitHub annotation paths are relative to
+    /// [default: the working directory]
+    #[arg(long, value_name = "DIR")]
+    sarif_base: Option<PathBuf>,
 
     /// Exit with status 1 when a finding at or above this severity exists
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
@@ -620,6 +627,15 @@ enum FormatArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum ReportFormatArg {
+    Table,
+    Json,
+    Sarif,
+    Github,
+    Junit,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum FailOn {
     Error,
     Warning,
@@ -788,7 +804,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             eprintln!("mcpdbg: --follow takes exactly one file");
             return Ok(ExitCode::from(2));
         };
-        if path.as_os_str() == "-" || matches!(args.output.format, FormatArg::Json) {
+        if path.as_os_str() == "-" || !matches!(args.output.format, ReportFormatArg::Table) {
             eprintln!("mcpdbg: --follow reads a file (not standard input) and prints a table");
             return Ok(ExitCode::from(2));
         }
@@ -843,7 +859,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
                 failed = true;
             }
         }
-        return emit(&report, &args.output, failed);
+        return emit(&report, &args.output, &options.filter, failed);
     }
     if !args.follow {
         let counter = std::sync::Arc::new(mcpdbg::progress::Counter::default());
@@ -872,7 +888,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             }
         }
     }
-    emit(&report, &args.output, failed)
+    emit(&report, &args.output, &options.filter, failed)
 }
 
 /// Checks one file (or standard input for `-`); the error is a message.
@@ -939,10 +955,18 @@ fn check_files(
 }
 
 /// Renders a report to stdout and maps it to an exit status.
-fn emit(report: &Report, output: &OutputArgs, failed: bool) -> io::Result<ExitCode> {
+fn emit(
+    report: &Report,
+    output: &OutputArgs,
+    filter: &Filter,
+    failed: bool,
+) -> io::Result<ExitCode> {
     let format = match output.format {
-        FormatArg::Table => OutputFormat::Table,
-        FormatArg::Json => OutputFormat::Json,
+        ReportFormatArg::Table => OutputFormat::Table,
+        ReportFormatArg::Json => OutputFormat::Json,
+        ReportFormatArg::Sarif => OutputFormat::Sarif,
+        ReportFormatArg::Github => OutputFormat::Github,
+        ReportFormatArg::Junit => OutputFormat::Junit,
     };
     let stdout = io::stdout();
     let style = Style {
@@ -954,15 +978,20 @@ fn emit(report: &Report, output: &OutputArgs, failed: bool) -> io::Result<ExitCo
             }
         },
     };
-    let mut out = io::BufWriter::new(stdout.lock());
-    render::render(report, format, style, &mut out)?;
-    out.flush()?;
     let threshold = match output.fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Info => Some(Severity::Info),
         FailOn::Never => None,
     };
+    let ci = CiOptions {
+        fail_on: threshold,
+        filter: filter.clone(),
+        base: output.sarif_base.clone(),
+    };
+    let mut out = io::BufWriter::new(stdout.lock());
+    render::render_with(report, format, style, &ci, &mut out)?;
+    out.flush()?;
     Ok(if failed {
         ExitCode::from(2)
     } else if threshold.is_some_and(|t| report.worst().is_some_and(|w| w >= t)) {
@@ -1087,7 +1116,7 @@ fn run_validate(args: ValidateArgs) -> io::Result<ExitCode> {
     let report = Report {
         files: vec![validate::validate(name, &bytes, &options)],
     };
-    emit(&report, &args.output, false)
+    emit(&report, &args.output, &Filter::default(), false)
 }
 
 fn run_explain(args: ExplainArgs) -> io::Result<ExitCode> {
