@@ -32,15 +32,24 @@ impl Default for CiOptions {
 }
 
 impl CiOptions {
-    /// The base directory as an absolute, lexically normalised path, or
-    /// `None` when the working directory cannot be read.
-    pub fn base_dir(&self) -> Option<PathBuf> {
-        let cwd = std::env::current_dir().ok()?;
-        Some(normalise(&match &self.base {
-            Some(base) => cwd.join(base),
-            None => cwd,
-        }))
+    /// The working directory and the base directory, both absolute and
+    /// lexically normalised, or `None` when the working directory cannot
+    /// be read.
+    pub fn dirs(&self) -> Option<Dirs> {
+        let cwd = normalise(&std::env::current_dir().ok()?);
+        let base = match &self.base {
+            Some(base) => normalise(&cwd.join(base)),
+            None => cwd.clone(),
+        };
+        Some(Dirs { cwd, base })
     }
+}
+
+/// Where relative input paths start from, and what CI paths are relative to.
+#[derive(Clone, Debug)]
+pub struct Dirs {
+    pub cwd: PathBuf,
+    pub base: PathBuf,
 }
 
 /// Where an input file is, as a CI system should name it.
@@ -54,16 +63,17 @@ pub enum Place {
     Other(String),
 }
 
-/// Places `path` (as the user named it) relative to `base`.
+/// Places `path` (as the user named it, relative to the working directory)
+/// relative to the base directory.
 ///
 /// Lexical: `..` and `.` are resolved on the text, symbolic links are not
 /// followed, so a path reads the same whether or not the file still exists
 /// and a link inside the base stays inside it.
-pub fn place(path: &str, base: Option<&Path>) -> Place {
+pub fn place(path: &str, dirs: Option<&Dirs>) -> Place {
     if path == "-" || path == "<argument>" {
         return Place::Other(path.to_string());
     }
-    let Some(base) = base else {
+    let Some(dirs) = dirs else {
         let p = Path::new(path);
         return if p.is_absolute() {
             Place::Absolute(normalise(p))
@@ -71,8 +81,8 @@ pub fn place(path: &str, base: Option<&Path>) -> Place {
             Place::Relative(slashes(&normalise(p)))
         };
     };
-    let full = normalise(&base.join(path));
-    match full.strip_prefix(base) {
+    let full = normalise(&dirs.cwd.join(path));
+    match full.strip_prefix(&dirs.base) {
         Ok(rel) if rel.as_os_str().is_empty() => Place::Absolute(full),
         Ok(rel) => Place::Relative(slashes(rel)),
         Err(_) => Place::Absolute(full),
@@ -120,24 +130,35 @@ mod tests {
 
     #[test]
     fn paths_are_placed_below_the_base_or_kept_absolute() {
-        let base = Path::new("/repo");
+        let dirs = Dirs {
+            cwd: PathBuf::from("/repo"),
+            base: PathBuf::from("/repo"),
+        };
+        let at = |p: &str| place(p, Some(&dirs));
         let rel = |s: &str| Place::Relative(s.to_string());
-        assert_eq!(place("logs/a.log", Some(base)), rel("logs/a.log"));
-        assert_eq!(place("./logs/../b.log", Some(base)), rel("b.log"));
-        assert_eq!(place("/repo/x/c.log", Some(base)), rel("x/c.log"));
+        assert_eq!(at("logs/a.log"), rel("logs/a.log"));
+        assert_eq!(at("./logs/../b.log"), rel("b.log"));
+        assert_eq!(at("/repo/x/c.log"), rel("x/c.log"));
         assert_eq!(
-            place("../other/d.log", Some(base)),
+            at("../other/d.log"),
             Place::Absolute(PathBuf::from("/other/d.log"))
         );
         assert_eq!(
-            place("/elsewhere/e.log", Some(base)),
+            at("/elsewhere/e.log"),
             Place::Absolute(PathBuf::from("/elsewhere/e.log"))
         );
-        assert_eq!(place("-", Some(base)), Place::Other("-".into()));
+        assert_eq!(at("-"), Place::Other("-".into()));
+        assert_eq!(at("<argument>"), Place::Other("<argument>".into()));
+        assert_eq!(at("a,b:%\n.log"), rel("a,b:%\n.log"));
+        // Relative paths start from the working directory, not the base.
+        let below = Dirs {
+            cwd: PathBuf::from("/repo"),
+            base: PathBuf::from("/repo/logs"),
+        };
+        assert_eq!(place("logs/a.log", Some(&below)), rel("a.log"));
         assert_eq!(
-            place("<argument>", Some(base)),
-            Place::Other("<argument>".into())
+            place("b.log", Some(&below)),
+            Place::Absolute(PathBuf::from("/repo/b.log"))
         );
-        assert_eq!(place("a,b:%\n.log", Some(base)), rel("a,b:%\n.log"));
     }
 }

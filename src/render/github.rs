@@ -10,15 +10,23 @@
 //! and `%0A`; in a property value `:` and `,` also become `%3A` and `%2C`.
 //! A message therefore never ends its line, and a file name never ends its
 //! property, whatever the log holds.
+//!
+//! Before that, the other control characters (ESC, NUL, ...) and the
+//! bidirectional overrides are shown as `\xNN` / `\u{NNNN}`, as the table
+//! shows them: the runner would pass them on to its log viewer, which reads
+//! ANSI sequences, and to the annotation, where an override can reorder
+//! what a reviewer reads. Tab, CR and LF are kept (CR and LF escaped).
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use crate::render::ci::{self, CiOptions, Place};
 use crate::report::Report;
 use crate::rules::Severity;
+use crate::text::needs_escape;
 
 pub fn render(report: &Report, options: &CiOptions, out: &mut dyn Write) -> io::Result<()> {
-    let base = options.base_dir();
+    let dirs = options.dirs();
     for file in &report.files {
         for f in &file.findings {
             let command = match f.severity {
@@ -27,7 +35,7 @@ pub fn render(report: &Report, options: &CiOptions, out: &mut dyn Write) -> io::
                 Severity::Info => "notice",
             };
             let mut props = Vec::new();
-            match ci::place(f.file.as_deref().unwrap_or(&file.path), base.as_deref()) {
+            match ci::place(f.file.as_deref().unwrap_or(&file.path), dirs.as_ref()) {
                 Place::Relative(path) => props.push(format!("file={}", property(&path))),
                 Place::Absolute(path) => {
                     props.push(format!("file={}", property(&path.to_string_lossy())))
@@ -75,6 +83,15 @@ fn escape(text: &str, property: bool) -> String {
             '\n' => out.push_str("%0A"),
             ':' if property => out.push_str("%3A"),
             ',' if property => out.push_str("%2C"),
+            '\t' => out.push(c),
+            c if needs_escape(c) => {
+                let n = c as u32;
+                if n < 0x100 {
+                    let _ = write!(out, "\\x{n:02x}");
+                } else {
+                    let _ = write!(out, "\\u{{{n:04x}}}");
+                }
+            }
             c => out.push(c),
         }
     }
@@ -89,5 +106,6 @@ mod tests {
     fn data_and_properties_are_escaped() {
         assert_eq!(data("50% done\r\n::error::x"), "50%25 done%0D%0A::error::x");
         assert_eq!(property("a,b:c%\n"), "a%2Cb%3Ac%25%0A");
+        assert_eq!(data("\x1b[2J\t\u{202e}"), "\\x1b[2J\t\\u{202e}");
     }
 }

@@ -56,15 +56,15 @@ pub fn render_limited(
 }
 
 fn log(report: &Report, options: &CiOptions, limit: usize) -> Value {
-    let base = options.base_dir();
+    let dirs = options.dirs();
     let mut artifacts = Artifacts::default();
     // Every finding with the index of its artifact, in report order.
     let mut findings: Vec<(&Finding, usize)> = Vec::new();
     for file in &report.files {
-        let own = artifacts.index(&file.path, base.as_deref());
+        let own = artifacts.index(&file.path, dirs.as_ref());
         for f in &file.findings {
             let artifact = match &f.file {
-                Some(other) => artifacts.index(other, base.as_deref()),
+                Some(other) => artifacts.index(other, dirs.as_ref()),
                 None => own,
             };
             findings.push((f, artifact));
@@ -142,12 +142,12 @@ struct Artifacts {
 }
 
 impl Artifacts {
-    fn index(&mut self, path: &str, base: Option<&std::path::Path>) -> usize {
+    fn index(&mut self, path: &str, dirs: Option<&ci::Dirs>) -> usize {
         if let Some(&i) = self.by_path.get(path) {
             return i;
         }
         let i = self.list.len();
-        self.list.push(Artifact::new(ci::place(path, base)));
+        self.list.push(Artifact::new(ci::place(path, dirs)));
         self.by_path.insert(path.to_string(), i);
         i
     }
