@@ -958,15 +958,24 @@ fn docs_ci_outputs_are_what_the_commands_print() {
         let block = &block[..block.find("```").expect("block end")];
         let out = mcpdbg().args(&args).output().expect("runs");
         let printed = String::from_utf8(out.stdout).expect("utf-8");
-        // A block may show the start of the output, cut at a line with `...`.
-        let shown = match block.find("...\n") {
-            Some(cut) => &block[..cut],
-            None => block,
-        };
-        assert!(
-            printed.starts_with(shown) && (shown.len() < block.len() || printed == block),
-            "docs/ci.md block for {args:?} is stale; the command prints:\n{printed}"
-        );
+        // A block may leave parts out, each marked by a line `...`: then
+        // its parts appear in the output in order, the first at its start.
+        let parts: Vec<&str> = block.split("\n...\n").collect();
+        let stale =
+            format!("docs/ci.md block for {args:?} is stale; the command prints:\n{printed}");
+        if parts.len() == 1 {
+            assert_eq!(printed, block, "{stale}");
+        } else {
+            assert!(printed.starts_with(parts[0]), "{stale}");
+            let mut at = parts[0].len();
+            for part in &parts[1..] {
+                let found = printed[at..]
+                    .find(part)
+                    .unwrap_or_else(|| panic!("{stale}"));
+                at += found + part.len();
+            }
+            assert!(printed.ends_with(parts[parts.len() - 1]), "{stale}");
+        }
         checked += 1;
     }
     assert!(checked >= 3, "expected docs/ci.md's examples to be marked");
