@@ -77,6 +77,7 @@ pub mod conversation;
 pub mod diff;
 pub mod finding;
 pub mod follow;
+pub mod probe;
 pub mod progress;
 pub mod protocol;
 pub mod reader;

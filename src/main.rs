@@ -46,6 +46,7 @@ enum Command {
     Replay(ReplayArgs),
     Rules(RulesArgs),
     Explain(ExplainArgs),
+    Probe(ProbeArgs),
 }
 
 /// Analyse captured sessions and report rule breaks
@@ -204,6 +205,68 @@ Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
   2  usage error, or a file could not be read";
+
+/// Start a server, talk to it as a host does, record the session and check it
+///
+/// The conversation: `initialize` and `notifications/initialized`; then
+/// `tools/list`, `resources/list`, `resources/templates/list` and
+/// `prompts/list` where the server declared the capability (every page);
+/// `ping`; and the tools named with --call, never one unasked. The probe
+/// declares no client capabilities: the server's requests for roots,
+/// sampling or elicitation get an error response, its ping an answer. The
+/// session is written as a native transcript (--out) and checked as `check`
+/// checks a file, reported in any of its formats, with its exit status.
+#[derive(Parser)]
+#[command(after_long_help = PROBE_EXAMPLES)]
+struct ProbeArgs {
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+
+    /// Where to write the transcript; created, never overwritten
+    /// [default: probe-TIME.log, TIME the UTC start time]
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Seconds to wait for each response; a request not answered in time
+    /// is reported as a hang
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    timeout: f64,
+
+    /// Seconds to wait for the answer to `initialize`, which includes the
+    /// server's start
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_seconds)]
+    start_timeout: f64,
+
+    /// Call this tool (repeatable), after the lists
+    #[arg(long = "call", value_name = "TOOL")]
+    calls: Vec<String>,
+
+    /// The arguments of a --call, as a JSON object: the first --arguments
+    /// goes with the first --call, and so on [default: {}]
+    #[arg(long = "arguments", value_name = "JSON")]
+    arguments: Vec<String>,
+
+    /// Seconds to wait for the server to exit once its stdin is closed,
+    /// before SIGTERM, and again before SIGKILL
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
+    grace: f64,
+
+    #[command(flatten)]
+    rules: RuleArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+const PROBE_EXAMPLES: &str = "\
+Examples:
+  mcpdbg probe -- python server.py
+  mcpdbg probe --timeout 5 --call add --arguments '{\"a\":2,\"b\":3}' -- node build/index.js
+  mcpdbg probe --format sarif --out probe.log -- python server.py > results.sarif
+
+Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 when
+the server cannot be started or the transcript cannot be written).";
 
 /// Show a session as a conversation, one row per message
 ///
@@ -763,6 +826,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => run_validate(args),
         Command::Rules(args) => run_rules(args),
         Command::Explain(args) => run_explain(args),
+        Command::Probe(args) => run_probe(args),
     };
     match result {
         Ok(code) => code,
@@ -1117,6 +1181,67 @@ fn run_validate(args: ValidateArgs) -> io::Result<ExitCode> {
         files: vec![validate::validate(name, &bytes, &options)],
     };
     emit(&report, &args.output, &Filter::default(), false)
+}
+
+fn run_probe(args: ProbeArgs) -> io::Result<ExitCode> {
+    if args.arguments.len() > args.calls.len() {
+        eprintln!("mcpdbg probe: more --arguments than --call");
+        return Ok(ExitCode::from(2));
+    }
+    let mut calls = Vec::new();
+    for (i, name) in args.calls.iter().enumerate() {
+        let arguments = match args.arguments.get(i) {
+            None => serde_json::json!({}),
+            Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(v @ serde_json::Value::Object(_)) => v,
+                _ => {
+                    eprintln!("mcpdbg probe: --arguments for {name} is not a JSON object: {text}");
+                    return Ok(ExitCode::from(2));
+                }
+            },
+        };
+        calls.push((name.clone(), arguments));
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "probe-{}.log",
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+        ))
+    });
+    let options = mcpdbg::probe::ProbeOptions {
+        command: args.command.clone(),
+        out: out.clone(),
+        timeout: args.timeout,
+        start_timeout: args.start_timeout,
+        calls,
+        grace: args.grace,
+    };
+    let probed = match mcpdbg::probe::run(&options) {
+        Ok(probed) => probed,
+        Err(e) => {
+            eprintln!("mcpdbg probe: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for note in &probed.notes {
+        eprintln!("mcpdbg probe: {note}");
+    }
+    eprintln!("mcpdbg probe: the session is in {}", out.display());
+    let check = Options {
+        filter: Filter {
+            select: args.rules.select,
+            ignore: args.rules.ignore,
+            severity: args.rules.severity,
+        },
+        ..Options::default()
+    };
+    let name = out.display().to_string();
+    let file = File::open(&out)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open {name}: {e}")))?;
+    let report = Report {
+        files: vec![check::check(&name, Box::new(file), &check)?],
+    };
+    emit(&report, &args.output, &check.filter, false)
 }
 
 fn run_explain(args: ExplainArgs) -> io::Result<ExitCode> {
