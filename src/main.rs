@@ -208,10 +208,10 @@ Exit status:
 
 /// Start a server, talk to it as a host does, record the session and check it
 ///
-/// The conversation: `initialize` and `notifications/initialized`; then
+/// The conversation: the handshake (see --era); then
 /// `tools/list`, `resources/list`, `resources/templates/list` and
 /// `prompts/list` where the server declared the capability (every page);
-/// `ping`; and the tools named with --call, never one unasked. The probe
+/// `ping` (legacy era); and the tools named with --call, never one unasked. The probe
 /// declares no client capabilities: the server's requests for roots,
 /// sampling or elicitation get an error response, its ping an answer. The
 /// session is written as a native transcript (--out) and checked as `check`
@@ -222,6 +222,12 @@ struct ProbeArgs {
     /// The server command and its arguments, after `--`
     #[arg(last = true, required = true, value_name = "SERVER")]
     command: Vec<std::ffi::OsString>,
+
+    /// The era to speak: `legacy` (initialize), `modern` (server/discover,
+    /// `_meta` on every request) or `auto` (discover, then initialize when
+    /// the server does not know it)
+    #[arg(long, value_enum, default_value_t = EraArg::Auto)]
+    era: EraArg,
 
     /// Where to write the transcript; created, never overwritten
     /// [default: probe-TIME.log, TIME the UTC start time]
@@ -687,6 +693,13 @@ enum RulesFormat {
 enum FormatArg {
     Table,
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EraArg {
+    Legacy,
+    Modern,
+    Auto,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1210,6 +1223,11 @@ fn run_probe(args: ProbeArgs) -> io::Result<ExitCode> {
     });
     let options = mcpdbg::probe::ProbeOptions {
         command: args.command.clone(),
+        era: match args.era {
+            EraArg::Legacy => mcpdbg::probe::ProbeEra::Legacy,
+            EraArg::Modern => mcpdbg::probe::ProbeEra::Modern,
+            EraArg::Auto => mcpdbg::probe::ProbeEra::Auto,
+        },
         out: out.clone(),
         timeout: args.timeout,
         start_timeout: args.start_timeout,

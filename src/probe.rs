@@ -2,10 +2,13 @@
 //! host does, and writes the session as a native transcript, which the
 //! caller then checks like any capture.
 //!
-//! The conversation (legacy era: `initialize` first): the handshake, then
+//! The conversation: the handshake (`initialize` in the legacy era,
+//! `server/discover` in the modern one, discover then `initialize` when it
+//! fails with `--era auto`), then
 //! `tools/list`, `resources/list`, `resources/templates/list` and
 //! `prompts/list` where the server declared the capability (following
-//! `nextCursor`), `ping`, and the tool calls asked for with `--call`; no
+//! `nextCursor`), `ping` (legacy: the modern era has none), and the tool
+//! calls asked for with `--call` (modern: each request with `_meta`); no
 //! tool is called unasked. The host declares no client capabilities, so the
 //! server's own requests (roots, sampling, elicitation) are refused with an
 //! error response; its `ping` is answered. A request not answered within
@@ -34,6 +37,22 @@ use serde_json::{Map, Value, json};
 /// The protocol version the probe asks for in `initialize`.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
+/// The protocol version of the modern era's requests.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
+/// Which era the probe speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeEra {
+    /// `initialize`, `notifications/initialized`, then requests.
+    Legacy,
+    /// `server/discover`, then requests that each carry their version and
+    /// capabilities in `_meta`; no `ping` (the era has none).
+    Modern,
+    /// `server/discover` first; on an error (or no answer), `initialize`,
+    /// as current SDKs do.
+    Auto,
+}
+
 /// The most pages of one list the probe reads.
 const MAX_PAGES: usize = 100;
 
@@ -42,6 +61,7 @@ const MAX_PAGES: usize = 100;
 pub struct ProbeOptions {
     /// The server command and its arguments.
     pub command: Vec<OsString>,
+    pub era: ProbeEra,
     /// The transcript; created, never overwritten.
     pub out: PathBuf,
     /// Seconds to wait for each response.
@@ -160,6 +180,8 @@ struct Host {
     stdout_open: bool,
     stderr_open: bool,
     timeout: Duration,
+    /// Modern era: every request after `server/discover` carries `_meta`.
+    modern: bool,
     result: Probed,
 }
 
@@ -201,6 +223,13 @@ impl Host {
     /// the server writes meanwhile.
     fn request(&mut self, method: &str, params: Option<Value>) -> io::Result<Reply> {
         let timeout = self.timeout;
+        let params = if self.modern {
+            let mut params = params.unwrap_or_else(|| json!({}));
+            params["_meta"] = modern_meta(false);
+            Some(params)
+        } else {
+            params
+        };
         self.request_within(method, params, timeout)
     }
 
@@ -386,6 +415,7 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
         stdout_open: true,
         stderr_open: true,
         timeout: Duration::from_secs_f64(options.timeout),
+        modern: false,
         result: Probed::default(),
     };
     converse(&mut host, options)?;
@@ -406,22 +436,60 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
     Ok(host.result)
 }
 
+/// `params._meta` of a modern request (`clientInfo` on `server/discover`).
+fn modern_meta(discover: bool) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if discover {
+        meta["io.modelcontextprotocol/clientInfo"] = client_info();
+    }
+    meta
+}
+
+fn client_info() -> Value {
+    json!({"name": "mcpdbg-probe", "version": env!("CARGO_PKG_VERSION")})
+}
+
 fn converse(host: &mut Host, options: &ProbeOptions) -> io::Result<()> {
-    let init = host.request_within(
-        "initialize",
-        Some(json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "mcpdbg-probe", "version": env!("CARGO_PKG_VERSION")},
-        })),
-        Duration::from_secs_f64(options.start_timeout),
-    )?;
-    let Reply::Result(init) = init else {
-        return Ok(());
-    };
-    host.notify("notifications/initialized")?;
+    let start = Duration::from_secs_f64(options.start_timeout);
+    let mut modern = false;
+    let mut capabilities = None;
+    if options.era != ProbeEra::Legacy {
+        let discover = json!({"_meta": modern_meta(true)});
+        match host.request_within("server/discover", Some(discover), start)? {
+            Reply::Result(result) => {
+                modern = true;
+                capabilities = result.get("capabilities").cloned();
+            }
+            _ if options.era == ProbeEra::Auto && host.stdout_open => {
+                host.transcript
+                    .event("probe: server/discover failed; falling back to initialize")?;
+            }
+            _ => return Ok(()),
+        }
+    }
+    if !modern {
+        let init = host.request_within(
+            "initialize",
+            Some(json!({
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": client_info(),
+            })),
+            start,
+        )?;
+        let Reply::Result(init) = init else {
+            return Ok(());
+        };
+        host.notify("notifications/initialized")?;
+        capabilities = init.get("capabilities").cloned();
+    }
+    host.modern = modern;
     let declared = |name: &str| {
-        init.get("capabilities")
+        capabilities
+            .as_ref()
             .and_then(|c| c.get(name))
             .is_some_and(Value::is_object)
     };
@@ -440,7 +508,9 @@ fn converse(host: &mut Host, options: &ProbeOptions) -> io::Result<()> {
     if prompts {
         host.list("prompts/list")?;
     }
-    host.request("ping", None)?;
+    if !modern {
+        host.request("ping", None)?;
+    }
     for (name, arguments) in &options.calls {
         host.request(
             "tools/call",

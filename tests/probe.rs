@@ -76,83 +76,162 @@ fn sent(transcript: &str) -> Vec<String> {
 }
 
 #[test]
-fn a_clean_server_is_listed_pinged_and_reported_clean() {
-    let dir = scratch("clean");
-    let server = sdk_server();
-    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+fn a_clean_server_is_listed_and_reported_clean_in_both_eras() {
+    let lists = [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    ];
+    for era in ["legacy", "modern", "auto"] {
+        let dir = scratch(&format!("clean-{era}"));
+        let server = sdk_server();
+        let server: Vec<&str> = server.iter().map(String::as_str).collect();
+        let (out, doc, transcript) = probe(&dir, &["--era", era], &server, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{era}: {}\n{transcript}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(rules(&doc), Vec::<String>::new(), "{era}: {doc:#}");
+        // The SDK's server speaks both eras, so `auto` goes modern.
+        let expected: Vec<&str> = if era == "legacy" {
+            ["initialize", "notifications/initialized"]
+                .into_iter()
+                .chain(lists)
+                .chain(["ping"])
+                .collect()
+        } else {
+            ["server/discover"].into_iter().chain(lists).collect()
+        };
+        assert_eq!(
+            sent(&transcript),
+            expected,
+            "{era}: no tool is called unasked"
+        );
+        assert!(transcript.contains("# stdin closed"), "{transcript}");
+        assert!(
+            transcript.contains("# server exited with status 0"),
+            "{transcript}"
+        );
+        let session = &doc["files"][0]["sessions"][0];
+        assert_eq!(
+            session["era"],
+            if era == "legacy" { "legacy" } else { "modern" }
+        );
+        assert_eq!(session["server"]["name"], "sdk-test-server");
+        assert_eq!(session["client"]["name"], "mcpdbg-probe");
+    }
+}
+
+#[test]
+fn auto_falls_back_to_initialize_on_a_legacy_server() {
+    let dir = scratch("fallback");
+    let python = sdk_python();
+    let script = root().join("tests/probe/legacy_server.py");
+    let server = [
+        python.to_str().expect("utf-8"),
+        script.to_str().expect("utf-8"),
+    ];
     let (out, doc, transcript) = probe(&dir, &[], &server, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{transcript}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{doc:#}\n{transcript}");
     assert_eq!(rules(&doc), Vec::<String>::new(), "{doc:#}");
     assert_eq!(
         sent(&transcript),
         [
+            "server/discover",
             "initialize",
             "notifications/initialized",
             "tools/list",
-            "resources/list",
-            "resources/templates/list",
-            "prompts/list",
-            "ping",
-        ],
-        "no tool is called unasked"
+            "ping"
+        ]
     );
-    assert!(transcript.contains("# stdin closed"), "{transcript}");
-    assert!(
-        transcript.contains("# server exited with status 0"),
-        "{transcript}"
-    );
-    let session = &doc["files"][0]["sessions"][0];
-    assert_eq!(session["server"]["name"], "sdk-test-server");
-    assert_eq!(session["client"]["name"], "mcpdbg-probe");
+    assert_eq!(doc["files"][0]["sessions"][0]["era"], "legacy");
+}
+
+#[test]
+fn a_server_that_never_answers_is_a_hang() {
+    let dir = scratch("silent");
+    let python = sdk_python();
+    let script = root().join("tests/probe/legacy_server.py");
+    let server = [
+        python.to_str().expect("utf-8"),
+        script.to_str().expect("utf-8"),
+        "silent",
+    ];
+    for era in ["legacy", "modern"] {
+        let (out, doc, transcript) =
+            probe(&dir, &["--era", era, "--start-timeout", "1"], &server, &[]);
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}\n{transcript}");
+        let findings = doc["files"][0]["findings"].as_array().expect("findings");
+        let method = if era == "legacy" {
+            "initialize"
+        } else {
+            "server/discover"
+        };
+        assert!(
+            findings.iter().any(|f| f["rule"] == "unanswered-request"
+                && f["message"]
+                    .as_str()
+                    .expect("message")
+                    .contains(&format!("`{method}`"))),
+            "{era}: {doc:#}"
+        );
+    }
 }
 
 #[test]
 fn calls_run_only_when_asked_and_a_hang_is_reported_by_its_request() {
-    let dir = scratch("calls");
-    let server = sdk_server();
-    let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let (out, doc, transcript) = probe(
-        &dir,
-        &[
-            "--timeout",
-            "3",
-            "--call",
-            "add",
-            "--arguments",
-            r#"{"a":2,"b":3}"#,
-            "--call",
-            "hang",
-        ],
-        &server,
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(1), "{doc:#}");
-    assert!(
-        transcript.contains(r#""structuredContent":{"result":5}"#),
-        "{transcript}"
-    );
-    let findings = doc["files"][0]["findings"].as_array().expect("findings");
-    let hang: Vec<&Value> = findings
-        .iter()
-        .filter(|f| f["rule"] == "unanswered-request")
-        .collect();
-    assert_eq!(hang.len(), 1, "{doc:#}");
-    assert!(
-        hang[0]["message"]
-            .as_str()
-            .expect("message")
-            .contains(r#"`tools/call` "hang""#)
-    );
-    assert!(
-        transcript.contains("# probe: no answer to tools/call id 8 within 3.0 s"),
-        "{transcript}"
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("SIGTERM"));
+    // The hang is the 8th request in the legacy era, the 7th in the modern
+    // one (no ping).
+    for (era, id) in [("legacy", 8), ("modern", 7)] {
+        let dir = scratch(&format!("calls-{era}"));
+        let server = sdk_server();
+        let server: Vec<&str> = server.iter().map(String::as_str).collect();
+        let (out, doc, transcript) = probe(
+            &dir,
+            &[
+                "--era",
+                era,
+                "--timeout",
+                "3",
+                "--call",
+                "add",
+                "--arguments",
+                r#"{"a":2,"b":3}"#,
+                "--call",
+                "hang",
+            ],
+            &server,
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}");
+        assert!(
+            transcript.contains(r#""structuredContent":{"result":5}"#),
+            "{era}: {transcript}"
+        );
+        let findings = doc["files"][0]["findings"].as_array().expect("findings");
+        let hang: Vec<&Value> = findings
+            .iter()
+            .filter(|f| f["rule"] == "unanswered-request")
+            .collect();
+        assert_eq!(hang.len(), 1, "{era}: {doc:#}");
+        assert!(
+            hang[0]["message"]
+                .as_str()
+                .expect("message")
+                .contains(r#"`tools/call` "hang""#),
+            "{era}: {doc:#}"
+        );
+        assert!(
+            transcript.contains(&format!(
+                "# probe: no answer to tools/call id {id} within 3.0 s"
+            )),
+            "{era}: {transcript}"
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("SIGTERM"));
+    }
 }
 
 #[test]
@@ -172,7 +251,10 @@ fn server_requests_get_safe_refusals() {
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
     let (_, _, transcript) = probe(
         &dir,
+        // Only the legacy era has server requests.
         &[
+            "--era",
+            "legacy",
             "--timeout",
             "5",
             "--call",
