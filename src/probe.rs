@@ -597,6 +597,14 @@ fn end(host: &mut Host, child: &mut Child, grace: f64, abrupt: bool) -> io::Resu
             (Some(code), _) => host
                 .transcript
                 .event(&format!("server exited with status {code}"))?,
+            // Stopped by the probe's own signal: said so, so that `check`
+            // does not take the probe's SIGTERM for the server dying.
+            (None, Some(sig)) if signalled > 0 && matches!(sig, libc::SIGTERM | libc::SIGKILL) => {
+                host.transcript.event(&format!(
+                    "server stopped by mcpdbg probe with signal {sig} ({})",
+                    signal_name(sig)
+                ))?
+            }
             (None, Some(sig)) => host.transcript.event(&format!(
                 "server killed by signal {sig} ({})",
                 signal_name(sig)

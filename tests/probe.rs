@@ -231,6 +231,14 @@ fn calls_run_only_when_asked_and_a_hang_is_reported_by_its_request() {
             "{era}: {transcript}"
         );
         assert!(String::from_utf8_lossy(&out.stderr).contains("SIGTERM"));
+        // The probe's own SIGTERM is not taken for the server dying.
+        assert!(
+            !hang[0]["message"]
+                .as_str()
+                .expect("message")
+                .contains("died"),
+            "{era}: {doc:#}"
+        );
     }
 }
 
