@@ -13,6 +13,7 @@ use mcpdbg::live::progress::{Counted, Counter};
 use mcpdbg::pipeline::{self, Filter, Options};
 use mcpdbg::protocol::Revision;
 use mcpdbg::reader::Format;
+use mcpdbg::render::ci::CiOptions;
 use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
 use mcpdbg::rules::{Rule, Severity};
@@ -47,6 +48,7 @@ enum Command {
     Replay(ReplayArgs),
     Rules(RulesArgs),
     Explain(ExplainArgs),
+    Probe(ProbeArgs),
 }
 
 /// Analyse captured sessions and report rule breaks
@@ -173,9 +175,15 @@ struct RuleArgs {
 /// How to report (`check`, `validate`).
 #[derive(Args)]
 struct OutputArgs {
-    /// Output format
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    /// Output format: a table, one JSON document, SARIF 2.1.0 (code
+    /// scanning), GitHub Actions annotations or JUnit XML
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::Table)]
+    format: ReportFormatArg,
+
+    /// The directory SARIF and GitHub annotation paths are relative to
+    /// [default: the working directory]
+    #[arg(long, value_name = "DIR")]
+    sarif_base: Option<PathBuf>,
 
     /// Exit with status 1 when a finding at or above this severity exists
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
@@ -199,6 +207,74 @@ Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
   2  usage error, or a file could not be read";
+
+/// Start a server, talk to it as a host does, record the session and check it
+///
+/// The conversation: the handshake (see --era); then
+/// `tools/list`, `resources/list`, `resources/templates/list` and
+/// `prompts/list` where the server declared the capability (every page);
+/// `ping` (legacy era); and the tools named with --call, never one unasked. The probe
+/// declares no client capabilities: the server's requests for roots,
+/// sampling or elicitation get an error response, its ping an answer. The
+/// session is written as a native transcript (--out) and checked as `check`
+/// checks a file, reported in any of its formats, with its exit status.
+#[derive(Parser)]
+#[command(after_long_help = PROBE_EXAMPLES)]
+struct ProbeArgs {
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+
+    /// The era to speak: `legacy` (initialize), `modern` (server/discover,
+    /// `_meta` on every request) or `auto` (discover, then initialize when
+    /// the server does not know it)
+    #[arg(long, value_enum, default_value_t = EraArg::Auto)]
+    era: EraArg,
+
+    /// Where to write the transcript; created, never overwritten
+    /// [default: probe-TIME.log, TIME the UTC start time]
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Seconds to wait for each response; a request not answered in time
+    /// is reported as a hang
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    timeout: f64,
+
+    /// Seconds to wait for the answer to `initialize`, which includes the
+    /// server's start
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_seconds)]
+    start_timeout: f64,
+
+    /// Call this tool (repeatable), after the lists
+    #[arg(long = "call", value_name = "TOOL")]
+    calls: Vec<String>,
+
+    /// The arguments of a --call, as a JSON object: the first --arguments
+    /// goes with the first --call, and so on [default: {}]
+    #[arg(long = "arguments", value_name = "JSON")]
+    arguments: Vec<String>,
+
+    /// Seconds to wait for the server to exit once its stdin is closed,
+    /// before SIGTERM, and again before SIGKILL
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
+    grace: f64,
+
+    #[command(flatten)]
+    rules: RuleArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+const PROBE_EXAMPLES: &str = "\
+Examples:
+  mcpdbg probe -- python server.py
+  mcpdbg probe --timeout 5 --call add --arguments '{\"a\":2,\"b\":3}' -- node build/index.js
+  mcpdbg probe --format sarif --out probe.log -- python server.py > results.sarif
+
+Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 when
+the server cannot be started or the transcript cannot be written).";
 
 /// Show a session as a conversation, one row per message
 ///
@@ -622,6 +698,22 @@ enum FormatArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum EraArg {
+    Legacy,
+    Modern,
+    Auto,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportFormatArg {
+    Table,
+    Json,
+    Sarif,
+    Github,
+    Junit,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum FailOn {
     Error,
     Warning,
@@ -733,6 +825,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => run_validate(args),
         Command::Rules(args) => run_rules(args),
         Command::Explain(args) => run_explain(args),
+        Command::Probe(args) => run_probe(args),
     };
     match result {
         Ok(code) => code,
@@ -774,7 +867,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             eprintln!("mcpdbg: --follow takes exactly one file");
             return Ok(ExitCode::from(2));
         };
-        if path.as_os_str() == "-" || matches!(args.output.format, FormatArg::Json) {
+        if path.as_os_str() == "-" || !matches!(args.output.format, ReportFormatArg::Table) {
             eprintln!("mcpdbg: --follow reads a file (not standard input) and prints a table");
             return Ok(ExitCode::from(2));
         }
@@ -829,7 +922,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
                 failed = true;
             }
         }
-        return emit(&report, &args.output, failed);
+        return emit(&report, &args.output, &options.filter, failed);
     }
     if !args.follow {
         let counter = std::sync::Arc::new(mcpdbg::live::progress::Counter::default());
@@ -858,7 +951,7 @@ fn run_check(args: CheckArgs) -> io::Result<ExitCode> {
             }
         }
     }
-    emit(&report, &args.output, failed)
+    emit(&report, &args.output, &options.filter, failed)
 }
 
 /// Checks one file (or standard input for `-`); the error is a message.
@@ -925,10 +1018,18 @@ fn check_files(
 }
 
 /// Renders a report to stdout and maps it to an exit status.
-fn emit(report: &Report, output: &OutputArgs, failed: bool) -> io::Result<ExitCode> {
+fn emit(
+    report: &Report,
+    output: &OutputArgs,
+    filter: &Filter,
+    failed: bool,
+) -> io::Result<ExitCode> {
     let format = match output.format {
-        FormatArg::Table => OutputFormat::Table,
-        FormatArg::Json => OutputFormat::Json,
+        ReportFormatArg::Table => OutputFormat::Table,
+        ReportFormatArg::Json => OutputFormat::Json,
+        ReportFormatArg::Sarif => OutputFormat::Sarif,
+        ReportFormatArg::Github => OutputFormat::Github,
+        ReportFormatArg::Junit => OutputFormat::Junit,
     };
     let stdout = io::stdout();
     let style = Style {
@@ -940,15 +1041,20 @@ fn emit(report: &Report, output: &OutputArgs, failed: bool) -> io::Result<ExitCo
             }
         },
     };
-    let mut out = io::BufWriter::new(stdout.lock());
-    render::render(report, format, style, &mut out)?;
-    out.flush()?;
     let threshold = match output.fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Info => Some(Severity::Info),
         FailOn::Never => None,
     };
+    let ci = CiOptions {
+        fail_on: threshold,
+        filter: filter.clone(),
+        base: output.sarif_base.clone(),
+    };
+    let mut out = io::BufWriter::new(stdout.lock());
+    render::render_with(report, format, style, &ci, &mut out)?;
+    out.flush()?;
     Ok(if failed {
         ExitCode::from(2)
     } else if threshold.is_some_and(|t| report.worst().is_some_and(|w| w >= t)) {
@@ -1073,7 +1179,73 @@ fn run_validate(args: ValidateArgs) -> io::Result<ExitCode> {
     let report = Report {
         files: vec![validate::validate(name, &bytes, &options)],
     };
-    emit(&report, &args.output, false)
+    emit(&report, &args.output, &Filter::default(), false)
+}
+
+fn run_probe(args: ProbeArgs) -> io::Result<ExitCode> {
+    if args.arguments.len() > args.calls.len() {
+        eprintln!("mcpdbg probe: more --arguments than --call");
+        return Ok(ExitCode::from(2));
+    }
+    let mut calls = Vec::new();
+    for (i, name) in args.calls.iter().enumerate() {
+        let arguments = match args.arguments.get(i) {
+            None => serde_json::json!({}),
+            Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(v @ serde_json::Value::Object(_)) => v,
+                _ => {
+                    eprintln!("mcpdbg probe: --arguments for {name} is not a JSON object: {text}");
+                    return Ok(ExitCode::from(2));
+                }
+            },
+        };
+        calls.push((name.clone(), arguments));
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "probe-{}.log",
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+        ))
+    });
+    let options = mcpdbg::live::probe::ProbeOptions {
+        command: args.command.clone(),
+        era: match args.era {
+            EraArg::Legacy => mcpdbg::live::probe::ProbeEra::Legacy,
+            EraArg::Modern => mcpdbg::live::probe::ProbeEra::Modern,
+            EraArg::Auto => mcpdbg::live::probe::ProbeEra::Auto,
+        },
+        out: out.clone(),
+        timeout: args.timeout,
+        start_timeout: args.start_timeout,
+        calls,
+        grace: args.grace,
+    };
+    let probed = match mcpdbg::live::probe::run(&options) {
+        Ok(probed) => probed,
+        Err(e) => {
+            eprintln!("mcpdbg probe: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for note in &probed.notes {
+        eprintln!("mcpdbg probe: {note}");
+    }
+    eprintln!("mcpdbg probe: the session is in {}", out.display());
+    let check = Options {
+        filter: Filter {
+            select: args.rules.select,
+            ignore: args.rules.ignore,
+            severity: args.rules.severity,
+        },
+        ..Options::default()
+    };
+    let name = out.display().to_string();
+    let file = File::open(&out)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open {name}: {e}")))?;
+    let report = Report {
+        files: vec![pipeline::check(&name, Box::new(file), &check)?],
+    };
+    emit(&report, &args.output, &check.filter, false)
 }
 
 fn run_explain(args: ExplainArgs) -> io::Result<ExitCode> {

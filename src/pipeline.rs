@@ -51,17 +51,20 @@ impl Filter {
     /// One finding as it is reported: `None` when it is not selected or
     /// turned off, else with its severity overridden.
     pub fn one(&self, mut f: Finding) -> Option<Finding> {
-        if !(self.select.is_empty() || self.select.contains(&f.rule))
-            || self.ignore.contains(&f.rule)
-        {
+        f.severity = self.level(f.rule, f.severity)?;
+        Some(f)
+    }
+
+    /// The severity a finding of `rule` found at `found` is reported with,
+    /// or `None` when the rule is not reported at all.
+    pub fn level(&self, rule: Rule, found: Severity) -> Option<Severity> {
+        if !self.select.is_empty() && !self.select.contains(&rule) || self.ignore.contains(&rule) {
             return None;
         }
-        match self.severity.iter().rev().find(|(rule, _)| *rule == f.rule) {
-            Some((_, None)) => return None,
-            Some((_, Some(level))) => f.severity = *level,
-            None => {}
+        match self.severity.iter().rev().find(|(r, _)| *r == rule) {
+            Some((_, level)) => *level,
+            None => Some(found),
         }
-        Some(f)
     }
 }
 

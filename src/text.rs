@@ -58,7 +58,8 @@ pub fn escape_control(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-fn needs_escape(c: char) -> bool {
+/// Whether [`escape_control`] escapes `c`.
+pub fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }

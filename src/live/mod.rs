@@ -3,6 +3,7 @@
 //! and the progress line of a long check (`progress`).
 
 pub mod follow;
+pub mod probe;
 pub mod progress;
 pub mod record;
 pub mod replay;

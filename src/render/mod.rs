@@ -5,12 +5,16 @@ use std::io::{self, Write};
 
 use crate::report::Report;
 
+pub mod ci;
 pub mod diff;
 pub mod diff_json;
+pub mod github;
 pub mod html;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod mermaid;
+pub mod sarif;
 pub mod stats;
 pub mod stats_json;
 pub mod table;
@@ -24,6 +28,12 @@ pub enum OutputFormat {
     Table,
     /// One versioned JSON document.
     Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// JUnit XML.
+    Junit,
 }
 
 /// How human output should look.
@@ -32,15 +42,30 @@ pub struct Style {
     pub color: bool,
 }
 
-/// Writes the report in the chosen format.
+/// Writes the report in the chosen format (the CI formats with their
+/// default options).
 pub fn render(
     report: &Report,
     format: OutputFormat,
     style: Style,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    render_with(report, format, style, &ci::CiOptions::default(), out)
+}
+
+/// Writes the report in the chosen format; `ci` is read by the CI formats.
+pub fn render_with(
+    report: &Report,
+    format: OutputFormat,
+    style: Style,
+    ci: &ci::CiOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
         OutputFormat::Table => table::render(report, style, out),
         OutputFormat::Json => json::render(report, out),
+        OutputFormat::Sarif => sarif::render(report, ci, out),
+        OutputFormat::Github => github::render(report, ci, out),
+        OutputFormat::Junit => junit::render(report, ci, out),
     }
 }
