@@ -70,6 +70,7 @@
 //! - Rule metadata lives only in `rules.rs`.
 
 pub mod cmd;
+pub mod exit;
 pub mod finding;
 pub mod live;
 pub mod pipeline;

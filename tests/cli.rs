@@ -802,8 +802,9 @@ fn documented_outputs_are_what_the_commands_print() {
                 .expect("args");
             let args: Vec<String> =
                 serde_json::from_str(&rest[..=args_end]).expect("args are a JSON array");
-            let block =
-                &rest[rest.find("```text\n").expect("a text block follows") + "```text\n".len()..];
+            // The fenced block after the marker, whatever its language.
+            let block = &rest[rest.find("```").expect("a block follows")..];
+            let block = &block[block.find('\n').expect("newline") + 1..];
             let block = &block[..block.find("```").expect("block end")];
             // A `$ mcpdbg ...` first line shows the command; the rest is its output.
             let expected = match block.strip_prefix("$ ") {
@@ -811,11 +812,26 @@ fn documented_outputs_are_what_the_commands_print() {
                 None => block,
             };
             let out = mcpdbg().args(&args).output().expect("runs");
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                expected,
-                "{file}: block for {args:?} is stale"
-            );
+            let printed = String::from_utf8_lossy(&out.stdout);
+            let stale =
+                format!("{file}: block for {args:?} is stale; the command prints:\n{printed}");
+            // A block may leave parts out, each marked by a line `...`: then
+            // its parts appear in the output in order, the first at its start
+            // and the last at its end.
+            let parts: Vec<&str> = expected.split("\n...\n").collect();
+            if parts.len() == 1 {
+                assert_eq!(printed, expected, "{stale}");
+            } else {
+                assert!(printed.starts_with(parts[0]), "{stale}");
+                let mut at = parts[0].len();
+                for part in &parts[1..] {
+                    let found = printed[at..]
+                        .find(part)
+                        .unwrap_or_else(|| panic!("{stale}"));
+                    at += found + part.len();
+                }
+                assert!(printed.ends_with(parts[parts.len() - 1]), "{stale}");
+            }
             checked += 1;
             in_readme += usize::from(file == "README.md");
         }

@@ -1,4 +1,121 @@
-//! One module per subcommand: each takes its options and writers and
-//! returns what the exit status is made of.
+//! One module per subcommand: each takes its options (plain data; the
+//! library never sees the argument parser), does its work over the
+//! pipeline, the views or the live modules, writes to standard output and
+//! standard error, and returns an [`ExitStatus`]. `Err` means a file could
+//! not be opened, read or written.
 
+use std::fs::File;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use crate::exit::ExitStatus;
+use crate::pipeline::Filter;
+use crate::render::ci::CiOptions;
+use crate::render::{self, OutputFormat, Style};
+use crate::report::Report;
+use crate::rules::Severity;
+
+pub mod catalogue;
+pub mod check;
+pub mod diff;
+pub mod probe;
+pub mod record;
+pub mod stats;
+pub mod timeline;
 pub mod validate;
+
+/// When to colour the severity column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    /// Only on a terminal, and not when `NO_COLOR` is set.
+    Auto,
+    Always,
+    Never,
+}
+
+impl Color {
+    /// The style for output to `stream`.
+    pub fn style(self, stream: &impl IsTerminal) -> Style {
+        Style {
+            color: match self {
+                Color::Always => true,
+                Color::Never => false,
+                Color::Auto => {
+                    stream.is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                }
+            },
+        }
+    }
+}
+
+/// How a report of findings is written, and which findings fail the run.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub format: OutputFormat,
+    pub color: Color,
+    /// `--fail-on`; `None` for `never`.
+    pub fail_on: Option<Severity>,
+    /// `--sarif-base`.
+    pub sarif_base: Option<PathBuf>,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output {
+            format: OutputFormat::Table,
+            color: Color::Auto,
+            fail_on: Some(Severity::Error),
+            sarif_base: None,
+        }
+    }
+}
+
+/// Renders a report to standard output and maps it to an exit status:
+/// `failed` (an input could not be read) wins, then findings at or above
+/// `--fail-on`.
+pub fn emit(
+    report: &Report,
+    output: &Output,
+    filter: &Filter,
+    failed: bool,
+) -> io::Result<ExitStatus> {
+    let stdout = io::stdout();
+    let style = output.color.style(&stdout);
+    let ci = CiOptions {
+        fail_on: output.fail_on,
+        filter: filter.clone(),
+        base: output.sarif_base.clone(),
+    };
+    let mut out = io::BufWriter::new(stdout.lock());
+    render::render_with(report, output.format, style, &ci, &mut out)?;
+    out.flush()?;
+    Ok(if failed {
+        ExitStatus::Error
+    } else if output
+        .fail_on
+        .is_some_and(|t| report.worst().is_some_and(|w| w >= t))
+    {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
+    })
+}
+
+/// Where a command writes: a file (`--out`) or standard output.
+pub fn writer(out: &Option<PathBuf>) -> io::Result<Box<dyn Write>> {
+    Ok(match out {
+        Some(path) => Box::new(io::BufWriter::new(File::create(path).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+        })?)),
+        None => Box::new(io::BufWriter::new(io::stdout().lock())),
+    })
+}
+
+/// The human and the JSON form of the outputs that have no CI format
+/// (`stats`, `diff`, `replay`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    Table,
+    Json,
+}

@@ -182,6 +182,31 @@ fn cannot_show(report: &MessageReport, options: &ValidateOptions) -> Vec<String>
     notes
 }
 
+/// `mcpdbg validate`: one message (from the argument, or standard input
+/// when `message` is `None` or `-`), judged and reported like `check`.
+pub fn run(
+    message: Option<&str>,
+    options: &ValidateOptions,
+    output: &super::Output,
+) -> std::io::Result<crate::exit::ExitStatus> {
+    use std::io::{IsTerminal, Read};
+    let (name, bytes) = match message {
+        Some(text) if text != "-" => ("<argument>", text.as_bytes().to_vec()),
+        _ => {
+            if std::io::stdin().is_terminal() {
+                eprintln!("mcpdbg: reading a message from standard input (end it with Ctrl-D)");
+            }
+            let mut buf = Vec::new();
+            std::io::stdin().read_to_end(&mut buf)?;
+            ("-", buf)
+        }
+    };
+    let report = crate::report::Report {
+        files: vec![validate(name, &bytes, options)],
+    };
+    super::emit(&report, output, &crate::pipeline::Filter::default(), false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

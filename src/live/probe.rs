@@ -76,6 +76,15 @@ pub struct ProbeOptions {
     pub grace: f64,
 }
 
+/// Where a probe is written when `--out` is not given: `probe-TIME.log`
+/// in the working directory (UTC).
+pub fn default_out() -> PathBuf {
+    PathBuf::from(format!(
+        "probe-{}.log",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+    ))
+}
+
 /// What happened, besides the transcript.
 #[derive(Clone, Debug, Default)]
 pub struct Probed {

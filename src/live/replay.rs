@@ -14,7 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
@@ -28,6 +28,15 @@ use crate::views::capture::{Capture, Outcome, Send};
 use crate::wire::dir::Dir;
 use crate::wire::event::text as event;
 use crate::wire::message::RequestId;
+
+/// Where a replay of `log` is written when `--out` is not given: beside
+/// it, stamped with the time (UTC) of the replay.
+pub fn default_out(log: &Path) -> PathBuf {
+    let stamp = Utc::now().format("%Y%m%dT%H%M%SZ");
+    let mut path = log.as_os_str().to_owned();
+    path.push(format!(".replay-{stamp}.log"));
+    PathBuf::from(path)
+}
 
 /// How the client's messages are paced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,1145 @@
+//! The command line: clap's definitions and value parsers, and the
+//! conversion of what was parsed into the library's options. The library
+//! never sees clap; `main` only dispatches what this module builds.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use mcpdbg::cmd::catalogue::CatalogueFormat;
+use mcpdbg::cmd::check::{Check, Input};
+use mcpdbg::cmd::diff::{Compare, DiffCommand, ReplayCommand};
+use mcpdbg::cmd::stats::StatsCommand;
+use mcpdbg::cmd::timeline::{Drawing, Timeline};
+use mcpdbg::cmd::validate::ValidateOptions;
+use mcpdbg::cmd::{Color, Form, Output};
+use mcpdbg::live::probe::{self, ProbeEra, ProbeOptions};
+use mcpdbg::live::record::RecordOptions;
+use mcpdbg::live::replay::Timing;
+use mcpdbg::pipeline::{Filter, Options};
+use mcpdbg::protocol::Revision;
+use mcpdbg::reader::Format;
+use mcpdbg::render::OutputFormat;
+use mcpdbg::rules::{Rule, Severity};
+use mcpdbg::session::Config;
+use mcpdbg::views::conversation::EntryKind;
+use mcpdbg::views::diff::Expect;
+use mcpdbg::views::timeline;
+use mcpdbg::wire::dir::{Dir, Side};
+
+/// A usage error found after parsing, with the whole message to print.
+pub struct Usage(pub String);
+
+/// Debug Model Context Protocol (MCP) sessions over stdio, offline
+///
+/// mcpdbg reads a captured MCP session (JSON-RPC between a host and a server
+/// process), runs it through a session state machine and reports what broke:
+/// hangs, reused ids, stray output on stdout, handshake mistakes, version
+/// downgrades and malformed messages, each with the line, the side and why it
+/// matters.
+#[derive(Parser)]
+#[command(name = "mcpdbg", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    Check(CheckArgs),
+    Validate(ValidateArgs),
+    Timeline(TimelineArgs),
+    Stats(StatsArgs),
+    Record(RecordArgs),
+    Diff(DiffArgs),
+    Replay(ReplayArgs),
+    Rules(RulesArgs),
+    Explain(ExplainArgs),
+    Probe(ProbeArgs),
+}
+
+/// Analyse captured sessions and report rule breaks
+///
+/// Reads each FILE as one capture (several files are separate sessions,
+/// reported together). The format is detected from the first lines:
+///
+///   native   `[TIMESTAMP] MARKER RAW-LINE`, MARKER one of `>` (client to
+///            server), `<` (server to client), `!` (server stderr), `#`
+///            (event); also `->`/`<-`, `c2s`/`s2c`, `send`/`recv`, `stderr`
+///   ndjson   plain newline-delimited JSON with no markers (a `tee` of the
+///            pipe); directions are inferred
+///   claude-server, claude-aggregate
+///            Claude Desktop's mcp-server-NAME.log and mcp.log
+///   vscode   VS Code's MCP output log (log level Debug or Trace)
+///   zed, zed-rpc
+///            Zed.log at TRACE level; Zed's RPC view copied from the app
+///   socat    a `socat -v STDIO EXEC:server` capture (socat's stderr)
+///   strace   `strace -f -tt -s 65535 -e trace=read,write` of the server
+///   mcpsnoop, inspector
+///            mcpsnoop's session log; the MCP Inspector's protocol export
+///
+/// `mcpdbg rules` lists what is checked.
+#[derive(Parser)]
+#[command(after_long_help = CHECK_EXAMPLES, verbatim_doc_comment)]
+pub struct CheckArgs {
+    /// Capture files to check; `-` or none reads standard input
+    files: Vec<PathBuf>,
+
+    /// Gate the rules on this protocol revision instead of the negotiated one
+    ///
+    /// One of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (or
+    /// `draft`). Useful when the capture starts after the handshake.
+    #[arg(long, value_name = "REV", value_parser = parse_revision)]
+    revision: Option<Revision>,
+
+    /// Report responses slower than this many seconds (needs timestamps)
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    slow: f64,
+
+    /// Read the input as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    #[command(flatten)]
+    rules: RuleArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+
+    /// Hide the log's content in the report, to share it in public
+    ///
+    /// Every string a message carries in params, results and errors, and
+    /// every stderr line, is shown as a stable placeholder (`[redacted 3]`:
+    /// the same string reads the same everywhere in the report). Methods,
+    /// ids, error codes, protocol versions, client and server names and
+    /// timestamps are kept. Other text (stray stdout, events) keeps its
+    /// words but loses secret shapes: bearer tokens, Authorization values,
+    /// API keys, long tokens, e-mail addresses, `password=...`. The analysis
+    /// itself runs on the real log.
+    #[arg(long)]
+    redact: bool,
+
+    /// A three-file `tee` capture: what the client sent (the server's stdin)
+    ///
+    /// With --server (and optionally --stderr), instead of FILE arguments.
+    /// The files have no timestamps, so the order between them is rebuilt
+    /// from the ids and rules that need that order are not judged.
+    #[arg(long, value_name = "FILE", requires = "server", conflicts_with_all = ["files", "follow"])]
+    client: Option<PathBuf>,
+
+    /// A three-file `tee` capture: what the server wrote to stdout
+    #[arg(long, value_name = "FILE", requires = "client")]
+    server: Option<PathBuf>,
+
+    /// A three-file `tee` capture: what the server wrote to stderr
+    #[arg(long = "stderr", value_name = "FILE", requires = "client")]
+    stderr_file: Option<PathBuf>,
+
+    /// Check this many files at once (default: one per core)
+    ///
+    /// Each file is an independent session, so several files use all cores.
+    #[arg(long, short, value_name = "N")]
+    jobs: Option<usize>,
+
+    /// Keep reading FILE as it grows and print each finding as it appears
+    ///
+    /// Like `tail -f`: survives truncation and rotation (reading the new file
+    /// from its start). While requests are open, prints the oldest one and
+    /// how long it has waited every few seconds. Ctrl-C prints the report.
+    #[arg(long, short)]
+    follow: bool,
+
+    /// No progress line (it is drawn on stderr, only on a terminal, once a
+    /// check has run for a second) and no hints on stderr
+    #[arg(long, short)]
+    quiet: bool,
+
+    /// Seconds between looks at a followed file
+    #[arg(long, hide = true, default_value_t = 0.2, value_parser = parse_seconds)]
+    poll_interval: f64,
+
+    /// Seconds between status lines while following
+    #[arg(long, hide = true, default_value_t = 5.0, value_parser = parse_seconds)]
+    status_interval: f64,
+}
+
+/// Which rules to report (`check`).
+#[derive(Args)]
+struct RuleArgs {
+    /// Report only these rules (comma-separated names; see `mcpdbg rules`)
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = parse_rule)]
+    select: Vec<Rule>,
+
+    /// Do not report these rules (comma-separated names)
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = parse_rule)]
+    ignore: Vec<Rule>,
+
+    /// Change a rule's severity: RULE=error|warning|info|off (repeatable, or comma-separated)
+    #[arg(long, value_name = "RULE=LEVEL", value_delimiter = ',', value_parser = parse_severity)]
+    severity: Vec<(Rule, Option<Severity>)>,
+}
+
+/// How to report (`check`, `validate`).
+#[derive(Args)]
+struct OutputArgs {
+    /// Output format: a table, one JSON document, SARIF 2.1.0 (code
+    /// scanning), GitHub Actions annotations or JUnit XML
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::Table)]
+    format: ReportFormatArg,
+
+    /// The directory SARIF and GitHub annotation paths are relative to
+    /// [default: the working directory]
+    #[arg(long, value_name = "DIR")]
+    sarif_base: Option<PathBuf>,
+
+    /// Exit with status 1 when a finding at or above this severity exists
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+
+    /// When to colour the table output (`auto`: on a terminal, unless NO_COLOR is set)
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+}
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  mcpdbg check session.log
+  mcpdbg check --follow /tmp/notes.log     # while `mcpdbg record` writes it
+  mcpdbg check --format json a.log b.log | jq '.files[].findings[].rule'
+  my-wrapper | mcpdbg check -
+  mcpdbg check --revision 2025-06-18 --fail-on warning tail.log
+  mcpdbg check --redact session.log > report.txt     # to paste in a public issue
+
+Exit status:
+  0  no finding at or above --fail-on
+  1  findings at or above --fail-on
+  2  usage error, or a file could not be read";
+
+/// Start a server, talk to it as a host does, record the session and check it
+///
+/// The conversation: the handshake (see --era); then
+/// `tools/list`, `resources/list`, `resources/templates/list` and
+/// `prompts/list` where the server declared the capability (every page);
+/// `ping` (legacy era); and the tools named with --call, never one unasked. The probe
+/// declares no client capabilities: the server's requests for roots,
+/// sampling or elicitation get an error response, its ping an answer. The
+/// session is written as a native transcript (--out) and checked as `check`
+/// checks a file, reported in any of its formats, with its exit status.
+#[derive(Parser)]
+#[command(after_long_help = PROBE_EXAMPLES)]
+pub struct ProbeArgs {
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+
+    /// The era to speak: `legacy` (initialize), `modern` (server/discover,
+    /// `_meta` on every request) or `auto` (discover, then initialize when
+    /// the server does not know it)
+    #[arg(long, value_enum, default_value_t = EraArg::Auto)]
+    era: EraArg,
+
+    /// Where to write the transcript; created, never overwritten
+    /// [default: probe-TIME.log, TIME the UTC start time]
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Seconds to wait for each response; a request not answered in time
+    /// is reported as a hang
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    timeout: f64,
+
+    /// Seconds to wait for the answer to `initialize`, which includes the
+    /// server's start
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_seconds)]
+    start_timeout: f64,
+
+    /// Call this tool (repeatable), after the lists
+    #[arg(long = "call", value_name = "TOOL")]
+    calls: Vec<String>,
+
+    /// The arguments of a --call, as a JSON object: the first --arguments
+    /// goes with the first --call, and so on [default: {}]
+    #[arg(long = "arguments", value_name = "JSON")]
+    arguments: Vec<String>,
+
+    /// Seconds to wait for the server to exit once its stdin is closed,
+    /// before SIGTERM, and again before SIGKILL
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
+    grace: f64,
+
+    #[command(flatten)]
+    rules: RuleArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+const PROBE_EXAMPLES: &str = "\
+Examples:
+  mcpdbg probe -- python server.py
+  mcpdbg probe --timeout 5 --call add --arguments '{\"a\":2,\"b\":3}' -- node build/index.js
+  mcpdbg probe --format sarif --out probe.log -- python server.py > results.sarif
+
+Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 when
+the server cannot be started or the transcript cannot be written).";
+
+/// Show a session as a conversation, one row per message
+///
+/// Each row: the line, seconds since the first timestamp, the direction
+/// (C->S client to server, S->C server to client, S! server stderr, # event,
+/// ? unknown), the id, the method (`result METHOD` or `error CODE METHOD` for
+/// a response, with the line of the request it answers and its latency) and
+/// a short summary of the payload. The findings of `mcpdbg check` are shown
+/// under the rows they point at. Filters combine: a row is shown when it
+/// matches every filter given (and any value of a repeated one).
+#[derive(Parser)]
+#[command(after_long_help = TIMELINE_EXAMPLES, verbatim_doc_comment)]
+pub struct TimelineArgs {
+    /// The capture to show (a file: it is read twice)
+    file: PathBuf,
+
+    /// Output format: text rows, a Mermaid sequence diagram, or one
+    /// self-contained HTML page with an SVG sequence diagram
+    #[arg(long, value_enum, default_value_t = TimelineFormat::Text)]
+    format: TimelineFormat,
+
+    /// Write to this file instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Only this method (repeatable; `tools/*` matches a prefix); a response
+    /// matches by the method of its request
+    #[arg(long, value_name = "METHOD")]
+    method: Vec<String>,
+
+    /// Only this id, as JSON (`7`, `'"7"'`) or bare text (repeatable)
+    #[arg(long, value_name = "ID")]
+    id: Vec<String>,
+
+    /// Only this direction (repeatable)
+    #[arg(long, value_enum, value_name = "DIR")]
+    dir: Vec<DirArg>,
+
+    /// Only this kind of row (repeatable)
+    #[arg(long, value_enum, value_name = "KIND")]
+    kind: Vec<KindArg>,
+
+    /// Only lines A to B, inclusive (`A..B`, `A..`, `..B`)
+    #[arg(long, value_name = "A..B", value_parser = parse_lines)]
+    lines: Option<(u64, u64)>,
+
+    /// Only the rows around the first row at or after LINE
+    #[arg(long, value_name = "LINE")]
+    around: Option<u64>,
+
+    /// Rows shown on each side of --around
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    context: usize,
+
+    /// Only error responses, results with `isError: true` and rows with an
+    /// error finding
+    #[arg(long)]
+    errors_only: bool,
+
+    /// Print each whole message, pretty-printed, under its row (text format)
+    #[arg(long)]
+    full: bool,
+
+    /// Read the input as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    /// Gate the rules on this protocol revision (see `check --revision`)
+    #[arg(long, value_name = "REV", value_parser = parse_revision)]
+    revision: Option<Revision>,
+
+    /// Report responses slower than this many seconds (see `check --slow`)
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    slow: f64,
+
+    /// Show the log's strings as placeholders (see `check --redact`)
+    #[arg(long)]
+    redact: bool,
+}
+
+const TIMELINE_EXAMPLES: &str = "\
+Examples:
+  mcpdbg timeline session.log
+  mcpdbg timeline --method tools/call --errors-only session.log
+  mcpdbg timeline --around 37 --context 3 --full session.log
+  mcpdbg timeline --format mermaid --lines 1..40 session.log > diagram.mmd
+  mcpdbg timeline --format html --out session.html session.log
+
+Exit status:
+  0  the timeline was written
+  2  usage error, or the file could not be read or the output written";
+
+/// Numbers per method and per side: counts, errors, latencies, bytes
+///
+/// For each method (and direction): how often it was sent, how many answers
+/// were errors (or results with `isError: true`), how many were never
+/// answered, the p50, p95 and largest latency (nearest rank; needs
+/// timestamps) and the bytes that crossed the pipe each way for it and its
+/// answers. Then the slowest requests (answered or not), the stderr volume,
+/// and how long each side kept the other waiting. Several files are added
+/// up into one set of numbers.
+#[derive(Parser)]
+#[command(after_long_help = STATS_EXAMPLES)]
+pub struct StatsArgs {
+    /// Capture files; `-` or none reads standard input
+    files: Vec<PathBuf>,
+
+    /// Output format (`json` is a versioned document)
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Read the input as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    /// Show the log's strings as placeholders (see `check --redact`)
+    #[arg(long)]
+    redact: bool,
+}
+
+/// Compare two captured sessions: handshake, lists, each request's outcome
+///
+/// Compares the negotiated version, capabilities and client and server
+/// info, the tool, resource and prompt lists (added, removed, changed), and
+/// each client request of BEFORE with its match in AFTER (same method, in
+/// order, preferring equal params): same outcome, different result (named
+/// by JSON path), error now or before, hang reproduced, gone or new, and the
+/// latencies. Then the findings of `check` on both.
+#[derive(Parser)]
+#[command(after_long_help = DIFF_EXAMPLES)]
+pub struct DiffArgs {
+    /// The earlier (recorded) session
+    before: PathBuf,
+
+    /// The later session
+    after: PathBuf,
+
+    #[command(flatten)]
+    compare: CompareArgs,
+
+    /// Read both inputs as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+}
+
+/// Options shared by `diff` and `replay`.
+#[derive(Args)]
+struct CompareArgs {
+    /// Do not compare this JSON path (`result.meta.time`, `result.content[*].id`,
+    /// `serverInfo.version`); repeatable
+    #[arg(long, value_name = "PATH")]
+    ignore: Vec<String>,
+
+    /// What the later session should be: the same, or fixed (the earlier
+    /// one's hangs and errors gone, nothing else changed)
+    #[arg(long, value_enum, default_value_t = ExpectArg::Same)]
+    expect: ExpectArg,
+
+    /// Output format (`json` is a versioned document)
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+/// Play a captured session's client side against a server and compare
+///
+/// Starts SERVER and sends the client's recorded requests and notifications
+/// in their original order, each once the responses it originally followed
+/// have come again (ids as recorded unless --renumber). The server's own
+/// requests (roots/list, sampling/createMessage, elicitation/create, ping)
+/// get the client's recorded answers, by method and order; one with no
+/// recorded answer gets an error response and counts as a difference. The
+/// new session is written as a native transcript (--out), then compared
+/// with LOG as `mcpdbg diff` does.
+#[derive(Parser)]
+#[command(after_long_help = REPLAY_EXAMPLES)]
+pub struct ReplayArgs {
+    /// The recorded session (any format that carries whole client messages)
+    log: PathBuf,
+
+    /// Where to write the new session; created, never overwritten
+    /// [default: LOG.replay-TIME.log, TIME the UTC start time]
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// `fast`: each message as soon as allowed; `original`: also keep the
+    /// recorded gap since the previous client message (up to --max-gap)
+    #[arg(long, value_enum, default_value_t = TimingArg::Fast)]
+    timing: TimingArg,
+
+    /// The longest recorded gap kept by --timing original, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    max_gap: f64,
+
+    /// Seconds to wait for each response [default: twice its recorded
+    /// latency, at least 5 s (30 s without timestamps); no limit for requests
+    /// never answered in LOG]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<f64>,
+
+    /// Seconds to wait at the end for requests with no limit
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    grace: f64,
+
+    /// Stop at the first request that gets no answer in time
+    #[arg(long)]
+    stop_on_hang: bool,
+
+    /// Send fresh request ids (1, 2, ...) instead of the recorded ones
+    #[arg(long)]
+    renumber: bool,
+
+    #[command(flatten)]
+    compare: CompareArgs,
+
+    /// Read LOG as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TimingArg {
+    Fast,
+    Original,
+}
+
+const REPLAY_EXAMPLES: &str = "\
+Examples:
+  mcpdbg replay notes.log -- python notes_server.py
+  mcpdbg replay --expect fixed --out after-fix.log notes.log -- python notes_server.py
+  mcpdbg replay --timing original --stop-on-hang notes.log -- ./server
+  mcpdbg replay --ignore result.structuredContent.time notes.log -- ./server
+
+Exit status:
+  0  the server behaved as recorded (or as --expect fixed says)
+  1  it did not
+  2  usage error, LOG cannot be read or replayed, the server cannot be
+     started or the new transcript cannot be written";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExpectArg {
+    Same,
+    Fixed,
+}
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  mcpdbg diff yesterday.log today.log
+  mcpdbg diff --ignore result.structuredContent.time old.log new.log
+  mcpdbg diff --format json old.log new.log | jq '.requests[] | select(.verdict != \"same\")'
+
+Exit status:
+  0  the sessions behave the same (or as --expect fixed says)
+  1  they differ
+  2  usage error, or a file could not be read";
+
+const STATS_EXAMPLES: &str = "\
+Examples:
+  mcpdbg stats session.log
+  mcpdbg stats --format json ~/.mcp-logs/*.log | jq '.methods[0]'
+
+Exit status:
+  0  the numbers were written
+  2  usage error, or a file could not be read";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TimelineFormat {
+    Text,
+    Mermaid,
+    Html,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DirArg {
+    /// client to server
+    C2s,
+    /// server to client
+    S2c,
+    /// the server's stderr
+    Stderr,
+    /// not known (plain logs) and events
+    Unknown,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KindArg {
+    Request,
+    Response,
+    Notification,
+    Stderr,
+    /// events, lines that are no message, findings on lines without one
+    Other,
+}
+
+/// Run a server and record its stdio session byte for byte
+///
+/// Use it as the server command in a host's configuration: the host starts
+/// `mcpdbg record --out FILE -- SERVER ARGS...` and talks to it as to the
+/// server. Bytes are relayed unchanged in both directions; stderr is copied to
+/// mcpdbg's own stderr; FILE receives the native transcript (created
+/// owner-only), which `mcpdbg check FILE` analyses.
+#[derive(Parser)]
+#[command(after_long_help = RECORD_EXAMPLES)]
+pub struct RecordArgs {
+    /// Where to write the transcript; `{time}` and `{pid}` are replaced
+    ///
+    /// `{time}` becomes the UTC start time (20261129T140311Z) and `{pid}` the
+    /// recorder's process id, so one host config line gives a file per session.
+    /// An existing file is never overwritten (see --append) and a symbolic link
+    /// is never followed.
+    #[arg(long, short, value_name = "FILE")]
+    out: String,
+
+    /// Add this session to the end of an existing transcript
+    #[arg(long)]
+    append: bool,
+
+    /// When the session ends, check the recording and print the report to stderr
+    #[arg(long)]
+    check: bool,
+
+    /// The server command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "SERVER")]
+    command: Vec<std::ffi::OsString>,
+}
+
+const RECORD_EXAMPLES: &str = "\
+Examples:
+  mcpdbg record --out /tmp/notes-{time}.log -- python notes_server.py
+  mcpdbg record --append --out ~/mcp.log --check -- npx -y @example/server
+
+Exit status:
+  the server's exit status (128 + N when it was killed by signal N);
+  2 when the transcript cannot be opened, 127 when the server cannot be started";
+
+/// Check one JSON-RPC message on its own
+///
+/// Says what the message is (request, notification, response, error, batch),
+/// whether it is well formed, and which MCP rules it breaks under a revision
+/// (default: the latest released one). One message cannot show id reuse,
+/// ordering, or whether a capability was negotiated; the report says what it
+/// could not judge. The message is the argument, or standard input with `-`
+/// or no argument.
+#[derive(Parser)]
+#[command(after_long_help = VALIDATE_EXAMPLES)]
+pub struct ValidateArgs {
+    /// The message (JSON text); `-` or nothing reads standard input
+    message: Option<String>,
+
+    /// Judge it under this protocol revision
+    #[arg(long, value_name = "REV", value_parser = parse_revision, default_value = Revision::LATEST.as_str())]
+    revision: Revision,
+
+    /// Who sent it (inferred from the method when not given)
+    #[arg(long, value_enum, value_name = "DIR")]
+    direction: Option<DirectionArg>,
+
+    /// For a response: the method of the request it answers (enables result checks)
+    #[arg(long, value_name = "METHOD")]
+    answers: Option<String>,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+const VALIDATE_EXAMPLES: &str = "\
+Examples:
+  mcpdbg validate '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/List\"}'
+  mcpdbg validate --revision 2025-06-18 '[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]'
+  mcpdbg validate --answers tools/call < response.json
+
+Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 for usage errors).";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DirectionArg {
+    ClientToServer,
+    ServerToClient,
+}
+
+/// Explain one rule: why it matters, how to fix it, its spec source, an example
+#[derive(Parser)]
+pub struct ExplainArgs {
+    /// The rule's name, as `check` prints it (e.g. `id-reuse`)
+    rule: String,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    format: ExplainFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExplainFormat {
+    Text,
+    Json,
+}
+
+/// List every rule with its severity and summary
+///
+/// The rule name is the id used in every output of `check`.
+#[derive(Parser)]
+pub struct RulesArgs {
+    /// Output format (`markdown` prints the README's table)
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    format: RulesFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RulesFormat {
+    Table,
+    Json,
+    Markdown,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EraArg {
+    Legacy,
+    Modern,
+    Auto,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportFormatArg {
+    Table,
+    Json,
+    Sarif,
+    Github,
+    Junit,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum InputArg {
+    Native,
+    Ndjson,
+    ClaudeServer,
+    ClaudeAggregate,
+    Vscode,
+    Zed,
+    ZedRpc,
+    Socat,
+    Strace,
+    Mcpsnoop,
+    Inspector,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+fn parse_revision(s: &str) -> Result<Revision, String> {
+    Revision::parse(s).ok_or_else(|| {
+        let known: Vec<_> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+        format!(
+            "unknown revision; expected one of {} or draft",
+            known.join(", ")
+        )
+    })
+}
+
+fn parse_rule(s: &str) -> Result<Rule, String> {
+    Rule::from_name(s.trim()).ok_or_else(|| unknown_rule(s))
+}
+
+/// An error for an unknown rule name, with the closest known one.
+fn unknown_rule(name: &str) -> String {
+    let close = Rule::ALL
+        .iter()
+        .map(|r| r.name())
+        .min_by_key(|known| strsim::levenshtein(known, name));
+    match close {
+        Some(known) if strsim::levenshtein(known, name) <= 3 => {
+            format!("unknown rule `{name}`; did you mean `{known}`? (`mcpdbg rules` lists them)")
+        }
+        _ => format!("unknown rule `{name}` (`mcpdbg rules` lists them)"),
+    }
+}
+
+fn parse_severity(s: &str) -> Result<(Rule, Option<Severity>), String> {
+    let (rule, level) = s
+        .split_once('=')
+        .ok_or_else(|| "expected RULE=LEVEL, such as id-reuse=warning".to_string())?;
+    let level = match level.trim() {
+        "error" => Some(Severity::Error),
+        "warning" => Some(Severity::Warning),
+        "info" => Some(Severity::Info),
+        "off" => None,
+        other => {
+            return Err(format!(
+                "unknown level `{other}`; expected error, warning, info or off"
+            ));
+        }
+    };
+    Ok((parse_rule(rule)?, level))
+}
+
+fn parse_lines(s: &str) -> Result<(u64, u64), String> {
+    let usage = || "expected A..B, A.. or ..B with line numbers, such as 10..40".to_string();
+    let (a, b) = s.split_once("..").ok_or_else(usage)?;
+    let bound = |t: &str, default: u64| -> Result<u64, String> {
+        if t.is_empty() {
+            Ok(default)
+        } else {
+            t.parse().map_err(|_| usage())
+        }
+    };
+    let (a, b) = (bound(a, 1)?, bound(b, u64::MAX)?);
+    if a > b {
+        return Err(usage());
+    }
+    Ok((a, b))
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("expected a number of seconds, such as 5 or 0.5".into()),
+    }
+}
+
+impl RuleArgs {
+    fn filter(self) -> Filter {
+        Filter {
+            select: self.select,
+            ignore: self.ignore,
+            severity: self.severity,
+        }
+    }
+}
+
+impl OutputArgs {
+    fn output(&self) -> Output {
+        Output {
+            format: match self.format {
+                ReportFormatArg::Table => OutputFormat::Table,
+                ReportFormatArg::Json => OutputFormat::Json,
+                ReportFormatArg::Sarif => OutputFormat::Sarif,
+                ReportFormatArg::Github => OutputFormat::Github,
+                ReportFormatArg::Junit => OutputFormat::Junit,
+            },
+            color: match self.color {
+                ColorArg::Auto => Color::Auto,
+                ColorArg::Always => Color::Always,
+                ColorArg::Never => Color::Never,
+            },
+            fail_on: match self.fail_on {
+                FailOn::Error => Some(Severity::Error),
+                FailOn::Warning => Some(Severity::Warning),
+                FailOn::Info => Some(Severity::Info),
+                FailOn::Never => None,
+            },
+            sarif_base: self.sarif_base.clone(),
+        }
+    }
+}
+
+impl FormatArg {
+    fn form(self) -> Form {
+        match self {
+            FormatArg::Table => Form::Table,
+            FormatArg::Json => Form::Json,
+        }
+    }
+}
+
+impl CompareArgs {
+    fn compare(self) -> Compare {
+        Compare {
+            ignore: self.ignore,
+            expect: match self.expect {
+                ExpectArg::Same => Expect::Same,
+                ExpectArg::Fixed => Expect::Fixed,
+            },
+            form: self.format.form(),
+        }
+    }
+}
+
+fn input_format(input: Option<InputArg>) -> Option<Format> {
+    input.map(|i| match i {
+        InputArg::Native => Format::Native,
+        InputArg::Ndjson => Format::Ndjson,
+        InputArg::ClaudeServer => Format::ClaudeServer,
+        InputArg::ClaudeAggregate => Format::ClaudeAggregate,
+        InputArg::Vscode => Format::VsCode,
+        InputArg::Zed => Format::Zed,
+        InputArg::ZedRpc => Format::ZedRpc,
+        InputArg::Socat => Format::Socat,
+        InputArg::Strace => Format::Strace,
+        InputArg::Mcpsnoop => Format::Mcpsnoop,
+        InputArg::Inspector => Format::Inspector,
+    })
+}
+
+/// No file, or `-`: standard input.
+fn files_or_stdin(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    if files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        files
+    }
+}
+
+impl CheckArgs {
+    pub fn into_check(self) -> Result<Check, Usage> {
+        let files = files_or_stdin(self.files);
+        let input = if let (Some(client), Some(server)) = (self.client, self.server) {
+            Input::Tee {
+                client,
+                server,
+                stderr: self.stderr_file,
+            }
+        } else if self.follow {
+            let [path] = &files[..] else {
+                return Err(Usage("mcpdbg: --follow takes exactly one file".into()));
+            };
+            if path.as_os_str() == "-" || !matches!(self.output.format, ReportFormatArg::Table) {
+                return Err(Usage(
+                    "mcpdbg: --follow reads a file (not standard input) and prints a table".into(),
+                ));
+            }
+            Input::Follow {
+                path: path.clone(),
+                poll: Duration::from_secs_f64(self.poll_interval),
+                status_every: Duration::from_secs_f64(self.status_interval),
+            }
+        } else {
+            Input::Files(files)
+        };
+        Ok(Check {
+            input,
+            options: Options {
+                session: Config {
+                    revision: self.revision,
+                    slow_seconds: self.slow,
+                },
+                format: input_format(self.input),
+                filter: self.rules.filter(),
+                redact: self.redact,
+            },
+            output: self.output.output(),
+            jobs: self.jobs,
+            quiet: self.quiet,
+        })
+    }
+}
+
+impl ValidateArgs {
+    pub fn into_validate(self) -> (Option<String>, ValidateOptions, Output) {
+        let options = ValidateOptions {
+            revision: self.revision,
+            side: self.direction.map(|d| match d {
+                DirectionArg::ClientToServer => Side::Client,
+                DirectionArg::ServerToClient => Side::Server,
+            }),
+            answers: self.answers,
+        };
+        (self.message, options, self.output.output())
+    }
+}
+
+impl TimelineArgs {
+    pub fn into_timeline(self) -> Result<Timeline, Usage> {
+        if self.file.as_os_str() == "-" {
+            return Err(Usage(
+                "mcpdbg: timeline reads its file twice and cannot read standard input; save the capture to a file first".into(),
+            ));
+        }
+        let options = timeline::Options {
+            check: Options {
+                session: Config {
+                    revision: self.revision,
+                    slow_seconds: self.slow,
+                },
+                format: input_format(self.input),
+                filter: Filter::default(),
+                redact: self.redact,
+            },
+            filter: timeline::Filter {
+                methods: self.method,
+                ids: self.id.iter().map(|s| timeline::parse_id(s)).collect(),
+                dirs: self
+                    .dir
+                    .iter()
+                    .map(|d| match d {
+                        DirArg::C2s => Dir::ClientToServer,
+                        DirArg::S2c => Dir::ServerToClient,
+                        DirArg::Stderr => Dir::Stderr,
+                        DirArg::Unknown => Dir::Unknown,
+                    })
+                    .collect(),
+                kinds: self
+                    .kind
+                    .iter()
+                    .map(|k| match k {
+                        KindArg::Request => EntryKind::Request,
+                        KindArg::Response => EntryKind::Response,
+                        KindArg::Notification => EntryKind::Notification,
+                        KindArg::Stderr => EntryKind::Stderr,
+                        KindArg::Other => EntryKind::Other,
+                    })
+                    .collect(),
+                lines: self.lines,
+                errors_only: self.errors_only,
+            },
+            around: self.around.map(|line| (line, self.context)),
+            keep_raw: self.full || matches!(self.format, TimelineFormat::Html),
+        };
+        Ok(Timeline {
+            file: self.file,
+            options,
+            drawing: match self.format {
+                TimelineFormat::Text => Drawing::Text,
+                TimelineFormat::Mermaid => Drawing::Mermaid,
+                TimelineFormat::Html => Drawing::Html,
+            },
+            out: self.out,
+            full: self.full,
+        })
+    }
+}
+
+impl StatsArgs {
+    pub fn into_stats(self) -> StatsCommand {
+        StatsCommand {
+            files: files_or_stdin(self.files),
+            form: self.format.form(),
+            input: input_format(self.input),
+            redact: self.redact,
+        }
+    }
+}
+
+impl RecordArgs {
+    /// The recorder's options, and `--check`.
+    pub fn into_record(self) -> (RecordOptions, bool) {
+        (
+            RecordOptions {
+                out: self.out,
+                append: self.append,
+                command: self.command,
+            },
+            self.check,
+        )
+    }
+}
+
+impl DiffArgs {
+    pub fn into_diff(self) -> DiffCommand {
+        DiffCommand {
+            before: self.before,
+            after: self.after,
+            compare: self.compare.compare(),
+            input: input_format(self.input),
+        }
+    }
+}
+
+impl ReplayArgs {
+    pub fn into_replay(self) -> ReplayCommand {
+        ReplayCommand {
+            log: self.log,
+            out: self.out,
+            command: self.command,
+            timing: match self.timing {
+                TimingArg::Fast => Timing::Fast,
+                TimingArg::Original => Timing::Original,
+            },
+            max_gap: self.max_gap,
+            timeout: self.timeout,
+            grace: self.grace,
+            stop_on_hang: self.stop_on_hang,
+            renumber: self.renumber,
+            compare: self.compare.compare(),
+            input: input_format(self.input),
+        }
+    }
+}
+
+impl ProbeArgs {
+    /// The probe's options, the check of its transcript, and the report's.
+    pub fn into_probe(self) -> Result<(ProbeOptions, Options, Output), Usage> {
+        if self.arguments.len() > self.calls.len() {
+            return Err(Usage("mcpdbg probe: more --arguments than --call".into()));
+        }
+        let mut calls = Vec::new();
+        for (i, name) in self.calls.iter().enumerate() {
+            let arguments = match self.arguments.get(i) {
+                None => serde_json::json!({}),
+                Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                    Ok(v @ serde_json::Value::Object(_)) => v,
+                    _ => {
+                        return Err(Usage(format!(
+                            "mcpdbg probe: --arguments for {name} is not a JSON object: {text}"
+                        )));
+                    }
+                },
+            };
+            calls.push((name.clone(), arguments));
+        }
+        let options = ProbeOptions {
+            command: self.command,
+            era: match self.era {
+                EraArg::Legacy => ProbeEra::Legacy,
+                EraArg::Modern => ProbeEra::Modern,
+                EraArg::Auto => ProbeEra::Auto,
+            },
+            out: self.out.unwrap_or_else(probe::default_out),
+            timeout: self.timeout,
+            start_timeout: self.start_timeout,
+            calls,
+            grace: self.grace,
+        };
+        let check = Options {
+            filter: self.rules.filter(),
+            ..Options::default()
+        };
+        Ok((options, check, self.output.output()))
+    }
+}
+
+impl RulesArgs {
+    pub fn format(&self) -> CatalogueFormat {
+        match self.format {
+            RulesFormat::Table => CatalogueFormat::Table,
+            RulesFormat::Json => CatalogueFormat::Json,
+            RulesFormat::Markdown => CatalogueFormat::Markdown,
+        }
+    }
+}
+
+impl ExplainArgs {
+    pub fn into_explain(self) -> Result<(Rule, CatalogueFormat), Usage> {
+        let rule = Rule::from_name(self.rule.trim())
+            .ok_or_else(|| Usage(format!("mcpdbg explain: {}", unknown_rule(&self.rule))))?;
+        let format = match self.format {
+            ExplainFormat::Text => CatalogueFormat::Text,
+            ExplainFormat::Json => CatalogueFormat::Json,
+        };
+        Ok((rule, format))
+    }
+}

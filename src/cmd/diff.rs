@@ -1,0 +1,190 @@
+//! `mcpdbg diff` and `mcpdbg replay`: two captures compared; for replay,
+//! the second is recorded by playing the first's client side against a
+//! server.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::Form;
+use crate::exit::ExitStatus;
+use crate::finding::Finding;
+use crate::live::replay;
+use crate::pipeline::{self, Options};
+use crate::reader::Format;
+use crate::render;
+use crate::text::escape_control;
+use crate::views::capture::{self, Capture};
+use crate::views::diff::{self, Comparison, Expect, Labels, Pattern};
+
+/// What both commands compare by.
+#[derive(Clone, Debug)]
+pub struct Compare {
+    /// `--ignore PATH`: JSON paths left out of the comparison.
+    pub ignore: Vec<String>,
+    pub expect: Expect,
+    pub form: Form,
+}
+
+/// `mcpdbg diff BEFORE AFTER`.
+#[derive(Clone, Debug)]
+pub struct DiffCommand {
+    pub before: PathBuf,
+    pub after: PathBuf,
+    pub compare: Compare,
+    pub input: Option<Format>,
+}
+
+/// `mcpdbg replay LOG -- SERVER...`.
+#[derive(Clone, Debug)]
+pub struct ReplayCommand {
+    pub log: PathBuf,
+    /// The new transcript; next to LOG, stamped, when `None`.
+    pub out: Option<PathBuf>,
+    pub command: Vec<OsString>,
+    pub timing: replay::Timing,
+    pub max_gap: f64,
+    pub timeout: Option<f64>,
+    pub grace: f64,
+    pub stop_on_hang: bool,
+    pub renumber: bool,
+    pub compare: Compare,
+    pub input: Option<Format>,
+}
+
+pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
+    let (before, before_findings) = read_capture(&d.before, d.input)?;
+    let (after, after_findings) = read_capture(&d.after, d.input)?;
+    for (path, capture) in [(&d.before, &before), (&d.after, &after)] {
+        if capture.more_sessions {
+            eprintln!(
+                "mcpdbg diff: {} holds several sessions; comparing the first",
+                path.display()
+            );
+        }
+    }
+    let comparison = compare(
+        &d.compare,
+        (&before, &before_findings),
+        (&after, &after_findings),
+        &BTreeSet::new(),
+    );
+    let labels = Labels {
+        kind: "diff",
+        before: (d.before.display().to_string(), before.format.as_str()),
+        after: (d.after.display().to_string(), after.format.as_str()),
+        command: None,
+    };
+    write_comparison(&labels, &comparison, d.compare.form)
+}
+
+pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
+    let (before, before_findings) = read_capture(&r.log, r.input)?;
+    let name = r.log.display();
+    if let Some((line, why)) = &before.not_replayable {
+        eprintln!(
+            "mcpdbg replay: {name} cannot be replayed: {} (line {line})",
+            escape_control(why)
+        );
+        return Ok(ExitStatus::Error);
+    }
+    if before.sends.is_empty() {
+        eprintln!("mcpdbg replay: {name} holds no client message to replay");
+        return Ok(ExitStatus::Error);
+    }
+    if before.more_sessions {
+        eprintln!("mcpdbg replay: {name} holds several sessions; replaying the first");
+    }
+    let out = r.out.clone().unwrap_or_else(|| replay::default_out(&r.log));
+    let options = replay::Options {
+        command: r.command.clone(),
+        out: out.clone(),
+        timing: r.timing,
+        max_gap: r.max_gap,
+        timeout: r.timeout,
+        grace: r.grace,
+        stop_on_hang: r.stop_on_hang,
+        renumber: r.renumber,
+    };
+    let replayed = match replay::run(&before, &options) {
+        Ok(replayed) => replayed,
+        Err(e) => {
+            eprintln!("mcpdbg replay: {e}");
+            return Ok(ExitStatus::Error);
+        }
+    };
+    for note in &replayed.notes {
+        eprintln!("mcpdbg replay: {note}");
+    }
+    eprintln!("mcpdbg replay: new session written to {}", out.display());
+    let (after, after_findings) = read_capture(&out, None)?;
+    let mut comparison = compare(
+        &r.compare,
+        (&before, &before_findings),
+        (&after, &after_findings),
+        &replayed.timed_out,
+    );
+    comparison.notes = replayed.differences;
+    let shown: Vec<String> = r
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let labels = Labels {
+        kind: "replay",
+        before: (r.log.display().to_string(), before.format.as_str()),
+        after: (out.display().to_string(), after.format.as_str()),
+        command: Some(shown.join(" ")),
+    };
+    write_comparison(&labels, &comparison, r.compare.form)
+}
+
+/// The comparison of two captures, with the findings of `check` on each
+/// side counted by rule.
+fn compare(
+    options: &Compare,
+    (before, before_findings): (&Capture, &[Finding]),
+    (after, after_findings): (&Capture, &[Finding]),
+    late: &BTreeSet<usize>,
+) -> Comparison {
+    let ignore: Vec<_> = options.ignore.iter().map(|p| Pattern::parse(p)).collect();
+    let mut comparison = diff::compare(before, after, &ignore, options.expect, late);
+    comparison.findings_before = diff::rule_counts(before_findings);
+    comparison.findings_after = diff::rule_counts(after_findings);
+    comparison
+}
+
+/// A capture and its findings.
+fn read_capture(path: &Path, format: Option<Format>) -> io::Result<(Capture, Vec<Finding>)> {
+    let open = || {
+        File::open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
+    };
+    let capture = capture::read(Box::new(open()?), format)?;
+    let options = Options {
+        format,
+        ..Options::default()
+    };
+    let report = pipeline::check(&path.display().to_string(), Box::new(open()?), &options)?;
+    Ok((capture, report.findings))
+}
+
+fn write_comparison(
+    labels: &Labels,
+    comparison: &Comparison,
+    form: Form,
+) -> io::Result<ExitStatus> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match form {
+        Form::Table => render::diff::render(labels, comparison, &mut out)?,
+        Form::Json => render::diff_json::render(labels, comparison, &mut out)?,
+    }
+    out.flush()?;
+    Ok(if comparison.differences() > 0 {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
+    })
+}

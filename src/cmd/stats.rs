@@ -1,0 +1,58 @@
+//! `mcpdbg stats`: per-method numbers over one or more files.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use super::Form;
+use crate::exit::ExitStatus;
+use crate::reader::Format;
+use crate::redact::Redactor;
+use crate::render;
+use crate::views::stats::{self, Stats};
+
+/// `mcpdbg stats`'s options.
+#[derive(Clone, Debug)]
+pub struct StatsCommand {
+    /// `-` is standard input.
+    pub files: Vec<PathBuf>,
+    pub form: Form,
+    pub input: Option<Format>,
+    pub redact: bool,
+}
+
+pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
+    let mut all = Stats::default();
+    let mut redactor = s.redact.then(Redactor::default);
+    let mut failed = false;
+    for path in &s.files {
+        let name = path.display().to_string();
+        let input: Box<dyn Read> = if name == "-" {
+            Box::new(io::stdin())
+        } else {
+            match File::open(path) {
+                Ok(f) => Box::new(f),
+                Err(e) => {
+                    eprintln!("mcpdbg: cannot open {name}: {e}");
+                    failed = true;
+                    continue;
+                }
+            }
+        };
+        if let Err(e) = stats::collect(&mut all, &name, input, s.input, &mut redactor) {
+            eprintln!("mcpdbg: cannot read {name}: {e}");
+            failed = true;
+        }
+    }
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match s.form {
+        Form::Table => render::stats::render(&all, &mut out)?,
+        Form::Json => render::stats_json::render(&all, &mut out)?,
+    }
+    out.flush()?;
+    Ok(if failed {
+        ExitStatus::Error
+    } else {
+        ExitStatus::Clean
+    })
+}
