@@ -78,25 +78,13 @@ struct Lane {
 
 /// Checks one input. `Err` only when reading fails; bad content is findings.
 pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
-    let (format, records, lines_read, decode_error) = reader::open_any(input, options.format)?;
+    let opened = reader::open(input, options.format)?;
     let mut checker = Checker::new(options);
-    for record in records {
+    for record in opened.records {
         checker.push(record?, &mut |_| {});
     }
-    checker.lines_read(lines_read.get());
-    if let Some(error) = decode_error.borrow().as_ref() {
-        checker.findings.set_session(0);
-        checker.findings.push(Finding::new(
-            Rule::CorruptCompressedInput,
-            lines_read.get().max(1),
-            format!(
-                "the compressed input could not be decoded to its end ({}); the first {} lines were analysed, the rest is missing",
-                crate::text::excerpt(error),
-                lines_read.get()
-            ),
-        ));
-    }
-    Ok(checker.finish(path, format, &mut |_| {}))
+    checker.lines_read(opened.lines.get());
+    Ok(checker.finish(path, opened.format, &mut |_| {}))
 }
 
 /// The pipeline of one input, fed one record at a time: what [`check`] runs
@@ -131,6 +119,13 @@ impl Checker {
     /// Takes one record. `each` sees every item the record yields before the
     /// session takes it.
     pub fn push(&mut self, record: Record, each: &mut dyn FnMut(&Item)) {
+        if let Body::Undecodable { error, lines_read } = &record.body {
+            // The input's, not one session's: reported with the first.
+            self.findings.set_session(0);
+            self.findings
+                .push(crate::transport::undecodable(error, *lines_read));
+            return;
+        }
         let pos = self.lane(&record.source);
         let lane = &mut self.lanes[pos];
         self.findings.set_session(lane.index);

@@ -140,6 +140,19 @@ impl Nesting {
     }
 }
 
+/// The finding for a compressed input that could not be decoded to its
+/// end after `lines_read` lines.
+pub fn undecodable(error: &str, lines_read: u64) -> Finding {
+    Finding::new(
+        Rule::CorruptCompressedInput,
+        lines_read.max(1),
+        format!(
+            "the compressed input could not be decoded to its end ({}); the first {lines_read} lines were analysed, the rest is missing",
+            excerpt(error)
+        ),
+    )
+}
+
 /// Per-direction transport state.
 #[derive(Default)]
 struct Stream {
@@ -264,6 +277,9 @@ impl Transport {
                 out.push(Item::Noise { at, dir: Dir::ServerToClient });
             }
             Body::Note(text) => self.note(&text, at.line),
+            Body::Undecodable { error, lines_read } => {
+                findings.push(undecodable(&error, lines_read))
+            }
             Body::Unreadable(bytes) => findings.push(
                 Finding::new(
                     Rule::MalformedRecord,

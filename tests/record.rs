@@ -39,7 +39,9 @@ struct Streams {
 }
 
 fn streams(transcript: &Path) -> Streams {
-    let (format, records) = reader::open(
+    let reader::Opened {
+        format, records, ..
+    } = reader::open(
         Box::new(fs::File::open(transcript).expect("transcript")),
         None,
     )
@@ -71,7 +73,10 @@ fn streams(transcript: &Path) -> Streams {
                     target.push(b'\n');
                 }
             }
-            Body::Partial { .. } | Body::HostParseError(_) | Body::Note(_) => {
+            Body::Partial { .. }
+            | Body::HostParseError(_)
+            | Body::Note(_)
+            | Body::Undecodable { .. } => {
                 panic!("the native format has no partial messages or notes")
             }
             Body::Unreadable(line) => panic!(

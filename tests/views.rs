@@ -1067,3 +1067,23 @@ fn summaries_of_long_payloads_read_them_whole() {
     assert!(row.contains(&"abcdefghij".repeat(10)), "{row}");
     assert!(row.ends_with('…'), "{row}");
 }
+
+#[test]
+fn a_damaged_compressed_log_is_said_in_every_view() {
+    let fixture = "fixtures/rules/corrupt-compressed-input.log";
+    let words = "could not be decoded to its end";
+    let stats = run(&["stats", fixture]);
+    assert_eq!(stats.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&stats.stderr).contains(words),
+        "stats is silent about the missing rest"
+    );
+    let timeline = run(&["timeline", fixture]);
+    assert!(String::from_utf8_lossy(&timeline.stdout).contains(words));
+    let diff = run(&["diff", "--format", "json", fixture, fixture]);
+    let doc = json_of(&diff);
+    assert!(
+        doc.to_string().contains("corrupt-compressed-input"),
+        "diff counts the finding on both sides: {doc}"
+    );
+}

@@ -39,9 +39,13 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
                 }
             }
         };
-        if let Err(e) = stats::collect(&mut all, &name, input, s.input, &mut redactor) {
-            eprintln!("mcpdbg: cannot read {name}: {e}");
-            failed = true;
+        match stats::collect(&mut all, &name, input, s.input, &mut redactor) {
+            Ok(None) => {}
+            Ok(Some(short)) => eprintln!("mcpdbg: {name}: {short}"),
+            Err(e) => {
+                eprintln!("mcpdbg: cannot read {name}: {e}");
+                failed = true;
+            }
         }
     }
     let mut out = io::BufWriter::new(io::stdout().lock());

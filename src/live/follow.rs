@@ -148,7 +148,8 @@ impl Part {
             if self.feed.0.borrow().is_empty() {
                 return Ok(());
             }
-            self.reader = Some(reader::open(Box::new(self.feed.clone()), options.format)?);
+            let opened = reader::open(Box::new(self.feed.clone()), options.format)?;
+            self.reader = Some((opened.format, opened.records));
         }
         let (_, records) = self.reader.as_mut().expect("opened above");
         let conversation = &mut self.conversation;
@@ -314,8 +315,9 @@ mod tests {
     #[test]
     fn the_reader_resumes_after_the_feed_runs_dry() {
         let feed = Feed::default();
-        let (_, mut records) =
-            reader::open(Box::new(feed.clone()), Some(Format::Native)).expect("open");
+        let mut records = reader::open(Box::new(feed.clone()), Some(Format::Native))
+            .expect("open")
+            .records;
         assert!(records.next().is_none());
         feed.0.borrow_mut().extend(b"> {}\n< {}\n".iter().copied());
         let lines: Vec<u64> = records.by_ref().map(|r| r.expect("read").line).collect();

@@ -44,6 +44,10 @@ pub enum Body {
     HostParseError(String),
     /// What the reader had to assume about this log (reported once per file).
     Note(String),
+    /// The compressed input could not be decoded past this point (the last
+    /// record of such an input): the decoder's words, and how many lines
+    /// were read before.
+    Undecodable { error: String, lines_read: u64 },
     /// A line the format cannot interpret, kept for the report.
     Unreadable(Vec<u8>),
 }
@@ -248,20 +252,21 @@ impl<P: LineParser> Iterator for Parsed<P> {
 /// A streaming source of records.
 pub type Records = Box<dyn Iterator<Item = io::Result<Record>>>;
 
-/// Opens a reader over `input`, detecting the format unless `forced`.
-/// Returns the format used and the records.
-pub fn open(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<(Format, Records)> {
-    open_counted(input, forced).map(|(format, records, _)| (format, records))
+/// An input opened for reading: its format, its records and how many
+/// lines were read so far (records may skip lines, such as continuation
+/// lines a format ignores).
+pub struct Opened {
+    pub format: Format,
+    pub records: Records,
+    pub lines: LineCount,
 }
 
-/// Like [`open`], plus a counter of the lines read so far (records may skip
-/// lines, such as continuation lines a format ignores).
-pub fn open_counted(
-    input: Box<dyn Read>,
-    forced: Option<Format>,
-) -> io::Result<(Format, Records, LineCount)> {
-    let (format, records, count, _) = open_any(input, forced)?;
-    Ok((format, records, count))
+/// Opens a reader over `input` (gzip and zstd are decoded), detecting the
+/// format unless `forced`. A compressed input that cannot be decoded to
+/// its end ends with a [`Body::Undecodable`] record: what was decoded is
+/// read, and every consumer hears that the rest is missing.
+pub fn open(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Opened> {
+    open_decoded(input, forced)
 }
 
 /// What a compressed input's decoder said when the data ended early.
@@ -323,11 +328,7 @@ fn decompress(
     ))
 }
 
-/// [`open_counted`], plus the decoder's error for compressed input.
-pub fn open_any(
-    input: Box<dyn Read>,
-    forced: Option<Format>,
-) -> io::Result<(Format, Records, LineCount, DecodeError)> {
+fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Opened> {
     let error = DecodeError::default();
     let (mut input, _) = decompress(input, &error)?;
     let mut prefix = Vec::with_capacity(8 * 1024);
@@ -358,7 +359,52 @@ pub fn open_any(
         // Three files are read by `pipeline::check_tee`; one file is plain.
         Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };
-    Ok((format, records, count, error))
+    let records = Box::new(DecodeTail {
+        records,
+        error,
+        lines: count.clone(),
+        reported: false,
+    });
+    Ok(Opened {
+        format,
+        records,
+        lines: count,
+    })
+}
+
+/// A reader's records, then the decoder's error as a last record. An end
+/// of the records without an error is an end for now only (a followed file
+/// may grow).
+struct DecodeTail {
+    records: Records,
+    error: DecodeError,
+    lines: LineCount,
+    /// The error was handed on (the decoder stays stopped: the error is
+    /// kept, and a kept error makes every read return nothing).
+    reported: bool,
+}
+
+impl Iterator for DecodeTail {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.records.next() {
+            None if self.reported => None,
+            None => {
+                let error = self.error.borrow().clone()?;
+                self.reported = true;
+                let lines_read = self.lines.get();
+                Some(Ok(Record {
+                    line: lines_read.max(1),
+                    time: None,
+                    body: Body::Undecodable { error, lines_read },
+                    terminated: true,
+                    source: None,
+                }))
+            }
+            other => other,
+        }
+    }
 }
 
 /// A line as text: borrowed when it is valid UTF-8 (checked with SIMD, the
@@ -509,8 +555,8 @@ mod tests {
     use super::*;
 
     fn read_all(input: &'static [u8], forced: Option<Format>) -> (Format, Vec<Record>) {
-        let (format, records) = open(Box::new(input), forced).unwrap();
-        (format, records.map(Result::unwrap).collect())
+        let opened = open(Box::new(input), forced).unwrap();
+        (opened.format, opened.records.map(Result::unwrap).collect())
     }
 
     #[test]

@@ -126,7 +126,11 @@ pub struct Capture {
 
 /// Reads a log. `Err` only when reading fails.
 pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture> {
-    let (format, records, lines, _) = reader::open_any(input, format)?;
+    let reader::Opened {
+        format,
+        records,
+        lines,
+    } = reader::open(input, format)?;
     let mut builder = Builder::new(format);
     let mut transport = Transport::new();
     let mut findings = Findings::default();

@@ -50,7 +50,9 @@ impl Prepared {
 /// The first pass: checks the file and notes what stays unanswered.
 /// `Err` only when reading fails.
 pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<Prepared> {
-    let (format, records) = reader::open(input, options.format)?;
+    let reader::Opened {
+        format, records, ..
+    } = reader::open(input, options.format)?;
     let mut checker = Checker::new(options);
     let mut conversation = Conversation::new();
     let mut first_time = None;
@@ -123,6 +125,8 @@ pub struct Entries {
     last_line: u64,
     /// With `--redact`: rows show placeholders for the log's strings.
     redactor: Option<Redactor>,
+    /// What the decoder said when a compressed input ended early.
+    undecodable: Option<String>,
 }
 
 impl Entries {
@@ -133,7 +137,9 @@ impl Entries {
         forced: Option<Format>,
         keep_raw: bool,
     ) -> io::Result<Entries> {
-        let (format, records) = reader::open(input, forced)?;
+        let reader::Opened {
+            format, records, ..
+        } = reader::open(input, forced)?;
         Ok(Entries {
             format,
             records,
@@ -150,6 +156,7 @@ impl Entries {
             last_time: None,
             last_line: 0,
             redactor: None,
+            undecodable: None,
         })
     }
 
@@ -171,6 +178,12 @@ impl Entries {
     /// The first and last timestamps read so far.
     pub fn times(&self) -> (Option<&Timestamp>, Option<&Timestamp>) {
         (self.first_time.as_ref(), self.last_time.as_ref())
+    }
+
+    /// Why the rows stop short, when a compressed input could not be
+    /// decoded to its end (the `corrupt-compressed-input` finding's words).
+    pub fn undecodable(&self) -> Option<&str> {
+        self.undecodable.as_deref()
     }
 
     /// The last line read so far.
@@ -285,8 +298,15 @@ impl Iterator for Entries {
                         }
                         self.last_time = Some(t.clone());
                     }
-                    if let Body::Line { dir, bytes } = &record.body {
-                        self.keep(*dir, line, bytes, record.terminated);
+                    match &record.body {
+                        Body::Line { dir, bytes } => {
+                            self.keep(*dir, line, bytes, record.terminated)
+                        }
+                        Body::Undecodable { error, lines_read } => {
+                            self.undecodable =
+                                Some(crate::transport::undecodable(error, *lines_read).message);
+                        }
+                        _ => {}
                     }
                     self.transport
                         .push(record, &mut self.scratch, &mut self.items);

@@ -335,14 +335,16 @@ impl FileCollector<'_> {
 }
 
 /// Adds one input to `stats`. With a redactor (`--redact`), tool names and
-/// other strings read as its placeholders. `Err` only when reading fails.
+/// other strings read as its placeholders. `Err` only when reading fails;
+/// `Some` says why the numbers stop short (a compressed input that could
+/// not be decoded to its end).
 pub fn collect(
     stats: &mut Stats,
     path: &str,
     input: Box<dyn Read>,
     forced: Option<Format>,
     redactor: &mut Option<Redactor>,
-) -> io::Result<()> {
+) -> io::Result<Option<String>> {
     let mut entries = Entries::open(input, forced, false)?;
     if let Some(r) = redactor.take() {
         entries.redact(r);
@@ -358,7 +360,7 @@ pub fn collect(
         entries.times(),
         &entries.unanswered(),
     );
-    Ok(())
+    Ok(entries.undecodable().map(str::to_owned))
 }
 
 #[cfg(test)]
