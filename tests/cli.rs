@@ -1610,3 +1610,44 @@ fn modules_have_no_import_cycles() {
         "import cycles between modules: {cycles:?}"
     );
 }
+
+/// Every rule of the catalogue is fired by code outside it: a row without
+/// logic (or logic without a row) cannot be left behind.
+#[test]
+fn every_catalogue_rule_is_fired_by_code() {
+    let out = run(&["rules", "--format", "json"]);
+    let doc = json_of(&out);
+    let rules = doc["rules"].as_array().expect("rules");
+    assert!(rules.len() > 50, "the catalogue was not read");
+    let mut sources = String::new();
+    fn walk(dir: &Path, out: &mut String) {
+        for entry in std::fs::read_dir(dir).expect("src dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("rules/mod.rs")
+            {
+                let text = std::fs::read_to_string(&path).expect("source");
+                out.push_str(text.split("#[cfg(test)]\nmod tests").next().unwrap_or(""));
+            }
+        }
+    }
+    walk(&root().join("src"), &mut sources);
+    let unfired: Vec<&str> = rules
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .filter(|name| {
+            let variant: String = name
+                .split('-')
+                .map(|w| {
+                    let mut c = w.chars();
+                    c.next()
+                        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                        .unwrap_or_default()
+                })
+                .collect();
+            !sources.contains(&format!("Rule::{variant}"))
+        })
+        .collect();
+    assert!(unfired.is_empty(), "rules no code fires: {unfired:?}");
+}

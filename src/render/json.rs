@@ -135,7 +135,7 @@ pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
                 "name": i.name,
                 "severity": i.severity.as_str(),
                 "group": i.group.as_str(),
-                "revisions": i.revisions,
+                "revisions": i.revisions.to_string(),
                 "summary": i.summary,
                 "why": i.why,
                 "fix": i.fix,

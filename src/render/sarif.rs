@@ -225,7 +225,7 @@ fn rule(rule: Rule) -> Value {
         "fullDescription": {"text": i.why},
         "help": {"text": text, "markdown": markdown},
         "defaultConfiguration": {"level": ci::level(i.severity)},
-        "properties": {"tags": tags, "mcpdbg/revisions": i.revisions},
+        "properties": {"tags": tags, "mcpdbg/revisions": i.revisions.to_string()},
     })
 }
 

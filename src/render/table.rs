@@ -270,12 +270,8 @@ pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
     b.push_record(["rule", "severity", "revisions", "summary"]);
     for rule in rules {
         let info = rule.info();
-        b.push_record([
-            info.name,
-            info.severity.as_str(),
-            info.revisions,
-            info.summary,
-        ]);
+        let revisions = info.revisions.to_string();
+        b.push_record([info.name, info.severity.as_str(), &revisions, info.summary]);
     }
     let mut table = b.build();
     table.with(TableStyle::rounded());

@@ -12,7 +12,7 @@ pub fn explain(rule: Rule, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     section(out, "Why it matters", i.why)?;
     section(out, "How to fix it", i.fix)?;
-    section(out, "Revisions", i.revisions)?;
+    section(out, "Revisions", &i.revisions.to_string())?;
     section(out, "Spec", i.spec)?;
     writeln!(
         out,

@@ -7,7 +7,10 @@
 //! does not decide when a rule fires; `transport` and `session` do.
 
 pub mod checks;
+
 use std::fmt;
+
+use crate::protocol::Revision;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,14 +70,108 @@ impl Group {
     }
 }
 
+/// The revisions a rule applies to, typed: what the session, `explain` and
+/// the JUnit output ask (`applies`), and the words shown for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Span {
+    All,
+    AllBut(Revision),
+    /// From the first to the second, both included.
+    Range(Revision, Revision),
+    Only(Revision),
+}
+
+/// A rule's revisions: its span, and the words shown instead of the span's
+/// own when the rule's form changes with the revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Revisions {
+    pub span: Span,
+    words: Option<&'static str>,
+}
+
+/// Every revision.
+pub const ALL: Revisions = Revisions {
+    span: Span::All,
+    words: None,
+};
+
+const fn range(from: Revision, to: Revision) -> Revisions {
+    Revisions {
+        span: Span::Range(from, to),
+        words: None,
+    }
+}
+
+const fn only(revision: Revision) -> Revisions {
+    Revisions {
+        span: Span::Only(revision),
+        words: None,
+    }
+}
+
+const fn all_but(revision: Revision) -> Revisions {
+    Revisions {
+        span: Span::AllBut(revision),
+        words: None,
+    }
+}
+
+impl Revisions {
+    /// The same span, shown with these words.
+    const fn worded(self, words: &'static str) -> Revisions {
+        Revisions {
+            span: self.span,
+            words: Some(words),
+        }
+    }
+
+    /// Whether the rule applies under `revision`.
+    pub fn applies(&self, revision: Revision) -> bool {
+        match self.span {
+            Span::All => true,
+            Span::AllBut(r) => revision != r,
+            Span::Range(a, b) => (a..=b).contains(&revision),
+            Span::Only(r) => revision == r,
+        }
+    }
+}
+
+impl RuleInfo {
+    /// The rule's severity under `revision` (the default when it is not
+    /// known).
+    pub fn severity_in(&self, revision: Option<Revision>) -> Severity {
+        match (self.before, revision) {
+            (Some((from, lower)), Some(rev)) if rev < from => lower,
+            _ => self.severity,
+        }
+    }
+}
+
+impl fmt::Display for Revisions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(words) = self.words {
+            return f.write_str(words);
+        }
+        match self.span {
+            Span::All => f.write_str("all"),
+            Span::AllBut(r) => write!(f, "all but {r}"),
+            Span::Range(a, b) => write!(f, "{a} to {b}"),
+            Span::Only(r) => write!(f, "{r}"),
+        }
+    }
+}
+
 /// The static description of a rule.
 #[derive(Debug)]
 pub struct RuleInfo {
     pub name: &'static str,
     pub group: Group,
     pub severity: Severity,
-    /// The revisions the rule applies to, in words.
-    pub revisions: &'static str,
+    /// The revisions the rule applies to.
+    pub revisions: Revisions,
+    /// A lower severity before a revision (a SHOULD that became a MUST):
+    /// `(revision, severity before it)`.
+    pub before: Option<(Revision, Severity)>,
     pub summary: &'static str,
     /// Why it matters.
     pub why: &'static str,
@@ -87,10 +184,13 @@ pub struct RuleInfo {
 }
 
 macro_rules! rules {
+    (@before) => { None };
+    (@before $rev:ident, $sev:ident) => { Some((Revision::$rev, Severity::$sev)) };
     ($( $variant:ident => {
         name: $name:literal, group: $group:ident, severity: $sev:ident,
-        revisions: $revs:literal, summary: $summary:literal,
-        why: $why:literal, fix: $fix:literal, spec: $spec:literal, example: $example:literal $(,)?
+        revisions: $revs:expr, summary: $summary:literal,
+        why: $why:literal, fix: $fix:literal, spec: $spec:literal, example: $example:literal
+        $(, before: ($brev:ident, $bsev:ident))? $(,)?
     } ),* $(,)?) => {
         /// Every rule mcpdbg knows. See [`Rule::info`] for the metadata.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,16 +201,20 @@ macro_rules! rules {
 
             pub fn info(self) -> &'static RuleInfo {
                 match self {
-                    $(Rule::$variant => &RuleInfo {
-                        name: $name,
-                        group: Group::$group,
-                        severity: Severity::$sev,
-                        revisions: $revs,
-                        summary: $summary,
-                        why: $why,
-                        fix: $fix,
-                        spec: $spec,
-                        example: $example,
+                    $(Rule::$variant => {
+                        const INFO: RuleInfo = RuleInfo {
+                            name: $name,
+                            group: Group::$group,
+                            severity: Severity::$sev,
+                            revisions: $revs,
+                            before: rules!(@before $($brev, $bsev)?),
+                            summary: $summary,
+                            why: $why,
+                            fix: $fix,
+                            spec: $spec,
+                            example: $example,
+                        };
+                        &INFO
                     }),*
                 }
             }
@@ -123,7 +227,7 @@ macro_rules! rules {
 rules! {
     // ---- transport: how bytes become lines and lines become JSON ----
     StrayOutput => {
-        name: "stray-output", group: Transport, severity: Error, revisions: "all",
+        name: "stray-output", group: Transport, severity: Error, revisions: ALL,
         summary: "non-JSON text on a JSON-RPC stream",
         why: "The stdio transport carries only JSON-RPC messages, one per line. Hosts react differently to other text: some skip the line silently, some log a parse error, some close the connection. The usual cause is a print or logging call that writes to stdout.",
         fix: "Send logs to stderr: in Python `print(..., file=sys.stderr)` or a logging handler on stderr; in Node `console.error`.",
@@ -131,7 +235,7 @@ rules! {
         example: r#"< Starting notes server on stdio..."#,
     },
     InvalidJson => {
-        name: "invalid-json", group: Transport, severity: Error, revisions: "all",
+        name: "invalid-json", group: Transport, severity: Error, revisions: ALL,
         summary: "a line that looks like JSON but does not parse",
         why: "The receiver cannot parse the line, so the message is lost: a request on it is never answered and a response never reaches its caller. Common causes are a message cut off by a crash or a buffer limit, two messages written without a newline between them, and hand-built JSON.",
         fix: "Serialise messages with a JSON library and write each with exactly one newline after it.",
@@ -139,7 +243,7 @@ rules! {
         example: r#"< {"jsonrpc":"2.0","id":1,"result":{"tools":[,]}}"#,
     },
     MultiLineJson => {
-        name: "multi-line-json", group: Transport, severity: Error, revisions: "all",
+        name: "multi-line-json", group: Transport, severity: Error, revisions: ALL,
         summary: "one message spread over several lines (e.g. pretty-printed)",
         why: "A pretty-printed message reaches the receiver as several lines, none of which parses, so the message is lost and the request it answers hangs. mcpdbg reassembles it to keep the analysis going.",
         fix: "Serialise without indentation: `json.dumps(msg)`, `JSON.stringify(msg)`, `serde_json::to_string`.",
@@ -147,7 +251,7 @@ rules! {
         example: "< {\n<   \"jsonrpc\": \"2.0\",\n<   \"id\": 1,\n<   \"result\": {}\n< }",
     },
     CrlfLineEnding => {
-        name: "crlf-line-ending", group: Transport, severity: Warning, revisions: "all",
+        name: "crlf-line-ending", group: Transport, severity: Warning, revisions: ALL,
         summary: "a line ends in CRLF instead of LF",
         why: "Messages are delimited by a newline (LF). Some readers strip the CR, others keep it in the line and fail to parse or compare it. It usually comes from writing in text mode on Windows. Reported once per side with the count.",
         fix: "Write LF only: open stdout in binary mode, or set `newline=\"\\n\"`.",
@@ -155,7 +259,7 @@ rules! {
         example: "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r",
     },
     BlankLine => {
-        name: "blank-line", group: Transport, severity: Warning, revisions: "all",
+        name: "blank-line", group: Transport, severity: Warning, revisions: ALL,
         summary: "an empty or whitespace-only line on a JSON-RPC stream",
         why: "An empty line is not a message. Most readers skip it, but a strict one answers it with a parse error or treats it as stray output. It usually comes from writing a newline twice. Reported once per side with the count.",
         fix: "Write exactly one newline after each message (`print(json.dumps(msg))`, not `print(json.dumps(msg) + \"\\n\")`).",
@@ -163,7 +267,7 @@ rules! {
         example: "< ",
     },
     Bom => {
-        name: "bom", group: Transport, severity: Error, revisions: "all",
+        name: "bom", group: Transport, severity: Error, revisions: ALL,
         summary: "a UTF-8 byte order mark in front of a message",
         why: "JSON parsers reject a byte order mark (EF BB BF) in front of the text, so the first message (usually `initialize`) is lost and the session never starts. It comes from encoders set to `utf-8-sig` or from Windows tools.",
         fix: "Write UTF-8 without a byte order mark.",
@@ -171,7 +275,7 @@ rules! {
         example: "> \u{feff}{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}",
     },
     InvalidUtf8 => {
-        name: "invalid-utf8", group: Transport, severity: Error, revisions: "all (stated as a MUST from 2025-03-26)",
+        name: "invalid-utf8", group: Transport, severity: Error, revisions: ALL.worded("all (stated as a MUST from 2025-03-26)"),
         summary: "a line is not valid UTF-8",
         why: "A receiver either rejects the message or replaces the bad bytes, corrupting the data (often a file's contents or a path). The usual cause is writing text in a legacy encoding or cutting a multi-byte character in half. mcpdbg analyses the line with the bad bytes replaced.",
         fix: "Encode as UTF-8 and cut text on character boundaries.",
@@ -179,7 +283,7 @@ rules! {
         example: "(a line with a byte such as 0xff; not printable here)",
     },
     ContentLengthFraming => {
-        name: "content-length-framing", group: Transport, severity: Error, revisions: "all",
+        name: "content-length-framing", group: Transport, severity: Error, revisions: ALL,
         summary: "LSP-style Content-Length headers on a newline-delimited stream",
         why: "MCP over stdio is newline-delimited JSON, not the Language Server Protocol's `Content-Length:` framing. Every MCP SDK reads the headers as stray output and messages glue together. It comes from reusing LSP transport code.",
         fix: "Write one JSON message per line with no headers.",
@@ -187,7 +291,7 @@ rules! {
         example: "< Content-Length: 46\n< \n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}",
     },
     TruncatedLine => {
-        name: "truncated-line", group: Transport, severity: Warning, revisions: "all",
+        name: "truncated-line", group: Transport, severity: Warning, revisions: ALL,
         summary: "a stream ends with a line that has no newline and does not parse",
         why: "The log ends in the middle of a message: the writer was killed, crashed, or the capture stopped while a message was being written. The message was probably never delivered. If the capture was cut, the session itself may be fine; if the server died, look at its stderr just before.",
         fix: "Nothing to fix in the message; find out why the writer stopped.",
@@ -195,7 +299,7 @@ rules! {
         example: r#"< {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Q3 pla"#,
     },
     MalformedRecord => {
-        name: "malformed-record", group: Transport, severity: Warning, revisions: "all",
+        name: "malformed-record", group: Transport, severity: Warning, revisions: ALL,
         summary: "a transcript line without a direction marker",
         why: "In the native transcript format every line is `[TIMESTAMP] MARKER RAW-LINE`. A line without a marker cannot be attributed to a side and is skipped. It comes from editing a transcript by hand or concatenating other text into it.",
         fix: "Prefix the line with `>` (client to server), `<` (server to client), `!` (stderr) or `#` (event), or remove it.",
@@ -203,7 +307,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\nthis line has no marker",
     },
     RecordingGap => {
-        name: "recording-gap", group: Transport, severity: Warning, revisions: "all",
+        name: "recording-gap", group: Transport, severity: Warning, revisions: ALL,
         summary: "the recorder could not keep up and dropped part of the session",
         why: "`mcpdbg record` never makes the session wait for the disk: when the disk is too slow or full, it relays the data but does not record it, and writes a `# gap` event. Findings near a gap may be wrong (a response in the gap looks like a hang).",
         fix: "Record to a faster or emptier disk.",
@@ -212,7 +316,7 @@ rules! {
     },
 
     CorruptCompressedInput => {
-        name: "corrupt-compressed-input", group: Transport, severity: Warning, revisions: "all",
+        name: "corrupt-compressed-input", group: Transport, severity: Warning, revisions: ALL,
         summary: "a gzip or zstd log that ends early or is damaged",
         why: "Rotated host logs are often compressed, and a copy taken while the log was written, or cut by a size limit, ends in the middle of a compressed block. mcpdbg analyses what it could decode; findings near the end (hangs in particular) may only mean the log was cut.",
         fix: "Copy the log again once the host has closed it, or decompress it yourself to see how far it goes.",
@@ -222,7 +326,7 @@ rules! {
 
     // ---- envelope: one message on its own ----
     JsonrpcVersion => {
-        name: "jsonrpc-version", group: Envelope, severity: Error, revisions: "all",
+        name: "jsonrpc-version", group: Envelope, severity: Error, revisions: ALL,
         summary: "`jsonrpc` is missing or not \"2.0\"",
         why: "SDKs validate the field and drop or reject messages without it, so the message is lost.",
         fix: "Add `\"jsonrpc\": \"2.0\"` (the string, not the number 2.0).",
@@ -230,7 +334,7 @@ rules! {
         example: r#"< {"jsonrpc":2.0,"id":1,"result":{}}"#,
     },
     NullId => {
-        name: "null-id", group: Envelope, severity: Warning, revisions: "all",
+        name: "null-id", group: Envelope, severity: Warning, revisions: ALL,
         summary: "`id` is null",
         why: "JSON-RPC allows `\"id\": null` in an error response to a message whose id could not be read, but MCP does not: its ids are strings or integers and never null. A request with a null id cannot be answered at all.",
         fix: "From 2025-11-25 omit `id` on an error for an unreadable request; always give requests string or integer ids.",
@@ -238,7 +342,7 @@ rules! {
         example: r#"< {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
     },
     InvalidIdType => {
-        name: "invalid-id-type", group: Envelope, severity: Error, revisions: "all",
+        name: "invalid-id-type", group: Envelope, severity: Error, revisions: ALL,
         summary: "`id` is a boolean, float, object or array",
         why: "SDKs reject other types, or compare inexactly (`1.0` against `1`), so responses never match their requests.",
         fix: "Use an integer counter or a string.",
@@ -246,7 +350,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
     },
     NotificationWithId => {
-        name: "notification-with-id", group: Envelope, severity: Error, revisions: "all",
+        name: "notification-with-id", group: Envelope, severity: Error, revisions: ALL,
         summary: "a notification method sent with an id",
         why: "With an id the message is a request to the receiver, which answers with an error or not at all, while the sender does not expect an answer; if the sender's library registered it as a request, it waits forever.",
         fix: "Send notifications without `id`.",
@@ -254,7 +358,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}"#,
     },
     RequestWithoutId => {
-        name: "request-without-id", group: Envelope, severity: Error, revisions: "all",
+        name: "request-without-id", group: Envelope, severity: Error, revisions: ALL,
         summary: "a request method sent without an id",
         why: "Without an id the message is a notification: the receiver never answers, so the caller waits for a response that cannot arrive.",
         fix: "Give every request a unique string or integer id.",
@@ -262,7 +366,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","method":"tools/list"}"#,
     },
     ResultAndError => {
-        name: "result-and-error", group: Envelope, severity: Error, revisions: "all",
+        name: "result-and-error", group: Envelope, severity: Error, revisions: ALL,
         summary: "a response with both `result` and `error`, or neither",
         why: "With both, the caller's library picks one (usually the error); with neither it rejects the message and the request hangs.",
         fix: "Send either a result object or an error object.",
@@ -270,7 +374,7 @@ rules! {
         example: r#"< {"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"failed"}}"#,
     },
     MalformedError => {
-        name: "malformed-error", group: Envelope, severity: Error, revisions: "all",
+        name: "malformed-error", group: Envelope, severity: Error, revisions: ALL,
         summary: "an error object without an integer `code` and a string `message`",
         why: "A string code, a missing message or a bare string as error fails validation in the caller's library: the real error is replaced by a generic one, or the request hangs.",
         fix: "Send `{\"code\": -32603, \"message\": \"...\", \"data\": ...}` with a standard integer code.",
@@ -278,7 +382,7 @@ rules! {
         example: r#"< {"jsonrpc":"2.0","id":1,"error":{"code":"INDEX_MISSING","message":"index not loaded"}}"#,
     },
     ParamsNotObject => {
-        name: "params-not-object", group: Envelope, severity: Error, revisions: "all",
+        name: "params-not-object", group: Envelope, severity: Error, revisions: ALL,
         summary: "`params` is present but not an object",
         why: "MCP params are always a JSON object (named parameters); positional array params and scalars are never valid. The receiver rejects the request with -32602 or ignores the params.",
         fix: "Send an object, or omit `params`.",
@@ -286,7 +390,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":["search",{"q":"x"}]}"#,
     },
     Batch => {
-        name: "batch", group: Envelope, severity: Error, revisions: "all but 2025-03-26",
+        name: "batch", group: Envelope, severity: Error, revisions: all_but(Revision::V2025_03_26),
         summary: "a JSON-RPC batch (array) outside 2025-03-26",
         why: "Under every revision but 2025-03-26 the receiver does not expect an array: the whole line is rejected or ignored, so every request in it hangs. `initialize` is never allowed in a batch. Silent when the log does not show the negotiated revision.",
         fix: "Send each message on its own line.",
@@ -294,7 +398,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> [{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]",
     },
     InvalidMessage => {
-        name: "invalid-message", group: Envelope, severity: Error, revisions: "all",
+        name: "invalid-message", group: Envelope, severity: Error, revisions: ALL,
         summary: "JSON that is not a JSON-RPC message",
         why: "The line parses as JSON but is not a request, notification or response: not an object, a `method` that is not a string, or a response without an id. The receiver drops it.",
         fix: "Send only JSON-RPC 2.0 messages on the stream; log other data to stderr.",
@@ -302,7 +406,7 @@ rules! {
         example: r#"< {"status":"ready"}"#,
     },
     UnknownMethod => {
-        name: "unknown-method", group: Envelope, severity: Warning, revisions: "all",
+        name: "unknown-method", group: Envelope, severity: Warning, revisions: ALL,
         summary: "a method that no MCP revision defines",
         why: "The receiver answers an unknown request with -32601 (method not found) and ignores an unknown notification. Most often the name is misspelt or has the wrong case; mcpdbg suggests the known method it is closest to. Extension methods with a reverse-DNS prefix (`com.example/op`), `experimental/`, `x-` and `rpc.` are not reported.",
         fix: "Use the method's exact name (`tools/list`), or namespace a custom method (`com.example/op`).",
@@ -310,7 +414,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","id":3,"method":"tools/List"}"#,
     },
     WrongDirection => {
-        name: "wrong-direction", group: Envelope, severity: Error, revisions: "all",
+        name: "wrong-direction", group: Envelope, severity: Error, revisions: ALL,
         summary: "a method sent by the side that must not send it",
         why: "Each MCP method has a fixed sender: the client calls `tools/call`, the server calls `sampling/createMessage`. A message from the wrong side is answered with -32601 or ignored. It often means direction markers are swapped, or a proxy echoes messages back.",
         fix: "Check who sends what in the method table (`mcpdbg explain` lists the rule's spec source).",
@@ -320,7 +424,7 @@ rules! {
 
     // ---- lifecycle: the handshake ----
     MissingInitialize => {
-        name: "missing-initialize", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
+        name: "missing-initialize", group: Lifecycle, severity: Error, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "the session does not start with `initialize`",
         why: "A server that has not been initialised rejects or ignores every other request. Reported only when the transcript is known to start at the beginning of the session (a `# start` event from `mcpdbg record`); otherwise a late capture is assumed and reported as `starts-mid-session`.",
         fix: "Send `initialize`, wait for its result, send `notifications/initialized`, then work.",
@@ -328,7 +432,7 @@ rules! {
         example: "# start node server.js\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
     },
     RequestBeforeInitialized => {
-        name: "request-before-initialized", group: Lifecycle, severity: Warning, revisions: "2024-11-05 to 2025-11-25",
+        name: "request-before-initialized", group: Lifecycle, severity: Warning, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "a request other than ping before the handshake completed",
         why: "Many servers reject early requests or queue them until a timeout; many clients do the same with a server's early requests.",
         fix: "Client: wait for the initialize result and send `notifications/initialized` first. Server: wait for `notifications/initialized` before sending requests.",
@@ -336,7 +440,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
     },
     MissingInitialized => {
-        name: "missing-initialized", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
+        name: "missing-initialized", group: Lifecycle, severity: Error, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "`initialize` succeeded but `notifications/initialized` never followed",
         why: "Servers wait for the notification before they send their own requests, and some refuse work until it arrives, so the session stalls after the handshake.",
         fix: "Send `notifications/initialized` right after the initialize result.",
@@ -344,7 +448,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
     InitializeRepeated => {
-        name: "initialize-repeated", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
+        name: "initialize-repeated", group: Lifecycle, severity: Error, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "a second `initialize` in the same session",
         why: "A session is initialised exactly once. A second `initialize` is rejected by most servers, or silently resets their state. It usually means the client restarted its protocol layer without restarting the server process.",
         fix: "Start a new server process for a new session (a retry after a failed `initialize` is fine).",
@@ -352,7 +456,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}",
     },
     InitializeFailed => {
-        name: "initialize-failed", group: Lifecycle, severity: Error, revisions: "2024-11-05 to 2025-11-25",
+        name: "initialize-failed", group: Lifecycle, severity: Error, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "the server answered `initialize` with an error",
         why: "The handshake failed, so nothing after it works. Version differences should not cause this: a server that does not support the client's version answers with a version it supports.",
         fix: "Read the error message and the server's stderr; -32602 usually means malformed initialize params.",
@@ -360,7 +464,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32602,\"message\":\"Invalid request parameters\"}}",
     },
     VersionDowngrade => {
-        name: "version-downgrade", group: Lifecycle, severity: Warning, revisions: "2024-11-05 to 2025-11-25",
+        name: "version-downgrade", group: Lifecycle, severity: Warning, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "the server answered an older protocol revision than the client asked for",
         why: "This is legal (the server picks a version it supports), but every feature of the newer revision is now off: elicitation needs 2025-06-18, tasks need 2025-11-25, structured tool output needs 2025-06-18. When a feature silently does not work, this is usually why.",
         fix: "Upgrade the server's SDK, or expect the older behaviour.",
@@ -368,7 +472,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
     UnknownProtocolVersion => {
-        name: "unknown-protocol-version", group: Lifecycle, severity: Warning, revisions: "all",
+        name: "unknown-protocol-version", group: Lifecycle, severity: Warning, revisions: ALL,
         summary: "a protocolVersion that is not a released revision",
         why: "The released revisions are 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28. Any other string (a pre-release like 2024-10-07, a typo, a semantic version) makes the other side fall back to a default or disconnect.",
         fix: "Send one of the released revision strings.",
@@ -378,7 +482,7 @@ rules! {
 
     // ---- ids and pairing ----
     UnansweredRequest => {
-        name: "unanswered-request", group: Pairing, severity: Error, revisions: "all",
+        name: "unanswered-request", group: Pairing, severity: Error, revisions: ALL,
         summary: "a request that never got a response (a hang)",
         why: "The caller waits until a timeout, or forever. mcpdbg names the side that owes the reply and what that side did afterwards (answered later requests, wrote stderr, exited). Usual causes: the handler blocked or crashed, the request was lost to stray output or bad framing, or the response used a different id. Reported at the end of the log.",
         fix: "Look at what the owing side did after the request: its stderr, its exit, the requests it answered instead.",
@@ -386,7 +490,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n! sync: waiting for lock",
     },
     CancelledRequest => {
-        name: "cancelled-request", group: Pairing, severity: Warning, revisions: "all",
+        name: "cancelled-request", group: Pairing, severity: Warning, revisions: ALL,
         summary: "a request that was cancelled and never answered",
         why: "The requester gave up, usually on a timeout, and sent `notifications/cancelled`; the receiver then (correctly) sent no response. The hang is still real: the handler took longer than the caller's timeout.",
         fix: "Make the handler faster, report progress, or raise the caller's timeout.",
@@ -394,7 +498,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4,\"reason\":\"timed out\"}}",
     },
     IdReuse => {
-        name: "id-reuse", group: Pairing, severity: Error, revisions: "in flight: all; after completion: 2024-11-05 to 2025-11-25",
+        name: "id-reuse", group: Pairing, severity: Error, revisions: ALL.worded("in flight: all; after completion: 2024-11-05 to 2025-11-25"),
         summary: "the same sender used the same request id twice",
         why: "With a reused id the receiver or the caller's library matches a response to the wrong request: a tool gets another call's data, or one caller hangs.",
         fix: "Use a counter that never resets within the session.",
@@ -402,7 +506,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"q\":\"a\"}}}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"q\":\"b\"}}}",
     },
     DuplicateResponse => {
-        name: "duplicate-response", group: Pairing, severity: Error, revisions: "all",
+        name: "duplicate-response", group: Pairing, severity: Error, revisions: ALL,
         summary: "a second response to a request that was already answered",
         why: "A request gets at most one response. The caller's library drops the second, or, if the id was reused meanwhile, hands it to the wrong caller. It usually means a handler both returned and sent an error, or a retry loop answered twice.",
         fix: "Answer each request exactly once.",
@@ -410,7 +514,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
     },
     OrphanResponse => {
-        name: "orphan-response", group: Pairing, severity: Error, revisions: "all",
+        name: "orphan-response", group: Pairing, severity: Error, revisions: ALL,
         summary: "a response whose id matches no request of the other side",
         why: "An orphan is dropped, and the request it was meant for hangs. Causes: a handler that makes up its own id, a proxy that renumbers ids in one direction only, or a log that starts mid-session (then this rule is silent).",
         fix: "Echo the id of the request being answered.",
@@ -418,7 +522,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
     },
     IdTypeMismatch => {
-        name: "id-type-mismatch", group: Pairing, severity: Error, revisions: "all",
+        name: "id-type-mismatch", group: Pairing, severity: Error, revisions: ALL,
         summary: "a response id equal to a request id only after a type change (1 vs \"1\")",
         why: "Ids are compared as exact JSON values: `1`, `\"1\"` and `1.0` are three different ids. A response that echoes the id with another type is not matched by the caller's library (a JavaScript Map or a Python dict), so the request hangs.",
         fix: "Echo the request's id unchanged.",
@@ -426,7 +530,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n< {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}",
     },
     SlowResponse => {
-        name: "slow-response", group: Pairing, severity: Warning, revisions: "all",
+        name: "slow-response", group: Pairing, severity: Warning, revisions: ALL,
         summary: "a response that took longer than --slow (default 5 s)",
         why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps.",
         fix: "Make the handler faster or report progress; raise `--slow` if the delay is expected.",
@@ -436,15 +540,16 @@ rules! {
 
     // ---- capabilities and revisions ----
     CapabilityNotNegotiated => {
-        name: "capability-not-negotiated", group: Capabilities, severity: Error, revisions: "all (error from 2025-06-18, warning before)",
+        name: "capability-not-negotiated", group: Capabilities, severity: Error, revisions: ALL.worded("all (error from 2025-06-18, warning before)"),
         summary: "a method used although the other side did not declare its capability",
         why: "Capabilities say what each side supports: `tools/call` needs the server's `tools`, `sampling/createMessage` the client's `sampling`, a `list_changed` notification the matching `listChanged`. A peer that did not declare a capability answers -32601 or ignores the message. Reported as an error from 2025-06-18 (MUST) and as a warning before (SHOULD).",
         fix: "Declare the capability in `initialize` (or `server/discover`), or do not use the feature.",
         spec: "lifecycle: both parties SHOULD (2024-11-05, 2025-03-26) / MUST (2025-06-18 and later) only use capabilities that were successfully negotiated",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":10}}",
+        before: (V2025_06_18, Warning),
     },
     CapabilityRevisionMismatch => {
-        name: "capability-revision-mismatch", group: Capabilities, severity: Info, revisions: "all",
+        name: "capability-revision-mismatch", group: Capabilities, severity: Info, revisions: ALL,
         summary: "a capability declared that the negotiated revision does not have",
         why: "A capability from a newer revision (client `elicitation` under 2025-03-26, `tasks` before 2025-11-25, server `completions` under 2024-11-05) means nothing in the session's revision: the other side will not use it. Often a sign of a version downgrade the declaring side did not notice.",
         fix: "Declare only the capabilities of the negotiated revision, or negotiate the newer revision.",
@@ -452,7 +557,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
     MethodNotInRevision => {
-        name: "method-not-in-revision", group: Capabilities, severity: Error, revisions: "all",
+        name: "method-not-in-revision", group: Capabilities, severity: Error, revisions: ALL,
         summary: "a method the negotiated revision does not have",
         why: "`elicitation/create` needs 2025-06-18, `tasks/*` need 2025-11-25, and 2026-07-28 removed `initialize`, `ping`, `logging/setLevel` and `resources/subscribe`. The other side answers -32601 or ignores the message.",
         fix: "Negotiate the revision that has the method, or use that revision's replacement.",
@@ -462,7 +567,7 @@ rules! {
 
     // ---- progress, cancellation, tasks ----
     ProgressUnknownToken => {
-        name: "progress-unknown-token", group: Utilities, severity: Error, revisions: "all",
+        name: "progress-unknown-token", group: Utilities, severity: Error, revisions: ALL,
         summary: "a progress notification for a token no request carried",
         why: "Progress is only for a request that opted in with `_meta.progressToken`. The receiver drops a notification with an unknown token, so the progress bar never moves. It usually means the token was made up, or taken from the request id.",
         fix: "Use the `progressToken` from the request's `_meta`, and only when it is there.",
@@ -470,7 +575,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":10}}",
     },
     ProgressNotIncreasing => {
-        name: "progress-not-increasing", group: Utilities, severity: Warning, revisions: "all",
+        name: "progress-not-increasing", group: Utilities, severity: Warning, revisions: ALL,
         summary: "a progress value that is not greater than the previous one for the token",
         why: "Progress MUST increase with each notification, even when the total is unknown. Hosts may ignore or mis-draw a value that goes back or stays.",
         fix: "Send monotonically increasing `progress` values (a counter, bytes done, ...).",
@@ -478,7 +583,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":50}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":20}}",
     },
     ProgressAfterResponse => {
-        name: "progress-after-response", group: Utilities, severity: Warning, revisions: "all",
+        name: "progress-after-response", group: Utilities, severity: Warning, revisions: ALL,
         summary: "a progress notification after the request was answered",
         why: "Progress notifications MUST stop when the operation completes; the receiver has already forgotten the token and drops them. It usually means a background task kept reporting after the handler returned. (Task-augmented requests may report until the task ends; they are not reported.)",
         fix: "Stop reporting progress before sending the response.",
@@ -486,7 +591,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":100}}",
     },
     InitializeCancelled => {
-        name: "initialize-cancelled", group: Utilities, severity: Error, revisions: "2024-11-05 to 2025-11-25",
+        name: "initialize-cancelled", group: Utilities, severity: Error, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "the client cancelled its `initialize` request",
         why: "`initialize` MUST NOT be cancelled: the session is left neither initialised nor closed. Usually a host timeout that is too short for a slow-starting server.",
         fix: "Give `initialize` a longer timeout; to give up, close the server's stdin and end the process.",
@@ -494,7 +599,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":0,\"reason\":\"timed out\"}}",
     },
     CancelUnknownRequest => {
-        name: "cancel-unknown-request", group: Utilities, severity: Info, revisions: "all",
+        name: "cancel-unknown-request", group: Utilities, severity: Info, revisions: ALL,
         summary: "a cancellation for a request that is not in flight",
         why: "The receiver ignores it (the spec says it SHOULD). If the request was answered just before, this is a harmless race; if no such request was ever sent, the canceller has its ids wrong, and the request it meant to stop is still running.",
         fix: "Cancel only requests that are still in flight, by their exact id.",
@@ -502,7 +607,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":42}}",
     },
     ResponseAfterCancel => {
-        name: "response-after-cancel", group: Utilities, severity: Info, revisions: "all",
+        name: "response-after-cancel", group: Utilities, severity: Info, revisions: ALL,
         summary: "a response arrived for a request that had been cancelled",
         why: "A legal race: the response was probably on its way when the cancellation arrived, and the requester ignores it. Worth seeing, because the work was done after all, and in 2026-07-28 a server MUST NOT send further messages for a request it saw cancelled.",
         fix: "Nothing, unless it happens every time: then the receiver ignores cancellations.",
@@ -510,7 +615,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[]}}",
     },
     TaskCancelledByNotification => {
-        name: "task-cancelled-by-notification", group: Utilities, severity: Error, revisions: "2025-11-25",
+        name: "task-cancelled-by-notification", group: Utilities, severity: Error, revisions: only(Revision::V2025_11_25),
         summary: "a task-augmented request cancelled with `notifications/cancelled`",
         why: "A task outlives its request: `notifications/cancelled` does not stop it, so the task keeps running and consuming resources.",
         fix: "Cancel tasks with the `tasks/cancel` request and the task id.",
@@ -518,7 +623,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{},\"tasks\":{\"requests\":{\"tools\":{\"call\":{}}}}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{},\"task\":{\"ttl\":60000}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}",
     },
     TaskStatusAfterTerminal => {
-        name: "task-status-after-terminal", group: Utilities, severity: Error, revisions: "2025-11-25",
+        name: "task-status-after-terminal", group: Utilities, severity: Error, revisions: only(Revision::V2025_11_25),
         summary: "a task's status changed after it was completed, failed or cancelled",
         why: "`completed`, `failed` and `cancelled` are terminal: a requestor that saw one has fetched or discarded the result. A later status means the receiver's task store is inconsistent, and results may be lost.",
         fix: "Never change a task once it is terminal.",
@@ -528,7 +633,7 @@ rules! {
 
     // ---- tool calls ----
     ToolErrorAsProtocolError => {
-        name: "tool-error-as-protocol-error", group: Tools, severity: Warning, revisions: "all",
+        name: "tool-error-as-protocol-error", group: Tools, severity: Warning, revisions: ALL,
         summary: "a tool failure answered with a JSON-RPC error instead of `isError: true`",
         why: "A JSON-RPC error (here -32603 or a server-defined code) is a protocol failure: hosts show it to the user, or not at all, but the model never sees it, so it cannot react (retry, pick another file). Errors that come from the tool itself belong in the result.",
         fix: "Return `{\"content\": [{\"type\": \"text\", \"text\": \"file not found: a.txt\"}], \"isError\": true}`; keep JSON-RPC errors for unknown tools and malformed requests.",
@@ -536,7 +641,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"file not found: a.txt\"}}",
     },
     ArgsNotArguments => {
-        name: "args-not-arguments", group: Tools, severity: Error, revisions: "all",
+        name: "args-not-arguments", group: Tools, severity: Error, revisions: ALL,
         summary: "`tools/call` params with `args` and no `arguments`",
         why: "The parameter is `arguments`. Servers ignore the unknown `args`, so the tool runs with no arguments, and fails or does the wrong thing.",
         fix: "Rename `args` to `arguments`.",
@@ -544,7 +649,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","args":{"path":"/tmp/a"}}}"#,
     },
     MissingContent => {
-        name: "missing-content", group: Tools, severity: Error, revisions: "all",
+        name: "missing-content", group: Tools, severity: Error, revisions: ALL,
         summary: "a `tools/call` result without `content`",
         why: "`content` is required: clients validate the result and reject it, so the caller sees an error instead of the tool's output. It often happens when a server returns only `structuredContent`.",
         fix: "Always return `content` (an empty array at least; with structured output also its JSON as a text block).",
@@ -554,7 +659,7 @@ rules! {
 
     // ---- security ----
     LeakedInternals => {
-        name: "leaked-internals", group: Security, severity: Warning, revisions: "all",
+        name: "leaked-internals", group: Security, severity: Warning, revisions: ALL,
         summary: "an error carries a stack trace, a traceback or absolute file paths",
         why: "Error messages reach the host, its logs and often the model, and users paste them into public issues. A traceback or a path reveals the server's code layout, user names and installed software, and helps an attacker more than the user.",
         fix: "Log the details to stderr and answer with a short message (`\"file not found: a.txt\"`).",
@@ -564,7 +669,7 @@ rules! {
 
     // ---- the modern era (2026-07-28) ----
     MissingRequestMeta => {
-        name: "missing-request-meta", group: Modern, severity: Error, revisions: "2026-07-28",
+        name: "missing-request-meta", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "a request without `_meta` protocolVersion or clientCapabilities",
         why: "With no handshake, every request carries its own version and capabilities. A server answers a request without them with -32602.",
         fix: "Put `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` in every request's `params._meta`.",
@@ -572,7 +677,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},\"ttlMs\":0,\"cacheScope\":\"public\"}}\n> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
     },
     ServerSentRequest => {
-        name: "server-sent-request", group: Modern, severity: Error, revisions: "2026-07-28",
+        name: "server-sent-request", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "a server sent a JSON-RPC request in the 2026 era",
         why: "In 2026-07-28 servers never send requests: sampling, roots and elicitation travel inside an `input_required` result instead. A modern client does not answer, so the server waits forever.",
         fix: "Return an `InputRequiredResult` with `inputRequests` from the request that needs the input.",
@@ -580,7 +685,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"roots/list\"}",
     },
     ClientSentResponse => {
-        name: "client-sent-response", group: Modern, severity: Error, revisions: "2026-07-28",
+        name: "client-sent-response", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "a client sent a JSON-RPC response in the 2026 era",
         why: "In 2026-07-28 clients never send responses (the server sends no requests to answer). The server drops it.",
         fix: "Answer an `input_required` result by retrying the request with `inputResponses`.",
@@ -588,7 +693,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n> {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}",
     },
     MissingResultType => {
-        name: "missing-result-type", group: Modern, severity: Warning, revisions: "2026-07-28",
+        name: "missing-result-type", group: Modern, severity: Warning, revisions: only(Revision::V2026_07_28),
         summary: "a 2026 result without `resultType`",
         why: "Servers of 2026-07-28 MUST set `resultType` (`complete`, `input_required`, ...). Clients treat a missing one as `complete`, which hides an `input_required` answer from an old-style server.",
         fix: "Add `\"resultType\": \"complete\"` to every result.",
@@ -596,7 +701,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"ttlMs\":0,\"cacheScope\":\"private\"}}",
     },
     InputRequiredMisuse => {
-        name: "input-required-misuse", group: Modern, severity: Error, revisions: "2026-07-28",
+        name: "input-required-misuse", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "an `input_required` result on the wrong method, or with nothing to ask",
         why: "Only `tools/call`, `prompts/get` and `resources/read` may answer `input_required`, and the result must carry `inputRequests` or `requestState`. Otherwise the client cannot retry and the request fails.",
         fix: "Ask for input only from those three methods, and say what you need in `inputRequests`.",
@@ -604,7 +709,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\"}}",
     },
     RetryReusedId => {
-        name: "retry-reused-id", group: Modern, severity: Error, revisions: "2026-07-28",
+        name: "retry-reused-id", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "the retry after `input_required` reused the request's id",
         why: "The retry is a new request and MUST use a new id; servers that keep per-id state (or proxies) confuse the two rounds.",
         fix: "Give the retry a fresh id.",
@@ -612,7 +717,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"delete\",\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"resultType\":\"input_required\",\"requestState\":\"r1\"}}\n> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"delete\",\"arguments\":{},\"requestState\":\"r1\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}}",
     },
     SubscriptionNotificationUnacknowledged => {
-        name: "subscription-notification-unacknowledged", group: Modern, severity: Error, revisions: "2026-07-28",
+        name: "subscription-notification-unacknowledged", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "a subscription notification before its acknowledgement, or for no open listen",
         why: "On a `subscriptions/listen` stream the server MUST first send `notifications/subscriptions/acknowledged`, and every notification carries the listen request's id as `subscriptionId`. Clients drop notifications they cannot attribute, so list changes go unnoticed.",
         fix: "Acknowledge each listen first, and tag notifications with the id of an open listen request.",
@@ -620,7 +725,7 @@ rules! {
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":1}}}",
     },
     NotificationNotAllowed => {
-        name: "notification-not-allowed", group: Modern, severity: Error, revisions: "2026-07-28",
+        name: "notification-not-allowed", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "a client notification other than `notifications/cancelled` in the 2026 era",
         why: "In 2026-07-28 the client's only notification is `notifications/cancelled`; there is no `initialized` and no roots change notification. The server ignores the rest.",
         fix: "Drop the notification (roots travel in `input_required` answers).",
@@ -630,7 +735,7 @@ rules! {
 
     // ---- shapes of the messages mcpdbg reads ----
     InvalidParams => {
-        name: "invalid-params", group: Shapes, severity: Error, revisions: "all",
+        name: "invalid-params", group: Shapes, severity: Error, revisions: ALL,
         summary: "params of a known method with a wrong type or a missing required field",
         why: "The receiver validates params against the schema and answers -32602, or, if it does not validate, works with a missing or mistyped value. mcpdbg checks the params of `initialize` and `tools/call`, and names the JSON path of the problem.",
         fix: "Send the field with the schema's type (see the path in the finding).",
@@ -638,7 +743,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"host"}}}"#,
     },
     InvalidResult => {
-        name: "invalid-result", group: Shapes, severity: Error, revisions: "all",
+        name: "invalid-result", group: Shapes, severity: Error, revisions: ALL,
         summary: "a result with a wrong type or a missing required field",
         why: "The caller validates the result and rejects it, so it sees an error instead of the answer, or works with a missing value. mcpdbg checks the results of `initialize` and `tools/call` and their content blocks, and names the JSON path of the problem (`result.content[0].type`).",
         fix: "Send the field with the schema's type (see the path in the finding).",
@@ -648,7 +753,7 @@ rules! {
 
     // ---- notes about the analysis itself ----
     StartsMidSession => {
-        name: "starts-mid-session", group: Analysis, severity: Info, revisions: "all",
+        name: "starts-mid-session", group: Analysis, severity: Info, revisions: ALL,
         summary: "the transcript starts after the handshake",
         why: "The first client message is not a handshake, so the capture began late. The rules that need the missing evidence stay silent: handshake order, responses to requests before the capture, capabilities, and rules that depend on a revision the log does not show.",
         fix: "Capture from the server's start (`mcpdbg record`), or give `--revision`.",
@@ -656,7 +761,7 @@ rules! {
         example: r#"> {"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"search","arguments":{}}}"#,
     },
     DirectionInferred => {
-        name: "direction-inferred", group: Analysis, severity: Info, revisions: "all",
+        name: "direction-inferred", group: Analysis, severity: Info, revisions: ALL,
         summary: "the format has no direction markers; directions were inferred",
         why: "In a plain newline-delimited log (a `tee` of the pipe) nothing says who wrote a line. mcpdbg infers it: a request's sender from the method table, a response from the request it answers. Messages it cannot place, and text lines that may be stderr or stray stdout, are counted here once instead of guessed.",
         fix: "Record with `mcpdbg record` to get exact directions.",
@@ -664,7 +769,7 @@ rules! {
         example: r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
     },
     FormatAssumption => {
-        name: "format-assumption", group: Analysis, severity: Info, revisions: "all",
+        name: "format-assumption", group: Analysis, severity: Info, revisions: ALL,
         summary: "what mcpdbg had to assume about this log's format",
         why: "Host logs are not the bytes on the wire: they re-serialise JSON, cut long payloads, log only summaries, or stamp local times without a zone. mcpdbg says once per file what it assumed and which rules stay silent because of it, instead of guessing line by line.",
         fix: "For byte-exact evidence, record the session with `mcpdbg record`.",
@@ -672,7 +777,7 @@ rules! {
         example: "2026-08-30T16:35:23.976Z [notes] [info] Message from client: method=\"tools/call\" id=3 params { metadata: undefined }",
     },
     OpenRequestLimit => {
-        name: "open-request-limit", group: Analysis, severity: Info, revisions: "all",
+        name: "open-request-limit", group: Analysis, severity: Info, revisions: ALL,
         summary: "so many requests were open at once that later ones were not followed",
         why: "To keep memory bounded, mcpdbg follows at most 20,000 open requests per side. A log that goes past that (a client that never waits, a server that answers nothing) is itself the finding; requests sent past the limit are not followed: their answers are accepted unchecked and their hangs are not reported one by one.",
         fix: "Look at why so many requests were open: the server stopped answering long before, or the client sends without waiting.",
@@ -680,7 +785,7 @@ rules! {
         example: "(100,001 requests open at once; not shown here)",
     },
     TooManyFindings => {
-        name: "too-many-findings", group: Analysis, severity: Info, revisions: "all",
+        name: "too-many-findings", group: Analysis, severity: Info, revisions: ALL,
         summary: "a rule fired so often that later findings were counted, not listed",
         why: "Each rule lists at most 200 findings per file so that the report stays readable and memory stays bounded; the rest are counted in this finding.",
         fix: "Fix the first few and check again, or filter with `--ignore`.",
@@ -711,6 +816,28 @@ impl fmt::Display for Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn revisions_are_typed_and_shown_as_before() {
+        let r = range(Revision::V2024_11_05, Revision::V2025_11_25);
+        assert!(r.applies(Revision::V2025_06_18) && !r.applies(Revision::V2026_07_28));
+        assert_eq!(r.to_string(), "2024-11-05 to 2025-11-25");
+        let but = all_but(Revision::V2025_03_26);
+        assert!(!but.applies(Revision::V2025_03_26) && but.applies(Revision::V2024_11_05));
+        assert_eq!(but.to_string(), "all but 2025-03-26");
+        assert!(!only(Revision::V2026_07_28).applies(Revision::V2025_06_18));
+        assert_eq!(ALL.to_string(), "all");
+        let cap = Rule::CapabilityNotNegotiated.info();
+        assert_eq!(
+            cap.severity_in(Some(Revision::V2025_03_26)),
+            Severity::Warning
+        );
+        assert_eq!(
+            cap.severity_in(Some(Revision::V2025_06_18)),
+            Severity::Error
+        );
+        assert_eq!(cap.severity_in(None), cap.severity);
+    }
 
     #[test]
     fn names_are_unique_kebab_case_and_documented() {

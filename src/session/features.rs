@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::{Open, Session, Side};
 use crate::finding::{Finding, Findings};
 use crate::protocol::{self, Era, Revision};
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 use crate::text::excerpt;
 use crate::transport::At;
 use crate::wire::message::{Kind, Message, RequestId};
@@ -125,11 +125,7 @@ impl Session {
         if self.mid_session || self.era() != Some(Era::Legacy) || side == Side::Unknown {
             return;
         }
-        let severity = if rev >= Revision::V2025_06_18 {
-            Severity::Error
-        } else {
-            Severity::Warning
-        };
+        let severity = Rule::CapabilityNotNegotiated.info().severity_in(Some(rev));
         let mut check = |owner: Side, path: &[&str], what: String| {
             let caps = match owner {
                 Side::Client => &self.features.client_caps,
