@@ -687,7 +687,7 @@ enum ExplainFormat {
 /// The rule name is the id used in every output of `check`.
 #[derive(Parser)]
 pub struct RulesArgs {
-    /// Output format (`markdown` prints the README's table)
+    /// Output format (`markdown` prints the table of docs/rules.md)
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     format: RulesFormat,
 }

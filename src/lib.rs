@@ -2,58 +2,35 @@
 //!
 //! # Codemap
 //!
-//! The pipeline, one stage per module, each consuming the previous one's
-//! output one item at a time:
+//! The folders are the pipeline; every command runs the same stages
+//! (`docs/development.md` has the whole file list):
 //!
 //! ```text
-//! bytes ──reader──▶ Record {line, time?, body}        reader/{native,ndjson}.rs
-//!       ──transport──▶ Item {Message | Batch | Stderr | Noise | Event}   transport.rs
-//!                       (skim.rs parses a line, cutting long payload strings;
-//!                        classify.rs turns JSON into messages: both pure)
-//!       ──Session::observe──▶ findings as they happen   session.rs
-//!       ──Session::finish──▶ Summary + hangs            session.rs
-//!       ──Report──▶ render::{table, json} ──▶ Write     report.rs, render/
+//! bytes ──reader/──▶ Record {line, time?, body}          one file per input format
+//!       ──transport──▶ Item {Message | Batch | Stderr | Noise | Event}
+//!                       (wire/skim.rs parses a line, cutting long payload strings;
+//!                        wire/message.rs turns JSON into messages: both pure)
+//!       ──session/──▶ findings as they happen, then Summary + hangs
+//!                       (session/pairing.rs: the one request table and inference;
+//!                        rules/: the catalogue and the per-message checks)
+//!       ──report──▶ render/ ──▶ Write                     one file per output format
 //! ```
 //!
-//! `record.rs` is the recorder (`mcpdbg record`): it relays a live session
-//! and writes the native transcript that the pipeline reads.
-//! `checks.rs` judges one message in its context; the session and
-//! `validate.rs` (`mcpdbg validate`, one message on its own) share it.
-//!
-//! The views read the same items as the session, from the side:
-//!
-//! ```text
-//! Item ──conversation──▶ Entry {line, dir, kind, id, method, answers, latency, summary}
-//!      views.rs: the first pass (check report + requests never answered),
-//!                then Entries (rows streamed with their raw bytes)
-//!      ──timeline──▶ filters, --around window ──▶ render::{timeline, mermaid, html}
-//!      ──stats──▶ per-method numbers ──▶ render::{stats, stats_json}
-//! pipeline::Checker + conversation, fed as a file grows ──follow──▶ live findings
-//! ```
-//! `redact.rs` (`--redact`) remembers the strings the items carry and
-//! rewrites the report's text on its way out; the analysis sees the real log.
-//!
-//! `diff` and `replay` compare two sessions:
-//!
-//! ```text
-//! Item ──capture──▶ Capture {handshake, requests + outcomes, client sends, server requests}
-//!      two Captures ──diff──▶ Comparison ──▶ render::{diff, diff_json}
-//! replay.rs: a Capture's client side played against a live server, written
-//!            as a native transcript, then read back and compared
-//! ```
-//!
-//! `check.rs` wires the stages; `main.rs` only parses arguments and maps
-//! the outcome to an exit code. `protocol.rs` holds the spec's facts (revisions
-//! and the method table), `rules.rs` the rule catalogue.
-//!
+//! `pipeline.rs` is the one wiring of reader, transport and session
+//! (`Checker` feeds it record by record). `views/` shows a session beside
+//! `check`: the conversation's rows (`timeline`), numbers (`stats`), and the
+//! captures `diff` and `replay` compare; they pair with the session's
+//! pairing component. `live/` holds what runs live: the recorder, replay,
+//! probe, `check --follow` and the progress line. `cmd/` has one module per
+//! subcommand; `main.rs` parses the arguments (`cli.rs`), runs one and maps
+//! its [`exit::ExitStatus`]. `wire/` is the vocabulary every stage shares.
+
 //! # Invariants, written as absences
 //!
-//! - Nothing but `reader`, `record`, `follow`, `progress`, `replay` and `main`
-//!   does I/O (renderers only write to the writer they are given); only
-//!   `record` (to stamp what it records), `follow` (to poll and to age open
-//!   requests), `progress` (to draw a long check's progress line) and `replay`
-//!   (to pace, time out and stamp) read the clock or wait: the analysis, the
-//!   timeline, the stats and `diff` take all time from the log.
+//! - Nothing but `reader`, `live/`, `cmd/` and `main` does I/O (renderers
+//!   only write to the writer they are given); only `live/` reads the clock
+//!   or waits (to stamp, pace, time out, poll and draw progress): the
+//!   analysis, the timeline, the stats and `diff` take all time from the log.
 //! - Bad input never produces `Err` or a panic: it becomes a finding. `Err`
 //!   means a file could not be opened, read or written.
 //! - No stage holds the whole input: memory follows open requests and used
@@ -67,7 +44,7 @@
 //!   domain type derives `Serialize`.
 //! - The conversation judges nothing: rules and findings stay with the
 //!   session; the views only show them.
-//! - Rule metadata lives only in `rules.rs`.
+//! - Rule metadata lives only in `rules/mod.rs`.
 
 pub mod cmd;
 pub mod exit;

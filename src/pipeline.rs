@@ -1,8 +1,9 @@
-//! `mcpdbg check`: runs the pipeline over one input.
-//!
-//! reader -> transport -> session -> findings, one record at a time. This is
-//! the only place that wires the stages together; it does no rendering.
-//! [`Checker`] is the same pipeline fed record by record.
+//! The pipeline over one input: reader -> transport -> session ->
+//! findings, one record at a time; it does no rendering. [`check`] runs it
+//! over a whole input, [`Checker`] is the same fed record by record (what
+//! `check --follow` and the views' first pass use). The views' second pass
+//! and the captures of `diff` and `replay` read the same records through
+//! the same reader and transport, pairing with the session's component.
 
 use std::io::{self, Read};
 

@@ -1,4 +1,4 @@
-//! Markdown output: the rule catalogue as a table for the README.
+//! Markdown output: the rule catalogue as a table for docs/rules.md.
 
 use std::io::{self, Write};
 

@@ -4,7 +4,9 @@
 //! it, each in one table row.
 //!
 //! The name is the rule's id in every output and never changes. This module
-//! does not decide when a rule fires; `transport` and `session` do.
+//! does not decide when a rule fires: `checks.rs` (one message in its
+//! context), `session/` (the session's state) and `transport` (framing and
+//! encoding) do, and a test fails on a row no code fires.
 
 pub mod checks;
 
@@ -303,7 +305,7 @@ rules! {
         summary: "a transcript line without a direction marker",
         why: "In the native transcript format every line is `[TIMESTAMP] MARKER RAW-LINE`. A line without a marker cannot be attributed to a side and is skipped. It comes from editing a transcript by hand or concatenating other text into it.",
         fix: "Prefix the line with `>` (client to server), `<` (server to client), `!` (stderr) or `#` (event), or remove it.",
-        spec: "the native transcript format (README)",
+        spec: "the native transcript format (docs/formats.md)",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\nthis line has no marker",
     },
     RecordingGap => {
@@ -311,7 +313,7 @@ rules! {
         summary: "the recorder could not keep up and dropped part of the session",
         why: "`mcpdbg record` never makes the session wait for the disk: when the disk is too slow or full, it relays the data but does not record it, and writes a `# gap` event. Findings near a gap may be wrong (a response in the gap looks like a hang).",
         fix: "Record to a faster or emptier disk.",
-        spec: "the native transcript format (README)",
+        spec: "the native transcript format (docs/formats.md)",
         example: "# gap: 73400320 bytes of stdout were not recorded",
     },
 
