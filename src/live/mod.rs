@@ -7,6 +7,7 @@ pub mod probe;
 pub mod progress;
 pub mod record;
 pub mod replay;
+mod transcript;
 
 /// The name of a signal number, for events and messages.
 pub(crate) fn signal_name(sig: i32) -> &'static str {

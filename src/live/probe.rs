@@ -21,9 +21,9 @@
 //! it judges nothing.
 
 use std::ffi::OsString;
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -31,6 +31,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::transcript::Transcript;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
@@ -139,47 +140,6 @@ fn pump(stream: impl Read + Send + 'static, stderr: bool, tx: Sender<Event>) {
     });
 }
 
-/// The native transcript being written.
-struct Transcript {
-    out: BufWriter<File>,
-}
-
-impl Transcript {
-    fn create(path: &PathBuf) -> io::Result<Transcript> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .map_err(|e| {
-                io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
-            })?;
-        Ok(Transcript {
-            out: BufWriter::new(file),
-        })
-    }
-
-    fn line(&mut self, at: DateTime<Utc>, marker: &str, bytes: &[u8]) -> io::Result<()> {
-        write!(self.out, "{} {marker} ", stamp(at))?;
-        self.out.write_all(bytes)?;
-        self.out.write_all(b"\n")
-    }
-
-    fn event(&mut self, text: &str) -> io::Result<()> {
-        writeln!(
-            self.out,
-            "{} # {}",
-            stamp(Utc::now()),
-            crate::text::escape_control(text)
-        )
-    }
-}
-
-fn stamp(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-}
-
 /// The host's side of the session.
 struct Host {
     transcript: Transcript,
@@ -270,7 +230,7 @@ impl Host {
                 self.result.timed_out.push(format!("{method} id {id}"));
                 return Ok(Reply::None);
             }
-            self.transcript.out.flush()?;
+            self.transcript.flush()?;
             match self.rx.recv_timeout(left) {
                 Ok(event) => {
                     if let Some(reply) = self.event(event, id)? {
@@ -409,7 +369,7 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
         Err(e) => {
             let text = format!("cannot start {}: {e}", program.to_string_lossy());
             transcript.event(&format!("probe: {text}"))?;
-            transcript.out.flush()?;
+            transcript.flush()?;
             return Err(io::Error::new(e.kind(), text));
         }
     };
@@ -441,7 +401,7 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
     if host.stdin.take().is_some() {
         host.transcript.event("stdin closed")?;
     }
-    host.transcript.out.flush()?;
+    host.transcript.flush()?;
     Ok(host.result)
 }
 

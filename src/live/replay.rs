@@ -10,9 +10,9 @@
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ffi::OsString;
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -20,6 +20,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::transcript::Transcript;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
@@ -127,49 +128,6 @@ fn pump(stream: impl Read + std::marker::Send + 'static, dir: Dir, tx: Sender<Ev
             }
         }
     });
-}
-
-/// The native transcript of the new session.
-struct Transcript {
-    out: BufWriter<File>,
-}
-
-impl Transcript {
-    fn create(path: &PathBuf) -> io::Result<Transcript> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .map_err(|e| {
-                io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
-            })?;
-        Ok(Transcript {
-            out: BufWriter::new(file),
-        })
-    }
-
-    fn stamp(at: DateTime<Utc>) -> String {
-        at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-    }
-
-    fn line(&mut self, at: DateTime<Utc>, marker: &str, bytes: &[u8]) -> io::Result<()> {
-        write!(self.out, "{} {marker} ", Self::stamp(at))?;
-        self.out.write_all(bytes)?;
-        self.out.write_all(b"\n")
-    }
-
-    /// An event line; text from the log or the command line is escaped so
-    /// that it stays on one line.
-    fn event(&mut self, text: &str) -> io::Result<()> {
-        writeln!(
-            self.out,
-            "{} # {}",
-            Self::stamp(Utc::now()),
-            crate::text::escape_control(text)
-        )
-    }
 }
 
 struct Pending {
@@ -482,7 +440,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         Err(e) => {
             let text = format!("cannot start {}: {e}", program.to_string_lossy());
             transcript.event(&format!("replay: {text}"))?;
-            transcript.out.flush()?;
+            transcript.flush()?;
             return Err(io::Error::new(e.kind(), text));
         }
     };
@@ -563,7 +521,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             .map(|w| w.saturating_duration_since(Instant::now()))
             .unwrap_or(Duration::from_millis(200))
             .min(Duration::from_millis(200));
-        run.transcript.out.flush()?;
+        run.transcript.flush()?;
         match rx.recv_timeout(wait) {
             Ok(e) => run.event(e)?,
             Err(RecvTimeoutError::Timeout) => {}
@@ -588,6 +546,6 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         run.transcript.event(&event::closed("stdin"))?;
     }
     end(&mut run, &mut child, &rx)?;
-    run.transcript.out.flush()?;
+    run.transcript.flush()?;
     Ok(run.result)
 }
