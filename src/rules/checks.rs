@@ -347,6 +347,17 @@ fn params_rules(msg: &Message, method: &str, hits: &mut Vec<Hit>) {
     }
 }
 
+/// The error codes that say something about the request itself, not about
+/// the tool's work: JSON-RPC's parse error, invalid request, method not
+/// found and invalid params; the codes MCP assigns (resource not found,
+/// URL elicitation required, the 2026 header, capability and version
+/// errors); and the cancellation LSP-style libraries answer with. Any other
+/// code on a `tools/call` (-32603, -32000, 0, 1, -1, an application's own)
+/// is a tool that failed.
+const PROTOCOL_CODES: [i64; 10] = [
+    -32700, -32600, -32601, -32602, -32002, -32042, -32020, -32021, -32022, -32800,
+];
+
 fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
     if msg
         .problems
@@ -359,10 +370,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
     let modern = ctx.era == Some(Era::Modern);
     if let Some(error) = msg.error() {
         if let (Some("tools/call"), Some(code)) = (method, error.code) {
-            let reserved = [-32002, -32020, -32021, -32022, -32042];
-            let tool_failure =
-                code == -32603 || ((-32099..=-32003).contains(&code) && !reserved.contains(&code));
-            if tool_failure {
+            if !PROTOCOL_CODES.contains(&code) {
                 hit(
                     hits,
                     Rule::ToolErrorAsProtocolError,
@@ -730,6 +738,25 @@ mod tests {
             request_method,
         };
         message(&m, &ctx).into_iter().map(|h| h.rule).collect()
+    }
+
+    #[test]
+    fn a_tool_failure_is_judged_by_its_code_not_being_a_protocol_one() {
+        for code in [-32603, -32000, -32001, 0, 1, -1, 42] {
+            let error = json!({"jsonrpc":"2.0","id":4,"error":{"code":code,"message":"boom"}});
+            assert_eq!(
+                rules(error, Side::Server, None, Some("tools/call")),
+                vec![Rule::ToolErrorAsProtocolError],
+                "code {code}"
+            );
+        }
+        for code in [-32700, -32600, -32601, -32602, -32002, -32800] {
+            let error = json!({"jsonrpc":"2.0","id":4,"error":{"code":code,"message":"no"}});
+            assert!(
+                rules(error, Side::Server, None, Some("tools/call")).is_empty(),
+                "code {code}"
+            );
+        }
     }
 
     #[test]

@@ -637,7 +637,7 @@ rules! {
     ToolErrorAsProtocolError => {
         name: "tool-error-as-protocol-error", group: Tools, severity: Warning, revisions: ALL,
         summary: "a tool failure answered with a JSON-RPC error instead of `isError: true`",
-        why: "A JSON-RPC error (here -32603 or a server-defined code) is a protocol failure: hosts show it to the user, or not at all, but the model never sees it, so it cannot react (retry, pick another file). Errors that come from the tool itself belong in the result.",
+        why: "A JSON-RPC error on a `tools/call` (any code but the protocol-level ones: -32700, -32600, -32601, -32602 and the codes MCP assigns) is a protocol failure: hosts show it to the user, or not at all, but the model never sees it, so it cannot react (retry, pick another file). Errors that come from the tool itself belong in the result.",
         fix: "Return `{\"content\": [{\"type\": \"text\", \"text\": \"file not found: a.txt\"}], \"isError\": true}`; keep JSON-RPC errors for unknown tools and malformed requests.",
         spec: "tools, all revisions: errors that originate from the tool SHOULD be reported inside the result object with isError set to true, not as an MCP protocol-level error response",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"file not found: a.txt\"}}",
