@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::protocol::{self, Era, Revision, Sender, Shape};
 use crate::rules::{Rule, Severity};
 use crate::wire::dir::Side;
-use crate::wire::message::{IdField, Kind, Message, Problem, type_name};
+use crate::wire::message::{ErrorInfo, IdField, Kind, Message, Problem, type_name};
 
 /// What is known about a message's surroundings.
 #[derive(Clone, Copy, Debug)]
@@ -358,6 +358,16 @@ const PROTOCOL_CODES: [i64; 10] = [
     -32700, -32600, -32601, -32602, -32002, -32042, -32020, -32021, -32022, -32800,
 ];
 
+/// The SDKs' own transport codes, which they also answer open requests
+/// with when their input closes or a request times out: -32000 "Connection
+/// closed" and -32001 "Request timed out". Not the tool's failure (a
+/// generic library's -32000 "Server error" is).
+fn sdk_transport_error(code: i64, error: &ErrorInfo) -> bool {
+    let message = error.message.as_deref().unwrap_or("").to_ascii_lowercase();
+    matches!(code, -32000 | -32001)
+        && (message.contains("connection closed") || message.contains("timed out"))
+}
+
 fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
     if msg
         .problems
@@ -370,7 +380,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
     let modern = ctx.era == Some(Era::Modern);
     if let Some(error) = msg.error() {
         if let (Some("tools/call"), Some(code)) = (method, error.code) {
-            if !PROTOCOL_CODES.contains(&code) {
+            if !PROTOCOL_CODES.contains(&code) && !sdk_transport_error(code, &error) {
                 hit(
                     hits,
                     Rule::ToolErrorAsProtocolError,
@@ -757,6 +767,10 @@ mod tests {
                 "code {code}"
             );
         }
+        // What the SDKs answer an open request with when their input closes.
+        let closed =
+            json!({"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"Connection closed"}});
+        assert!(rules(closed, Side::Server, None, Some("tools/call")).is_empty());
     }
 
     #[test]
