@@ -2,7 +2,6 @@
 //! escaping of untrusted text before it reaches a terminal.
 
 use std::borrow::Cow;
-use std::fmt::Write;
 
 /// The longest excerpt a finding keeps, in characters.
 pub const EXCERPT_CHARS: usize = 200;
@@ -45,12 +44,7 @@ pub fn escape_control(text: &str) -> Cow<'_, str> {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             c if needs_escape(c) => {
-                let n = c as u32;
-                if n < 0x100 {
-                    let _ = write!(out, "\\x{n:02x}");
-                } else {
-                    let _ = write!(out, "\\u{{{n:04x}}}");
-                }
+                push_code(&mut out, c);
             }
             c => out.push(c),
         }
@@ -77,6 +71,18 @@ pub fn duration(seconds: f64) -> String {
         } else {
             format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
         }
+    }
+}
+
+/// Writes `c` as its code: `\x1b` below U+0100, `\u{2028}` above. The one
+/// spelling every text output uses for a character it must not print raw.
+pub fn push_code(out: &mut String, c: char) {
+    use std::fmt::Write as _;
+    let n = c as u32;
+    if n < 0x100 {
+        let _ = write!(out, "\\x{n:02x}");
+    } else {
+        let _ = write!(out, "\\u{{{n:04x}}}");
     }
 }
 

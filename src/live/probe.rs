@@ -356,7 +356,7 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    transcript.event(&format!("start {}", shown.join(" ")))?;
+    transcript.event(&crate::wire::event::text::start(&shown.join(" ")))?;
     let child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())

@@ -17,7 +17,6 @@
 //! ANSI sequences, and to the annotation, where an override can reorder
 //! what a reviewer reads. Tab, CR and LF are kept (CR and LF escaped).
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use crate::render::ci::{self, CiOptions, Place};
@@ -85,12 +84,7 @@ fn escape(text: &str, property: bool) -> String {
             ',' if property => out.push_str("%2C"),
             '\t' => out.push(c),
             c if needs_escape(c) => {
-                let n = c as u32;
-                if n < 0x100 {
-                    let _ = write!(out, "\\x{n:02x}");
-                } else {
-                    let _ = write!(out, "\\u{{{n:04x}}}");
-                }
+                crate::text::push_code(&mut out, c);
             }
             c => out.push(c),
         }

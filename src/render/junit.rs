@@ -207,12 +207,7 @@ fn escape(s: &str, attribute: bool) -> String {
             '\r' => out.push_str("&#13;"),
             '\t' | '\n' => out.push(c),
             c if !allowed(c) => {
-                let n = c as u32;
-                if n < 0x100 {
-                    let _ = write!(out, "\\x{n:02x}");
-                } else {
-                    let _ = write!(out, "\\u{{{n:04x}}}");
-                }
+                crate::text::push_code(&mut out, c);
             }
             c => out.push(c),
         }
