@@ -14,10 +14,9 @@ use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
-use crate::session::{Config, Session, Summary};
+use crate::session::{Boundary, Config, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
-use crate::wire::event::EventKind;
 use crate::wire::message::{self, Frame, Kind, RequestId};
 
 /// Options for checking one input.
@@ -74,6 +73,7 @@ impl Filter {
 struct Lane {
     transport: Transport,
     session: Session,
+    boundary: Boundary,
     index: usize,
 }
 
@@ -235,6 +235,7 @@ impl Checker {
                 Lane {
                     transport: Transport::new(),
                     session,
+                    boundary: Boundary::default(),
                     index,
                 },
             )
@@ -258,17 +259,15 @@ impl Checker {
                 redactor.remember_item(&item);
             }
             each(&item);
-            if let Item::Event { event, .. } = &item {
-                let (key, lane) = self.lanes.get_index(pos).expect("lane exists");
-                if event.kind == EventKind::Start && !lane.session.is_empty() {
-                    let (fresh, index) = self.new_session(&key.clone());
-                    let lane = &mut self.lanes[pos];
-                    let done = std::mem::replace(&mut lane.session, fresh);
-                    let old = std::mem::replace(&mut lane.index, index);
-                    self.findings.set_session(old);
-                    self.sessions[old] = Some(done.finish(&mut self.findings));
-                    self.findings.set_session(index);
-                }
+            if self.lanes[pos].boundary.starts_session(&item) {
+                let key = self.lanes.get_index(pos).expect("lane exists").0.clone();
+                let (fresh, index) = self.new_session(&key);
+                let lane = &mut self.lanes[pos];
+                let done = std::mem::replace(&mut lane.session, fresh);
+                let old = std::mem::replace(&mut lane.index, index);
+                self.findings.set_session(old);
+                self.sessions[old] = Some(done.finish(&mut self.findings));
+                self.findings.set_session(index);
             }
             self.lanes[pos].session.observe(item, &mut self.findings);
         }

@@ -31,6 +31,32 @@ pub mod pairing;
 pub use pairing::MAX_OPEN;
 use pairing::{Opened, Pairing};
 
+/// Where one server process's session ends and the next begins: a
+/// recorder's `# start` event after at least one message (a restarted
+/// server, with fresh id spaces). The one definition of that boundary: the
+/// check, the row views and the captures of diff and replay each keep one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Boundary {
+    traffic: bool,
+}
+
+impl Boundary {
+    /// Takes the next item; true when it opens a new session (the item
+    /// itself, the `# start` event, belongs to the new one).
+    pub fn starts_session(&mut self, item: &Item) -> bool {
+        match item {
+            Item::Message { .. } => self.traffic = true,
+            Item::Batch { items, .. } if items.iter().any(Result::is_ok) => self.traffic = true,
+            Item::Event { event, .. } if event.kind == EventKind::Start && self.traffic => {
+                self.traffic = false;
+                return true;
+            }
+            _ => {}
+        }
+        false
+    }
+}
+
 /// What the user told us about the session.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -1343,5 +1369,59 @@ mod tests {
         assert!(used.get(&RequestId::Int(7)).unwrap().forgotten);
         assert!(used.get(&RequestId::Int(300)).is_none());
         assert!(used.dense.len() >= 300);
+    }
+
+    /// A session ends at a recorder's `# start` only after a message: a
+    /// start at the top, two starts in a row, a host's note, stderr, noise
+    /// or an all-broken batch before it do not split.
+    #[test]
+    fn a_new_session_begins_at_a_start_after_traffic() {
+        use crate::wire::event::Event;
+        use crate::wire::message::{Frame, classify};
+        let at = || At {
+            line: 1,
+            time: None,
+        };
+        let start = || Item::Event {
+            at: at(),
+            event: Event::start("server"),
+        };
+        let message = || {
+            let Frame::Message(msg) =
+                classify(serde_json::json!({"jsonrpc": "2.0", "method": "ping", "id": 1}))
+            else {
+                panic!("a request");
+            };
+            Item::Message {
+                at: at(),
+                dir: Dir::ClientToServer,
+                msg,
+            }
+        };
+        let mut b = Boundary::default();
+        assert!(!b.starts_session(&start()), "a start before any traffic");
+        assert!(!b.starts_session(&Item::Stderr {
+            at: at(),
+            text: "hi".into()
+        }));
+        assert!(!b.starts_session(&Item::Noise {
+            at: at(),
+            dir: Dir::ServerToClient
+        }));
+        assert!(!b.starts_session(&Item::Batch {
+            at: at(),
+            dir: Dir::ClientToServer,
+            items: vec![Err("x".into())]
+        }));
+        assert!(!b.starts_session(&Item::Event {
+            at: at(),
+            event: Event::host("Starting server")
+        }));
+        assert!(!b.starts_session(&start()));
+        assert!(!b.starts_session(&message()));
+        assert!(b.starts_session(&start()), "a start after a message");
+        assert!(!b.starts_session(&start()), "a second start in a row");
+        assert!(!b.starts_session(&message()));
+        assert!(b.starts_session(&start()));
     }
 }

@@ -13,11 +13,11 @@ use serde_json::{Map, Value};
 
 use crate::finding::Findings;
 use crate::reader::{self, Body, Format, PartialWhy};
+use crate::session::Boundary;
 use crate::session::pairing::Pairing;
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
-use crate::wire::event::EventKind;
 use crate::wire::message::{Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
@@ -151,28 +151,23 @@ pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture>
             None if !traffic && record.source.is_some() => continue,
             _ => {}
         }
-        match &record.body {
-            Body::Partial { dir, why, .. } if *dir != Dir::ServerToClient => {
-                builder.partial_client(record.line, *why);
-            }
-            Body::Event(event) if event.kind == EventKind::Start && builder.seen_traffic => {
-                builder.capture.more_sessions = true;
-                builder.stopped = true;
-            }
-            _ => {}
-        }
         if builder.stopped {
             continue;
+        }
+        if let Body::Partial { dir, why, .. } = &record.body {
+            if *dir != Dir::ServerToClient {
+                builder.partial_client(record.line, *why);
+            }
         }
         let partial = matches!(record.body, Body::Partial { .. });
         transport.push(record, &mut findings, &mut items);
         for item in items.drain(..) {
-            builder.item(item, partial);
+            builder.take(item, partial);
         }
     }
     transport.finish(&mut findings, &mut items);
     for item in items.drain(..) {
-        builder.item(item, false);
+        builder.take(item, false);
     }
     builder.capture.lines = lines.get();
     Ok(builder.finish())
@@ -185,7 +180,8 @@ struct Builder {
     open: Pairing<usize>,
     answered_since: Vec<usize>,
     first_source: Option<Option<Box<str>>>,
-    seen_traffic: bool,
+    /// Where a restarted server's session begins: only the first is taken.
+    boundary: Boundary,
     stopped: bool,
 }
 
@@ -205,7 +201,7 @@ impl Builder {
             open: Pairing::default(),
             answered_since: Vec::new(),
             first_source: None,
-            seen_traffic: false,
+            boundary: Boundary::default(),
             stopped: false,
         }
     }
@@ -221,6 +217,19 @@ impl Builder {
             PartialWhy::HostTruncated => "the host cut this client message in its log",
         };
         self.capture.not_replayable = Some((line, reason.to_string()));
+    }
+
+    /// Takes one item of the first session; a second one stops the capture.
+    fn take(&mut self, item: Item, partial: bool) {
+        if self.stopped {
+            return;
+        }
+        if self.boundary.starts_session(&item) {
+            self.capture.more_sessions = true;
+            self.stopped = true;
+            return;
+        }
+        self.item(item, partial);
     }
 
     fn item(&mut self, item: Item, partial: bool) {
@@ -255,7 +264,6 @@ impl Builder {
         partial: bool,
     ) {
         msg.expand(); // a capture is compared and replayed whole
-        self.seen_traffic = true;
         let dir = if dir == Dir::Unknown {
             self.infer(&msg)
         } else {

@@ -11,12 +11,12 @@
 
 use serde_json::{Map, Value};
 
+use crate::session::Boundary;
 use crate::session::pairing::{Opened, Pairing};
 use crate::text::excerpt;
 use crate::transport::{At, Item};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
-use crate::wire::event::EventKind;
 use crate::wire::message::{ErrorInfo, IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
@@ -169,8 +169,8 @@ pub struct Conversation {
     owed: [usize; 2],
     /// Requests left open by an earlier session of the same file.
     abandoned: Vec<OpenRequest>,
-    /// Whether the current session has seen a message.
-    started: bool,
+    /// Where a restarted server's session begins.
+    boundary: Boundary,
 }
 
 impl Conversation {
@@ -188,6 +188,15 @@ impl Conversation {
     }
 
     fn rows(&mut self, item: &Item) -> Vec<Entry> {
+        if self.boundary.starts_session(item) {
+            // A new server process with fresh id spaces; what was open
+            // stays unanswered.
+            let room = ABANDONED_KEPT.saturating_sub(self.abandoned.len());
+            let open: Vec<OpenRequest> = self.open().take(room).collect();
+            self.abandoned.extend(open);
+            self.open.clear();
+            self.owed = [0; 2];
+        }
         match item {
             Item::Message { at, dir, msg } => vec![self.message(at, *dir, msg)],
             Item::Batch { at, dir, items } => {
@@ -225,16 +234,6 @@ impl Conversation {
                 vec![e]
             }
             Item::Event { at, event } => {
-                // A recorder's `# start` after traffic: a new server process
-                // with fresh id spaces; what was open stays unanswered.
-                if event.kind == EventKind::Start && self.started {
-                    let room = ABANDONED_KEPT.saturating_sub(self.abandoned.len());
-                    let open: Vec<OpenRequest> = self.open().take(room).collect();
-                    self.abandoned.extend(open);
-                    self.open.clear();
-                    self.owed = [0; 2];
-                    self.started = false;
-                }
                 let mut e = Entry::new(at, Dir::Unknown, EntryKind::Other);
                 e.other = Some(OtherKind::Event);
                 e.summary = excerpt(event.text.trim());
@@ -291,7 +290,6 @@ impl Conversation {
         } else {
             msg
         };
-        self.started = true;
         let dir = if dir == Dir::Unknown {
             self.infer(msg)
         } else {
