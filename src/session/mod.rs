@@ -237,8 +237,8 @@ enum Phase {
     Fresh,
     /// The client probed with `server/discover` and waits for the answer.
     Probing,
-    /// `initialize` sent (its id, if it had a usable one).
-    Initializing(Option<RequestId>),
+    /// `initialize` sent; its answer is found by the request table.
+    Initializing,
     /// `initialize` answered; waiting for `notifications/initialized`.
     AwaitInitialized { result: At },
     /// `initialize` was answered with an error; a retry is allowed.
@@ -732,7 +732,7 @@ impl Session {
                 }
             }
             (
-                Phase::Initializing(_) | Phase::AwaitInitialized { .. } | Phase::Ready,
+                Phase::Initializing | Phase::AwaitInitialized { .. } | Phase::Ready,
                 "initialize",
             ) if self.era() != Some(Era::Modern) && !self.mid_session => {
                 findings.push(report(
@@ -744,7 +744,7 @@ impl Session {
                 self.phase = Phase::Ready
             }
             (
-                Phase::Initializing(_)
+                Phase::Initializing
                 | Phase::AwaitInitialized { .. }
                 | Phase::Failed
                 | Phase::Probing,
@@ -771,7 +771,7 @@ impl Session {
         findings: &mut Findings,
     ) {
         self.era = Some(Era::Legacy);
-        self.phase = Phase::Initializing(msg.id.id().cloned());
+        self.phase = Phase::Initializing;
         let params = msg.params();
         let version = params
             .and_then(|p| p.get("protocolVersion"))
@@ -944,7 +944,7 @@ impl Session {
             return;
         }
         match (&*open.method, &self.phase) {
-            ("initialize", Phase::Initializing(_)) => {
+            ("initialize", Phase::Initializing) => {
                 self.initialize_answered(at, msg, report, findings)
             }
             ("server/discover", _) if msg.result().is_some() => {
