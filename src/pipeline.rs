@@ -474,6 +474,67 @@ mod tests {
         format!("{INIT}{rest}")
     }
 
+    /// An answer to a notification sent with an id is the peer treating it
+    /// as a request: the notification is the finding, the answer no orphan;
+    /// a second answer is still a duplicate, and the id stays used.
+    #[test]
+    fn an_answered_notification_with_an_id_is_no_orphan() {
+        let t = r#"# start
+> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+< {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}
+> {"jsonrpc":"2.0","id":2,"method":"notifications/initialized"}
+< {"jsonrpc":"2.0","id":2,"result":{}}
+< {"jsonrpc":"2.0","id":2,"result":{}}
+< {"jsonrpc":"2.0","id":9,"result":{}}
+"#;
+        assert_eq!(
+            findings(t),
+            vec![
+                ("notification-with-id", 4),
+                ("duplicate-response", 6),
+                ("orphan-response", 7)
+            ]
+        );
+    }
+
+    /// A server answering a newer version: the client that then disconnects
+    /// is right; one that goes on without `notifications/initialized` is not.
+    #[test]
+    fn a_newer_version_answer_excuses_only_a_disconnect() {
+        let init = r#"# start
+> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+< {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+"#;
+        let gone = format!("{init}# SIGTERM received; forwarded to the server\n");
+        assert_eq!(findings(&gone), vec![("version-upgrade", 3)]);
+        let went_on = format!(
+            "{init}> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}\n< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"tools\":[]}}}}\n"
+        );
+        assert_eq!(
+            findings(&went_on),
+            vec![
+                ("version-upgrade", 3),
+                ("missing-initialized", 3),
+                ("request-before-initialized", 4)
+            ]
+        );
+    }
+
+    /// `notifications/initialized` logged before the `initialize` result it
+    /// follows (header-framed bodies are recorded late) was sent: neither
+    /// "never sent" nor the requests after it "before initialized".
+    #[test]
+    fn an_initialized_logged_before_the_result_was_sent() {
+        let t = r#"# start
+> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+> {"jsonrpc":"2.0","method":"notifications/initialized"}
+< {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+> {"jsonrpc":"2.0","id":1,"method":"tools/list"}
+< {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}
+"#;
+        assert_eq!(findings(t), vec![]);
+    }
+
     #[test]
     fn both_sides_may_use_the_same_small_ids() {
         let t = with_init(

@@ -473,6 +473,14 @@ rules! {
         spec: "lifecycle, 2024-11-05 to 2025-11-25: if the server supports the requested version it MUST respond with the same version, otherwise with another version it supports",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
+    VersionUpgrade => {
+        name: "version-upgrade", group: Lifecycle, severity: Warning, revisions: ALL,
+        summary: "the server answered a newer protocol revision than the client asked for",
+        why: "A server that supports the requested revision must answer that same revision; a newer answer is legal only when it does not support the requested one, and then a client that does not know the newer revision must disconnect. The session usually ends right after the handshake, and the client is not at fault for the missing notifications/initialized (mcpdbg does not report it then).",
+        fix: "Make the server answer the client's revision when it supports it (most SDKs do); otherwise upgrade the client.",
+        spec: "lifecycle, all revisions with initialize: if the server supports the requested protocol version, it MUST respond with the same version; otherwise it MUST respond with another version it supports, and the client SHOULD disconnect if it does not support that version",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
+    },
     UnknownProtocolVersion => {
         name: "unknown-protocol-version", group: Lifecycle, severity: Warning, revisions: ALL,
         summary: "a protocolVersion that is not a released revision",

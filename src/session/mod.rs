@@ -317,6 +317,13 @@ pub struct Session {
     inference: Inference,
     /// The id of the client's `initialize`, once sent.
     init_id: Option<RequestId>,
+    /// `notifications/initialized` came before the `initialize` result (a
+    /// recording of header-framed bodies writes a body late): it was sent.
+    initialized_early: bool,
+    /// The server answered a newer version than asked (the client's message
+    /// count then): a client that disconnects instead of sending
+    /// `notifications/initialized` does right.
+    upgraded: Option<u64>,
     /// Capabilities, progress tokens, tasks, subscriptions.
     features: features::State,
     name: Option<String>,
@@ -345,6 +352,8 @@ impl Session {
             ends: Vec::new(),
             inference: Inference::default(),
             init_id: None,
+            initialized_early: false,
+            upgraded: None,
             features: features::State::default(),
             name: None,
         }
@@ -564,9 +573,18 @@ impl Session {
         let method = msg.method.as_deref().unwrap_or_default();
         let is_notification_method =
             protocol::method(method).is_some_and(|m| m.shape == Shape::Notification);
-        if let (Some(id), false) = (msg.id.id(), is_notification_method) {
-            self.retry_check(side, id, msg, report, findings);
-            self.track(at, side, id, msg, report, findings);
+        match (msg.id.id(), is_notification_method) {
+            (Some(id), false) => {
+                self.retry_check(side, id, msg, report, findings);
+                self.track(at, side, id, msg, report, findings);
+            }
+            // A notification sent with an id (`notification-with-id`): a
+            // peer that answers it treats it as a request, which is no
+            // orphan; the id is kept as answerable, unchecked.
+            (Some(id), true) if self.used[side.index()].get(id).is_none() => {
+                self.used[side.index()].insert(id, at.line, true);
+            }
+            _ => {}
         }
         self.lifecycle(side, msg, report, findings);
         self.gate(side, msg, report, findings);
@@ -731,10 +749,9 @@ impl Session {
                     ));
                 }
             }
-            (
-                Phase::Initializing | Phase::AwaitInitialized { .. } | Phase::Ready,
-                "initialize",
-            ) if self.era() != Some(Era::Modern) && !self.mid_session => {
+            (Phase::Initializing | Phase::AwaitInitialized { .. } | Phase::Ready, "initialize")
+                if self.era() != Some(Era::Modern) && !self.mid_session =>
+            {
                 findings.push(report(
                     Rule::InitializeRepeated,
                     "`initialize` sent again in a session that was already initialised".to_string(),
@@ -743,6 +760,7 @@ impl Session {
             (Phase::AwaitInitialized { .. }, "notifications/initialized") => {
                 self.phase = Phase::Ready
             }
+            (Phase::Initializing, "notifications/initialized") => self.initialized_early = true,
             (
                 Phase::Initializing
                 | Phase::AwaitInitialized { .. }
@@ -1008,7 +1026,11 @@ impl Session {
             self.phase = Phase::Failed;
             return;
         };
-        self.phase = Phase::AwaitInitialized { result: at.clone() };
+        self.phase = if self.initialized_early {
+            Phase::Ready
+        } else {
+            Phase::AwaitInitialized { result: at.clone() }
+        };
         self.server = Implementation::from_value(result.get("serverInfo"));
         let answered = result
             .get("protocolVersion")
@@ -1024,6 +1046,13 @@ impl Session {
                     Rule::VersionDowngrade,
                     format!("client asked for {asked} and the server answered {got}: features newer than {got} are off for this session"),
                 )),
+                (Some(got), Some(asked)) if got > asked => {
+                    self.upgraded = Some(self.counts.messages[Side::Client.index()]);
+                    findings.push(report(
+                        Rule::VersionUpgrade,
+                        format!("client asked for {asked} and the server answered the newer {got}: a client that does not support {got} must disconnect"),
+                    ))
+                }
                 _ => {}
             }
         }
@@ -1048,7 +1077,8 @@ impl Session {
     /// Ends the session: open requests become hangs.
     pub fn finish(self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
-        if let Phase::AwaitInitialized { result } = &self.phase {
+        let disconnected = self.upgraded == Some(self.counts.messages[Side::Client.index()]);
+        if let (Phase::AwaitInitialized { result }, false) = (&self.phase, disconnected) {
             let text = format!(
                 "`initialize` succeeded but the client never sent `notifications/initialized` before the log ends at line {end_line}"
             );
