@@ -259,7 +259,7 @@ impl Checker {
                 redactor.remember_item(&item);
             }
             each(&item);
-            if self.lanes[pos].boundary.starts_session(&item) {
+            if let Some(restart) = self.lanes[pos].boundary.restart(&item) {
                 let key = self.lanes.get_index(pos).expect("lane exists").0.clone();
                 let (fresh, index) = self.new_session(&key);
                 let lane = &mut self.lanes[pos];
@@ -268,6 +268,7 @@ impl Checker {
                 self.findings.set_session(old);
                 self.sessions[old] = Some(done.finish(&mut self.findings));
                 self.findings.set_session(index);
+                self.findings.push(restart.finding(item.at()));
             }
             self.lanes[pos].session.observe(item, &mut self.findings);
         }
@@ -535,6 +536,32 @@ mod tests {
         assert_eq!(findings(t), vec![]);
     }
 
+    /// A second `initialize` with ids starting over: one
+    /// `initialize-repeated`, not an `id-reuse` per reused id; after an end
+    /// event, a new session with a note; a refused repeat keeps the session.
+    #[test]
+    fn a_client_starting_over_is_one_finding_or_a_new_session() {
+        let again = r#"> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+< {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+> {"jsonrpc":"2.0","method":"notifications/initialized"}
+> {"jsonrpc":"2.0","id":1,"method":"tools/list"}
+< {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}
+> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+< {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}
+"#;
+        let t = format!("# start\n{again}{again}");
+        assert_eq!(findings(&t), vec![("initialize-repeated", 9)]);
+        let t = format!("# start\n{again}# stdin closed\n{again}");
+        assert_eq!(findings(&t), vec![("session-restarted", 10)]);
+        let refused = r#"> {"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+< {"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Already initialized"}}
+> {"jsonrpc":"2.0","id":4,"method":"tools/list"}
+< {"jsonrpc":"2.0","id":4,"result":{"tools":[]}}
+"#;
+        let t = format!("# start\n{again}{refused}");
+        assert_eq!(findings(&t), vec![("initialize-repeated", 9)]);
+    }
+
     #[test]
     fn both_sides_may_use_the_same_small_ids() {
         let t = with_init(
@@ -611,7 +638,12 @@ mod tests {
         )
         .expect("read");
         assert_eq!(report.sessions.len(), 2);
-        assert!(report.findings.is_empty(), "{:?}", report.findings);
+        let notes: Vec<_> = report
+            .findings
+            .iter()
+            .map(|f| (f.rule.name(), f.session, f.line))
+            .collect();
+        assert_eq!(notes, vec![("session-restarted", 1, 5)]);
     }
 
     #[test]

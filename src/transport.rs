@@ -56,6 +56,19 @@ pub enum Item {
     },
 }
 
+impl Item {
+    /// Where the item is in the log.
+    pub fn at(&self) -> &At {
+        match self {
+            Item::Message { at, .. }
+            | Item::Batch { at, .. }
+            | Item::Stderr { at, .. }
+            | Item::Noise { at, .. }
+            | Item::Event { at, .. } => at,
+        }
+    }
+}
+
 /// Lines a multi-line message may span before mcpdbg stops reassembling it.
 const MULTILINE_MAX_LINES: usize = 10_000;
 /// Bytes a multi-line message may hold while being reassembled.

@@ -481,6 +481,14 @@ rules! {
         spec: "lifecycle, all revisions with initialize: if the server supports the requested protocol version, it MUST respond with the same version; otherwise it MUST respond with another version it supports, and the client SHOULD disconnect if it does not support that version",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
+    PingNotAnswered => {
+        name: "ping-not-answered", group: Lifecycle, severity: Error, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
+        summary: "a `ping` answered with an error instead of an empty result",
+        why: "Either side may ping the other to check that the connection is alive, and the receiver must answer promptly with an empty result. Servers built on generic JSON-RPC libraries answer -32601 (method not found) because nobody registered a ping handler; a host that pings for liveness then treats the server as dead and restarts it. A ping that is never answered is reported as unanswered-request.",
+        fix: "Register a `ping` handler that returns `{}` (the MCP SDKs do this for you).",
+        spec: "ping, 2024-11-05 to 2025-11-25: the receiver MUST respond promptly with an empty response (2026-07-28 removed ping)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}",
+    },
     UnknownProtocolVersion => {
         name: "unknown-protocol-version", group: Lifecycle, severity: Warning, revisions: ALL,
         summary: "a protocolVersion that is not a released revision",
@@ -762,6 +770,22 @@ rules! {
     },
 
     // ---- notes about the analysis itself ----
+    SessionRestarted => {
+        name: "session-restarted", group: Analysis, severity: Info, revisions: ALL,
+        summary: "a second session begins in the same log (the server was restarted)",
+        why: "Hosts restart servers that crash or time out, and reconnect; recorders appending to one file keep both sessions. Each session is judged on its own: ids, the handshake and open requests start afresh, so a restarted client reusing id 0 is not id-reuse and its second initialize is not initialize-repeated. mcpdbg sees a restart in a recorder's `# start` after traffic, and in a client's `initialize` after the session ended (stdin closed, the server exited, the host closed the transport).",
+        fix: "Nothing to fix here; if the restart was not expected, look at how the earlier session ended.",
+        spec: "lifecycle, all revisions: the initialization phase MUST be the first interaction between client and server (of each connection)",
+        example: "# start node build/index.js\n> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n# server exited with status 1\n# start node build/index.js\n> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}",
+    },
+    ProbeOnlySession => {
+        name: "probe-only-session", group: Analysis, severity: Info, revisions: ALL,
+        summary: "a session that is only an era probe (`server/discover`, its answer, the end)",
+        why: "Clients in auto mode (the TypeScript SDK v2, the Python SDK v2, several hosts) send `server/discover` to learn whether the server speaks the 2026-07-28 revision, often in a short-lived process of its own, and then hold the real session in another one. Such a recording holds no handshake and no work, and that is correct behaviour, not a missing initialize. An error answer (-32601, -32602) means a legacy server: the client falls back to `initialize`.",
+        fix: "Nothing to fix; look for the real session in the next recording (or the next session of this log).",
+        spec: "versioning, 2026-07-28: a client MAY probe with server/discover; a legacy server's error answer tells it to fall back to initialize",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":\"probe-1\",\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":\"probe-1\",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n# server killed by signal 15 (SIGTERM)",
+    },
     StartsMidSession => {
         name: "starts-mid-session", group: Analysis, severity: Info, revisions: ALL,
         summary: "the transcript starts after the handshake",

@@ -35,25 +35,72 @@ use pairing::{Opened, Pairing};
 /// recorder's `# start` event after at least one message (a restarted
 /// server, with fresh id spaces). The one definition of that boundary: the
 /// check, the row views and the captures of diff and replay each keep one.
+/// Also a client's `initialize` after the session ended (stdin closed, the
+/// server exited, the host closed the transport): a host that restarted its
+/// server without a recorder in front of it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Boundary {
     traffic: bool,
+    ended: bool,
 }
 
 impl Boundary {
     /// Takes the next item; true when it opens a new session (the item
-    /// itself, the `# start` event, belongs to the new one).
+    /// itself belongs to the new one).
     pub fn starts_session(&mut self, item: &Item) -> bool {
+        self.restart(item).is_some()
+    }
+
+    /// Takes the next item; says why when it opens a new session.
+    pub fn restart(&mut self, item: &Item) -> Option<Restart> {
         match item {
+            Item::Message { dir, msg, .. }
+                if self.ended
+                    && *dir != Dir::ServerToClient
+                    && msg.kind == Kind::Request
+                    && msg.method.as_deref() == Some("initialize") =>
+            {
+                self.ended = false;
+                return Some(Restart::Reinitialized);
+            }
             Item::Message { .. } => self.traffic = true,
             Item::Batch { items, .. } if items.iter().any(Result::is_ok) => self.traffic = true,
             Item::Event { event, .. } if event.kind == EventKind::Start && self.traffic => {
                 self.traffic = false;
-                return true;
+                self.ended = false;
+                return Some(Restart::Started);
+            }
+            Item::Event { event, .. } if event.kind == EventKind::End && self.traffic => {
+                self.ended = true;
             }
             _ => {}
         }
-        false
+        None
+    }
+}
+
+/// Why a new session began (see [`Boundary`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restart {
+    /// A recorder's `# start`: the server process was started again.
+    Started,
+    /// The client sent `initialize` after the session had ended.
+    Reinitialized,
+}
+
+impl Restart {
+    /// The `session-restarted` note at the item that opened the session.
+    pub fn finding(self, at: &At) -> Finding {
+        let why = match self {
+            Restart::Started => "the server was started again",
+            Restart::Reinitialized => "the client sent `initialize` again after the session ended",
+        };
+        Finding::new(
+            Rule::SessionRestarted,
+            at.line,
+            format!("a new session begins here: {why}; ids, the handshake and open requests start afresh (the earlier session's hangs are reported with it)"),
+        )
+        .time(at.time.as_ref())
     }
 }
 
@@ -320,6 +367,14 @@ pub struct Session {
     /// `notifications/initialized` came before the `initialize` result (a
     /// recording of header-framed bodies writes a body late): it was sent.
     initialized_early: bool,
+    /// The phase before a repeated `initialize`, restored if the server
+    /// rightly refuses it.
+    reinit_from: Option<Phase>,
+    /// The client's first `server/discover` while it sent nothing else, and
+    /// how it was answered (true: a result): a probe-only session.
+    probe: Option<(At, Option<bool>)>,
+    /// The client sent something other than `server/discover`.
+    not_only_probe: bool,
     /// The server answered a newer version than asked (the client's message
     /// count then): a client that disconnects instead of sending
     /// `notifications/initialized` does right.
@@ -353,6 +408,9 @@ impl Session {
             inference: Inference::default(),
             init_id: None,
             initialized_early: false,
+            reinit_from: None,
+            probe: None,
+            not_only_probe: false,
             upgraded: None,
             features: features::State::default(),
             name: None,
@@ -507,6 +565,13 @@ impl Session {
         };
         let side = Side::of(dir);
         self.counts.messages[side.index()] += 1;
+        if side == Side::Client {
+            if msg.kind == Kind::Request && msg.method.as_deref() == Some("server/discover") {
+                self.probe.get_or_insert_with(|| (at.clone(), None));
+            } else {
+                self.not_only_probe = true;
+            }
+        }
         let report = |rule: Rule, text: String| {
             Finding::new(rule, at.line, text)
                 .time(at.time.as_ref())
@@ -573,6 +638,11 @@ impl Session {
         let method = msg.method.as_deref().unwrap_or_default();
         let is_notification_method =
             protocol::method(method).is_some_and(|m| m.shape == Shape::Notification);
+        if self.repeats_initialize(side, method) {
+            // A client starting over: its ids start over too. One
+            // initialize-repeated (lifecycle), not an id-reuse per id.
+            self.used = Default::default();
+        }
         match (msg.id.id(), is_notification_method) {
             (Some(id), false) => {
                 self.retry_check(side, id, msg, report, findings);
@@ -591,6 +661,19 @@ impl Session {
         if let (Some(id), false) = (msg.id.id(), is_notification_method) {
             self.request_features(at, side, id, msg);
         }
+    }
+
+    /// A client's `initialize` in a session already initialised (the
+    /// `initialize-repeated` case of the lifecycle).
+    fn repeats_initialize(&self, side: Side, method: &str) -> bool {
+        method == "initialize"
+            && side == Side::Client
+            && matches!(
+                self.phase,
+                Phase::Initializing | Phase::AwaitInitialized { .. } | Phase::Ready
+            )
+            && self.era() != Some(Era::Modern)
+            && !self.mid_session
     }
 
     fn track(
@@ -749,13 +832,13 @@ impl Session {
                     ));
                 }
             }
-            (Phase::Initializing | Phase::AwaitInitialized { .. } | Phase::Ready, "initialize")
-                if self.era() != Some(Era::Modern) && !self.mid_session =>
-            {
+            (_, "initialize") if self.repeats_initialize(side, method) => {
                 findings.push(report(
                     Rule::InitializeRepeated,
-                    "`initialize` sent again in a session that was already initialised".to_string(),
+                    "`initialize` sent again in a session that was already initialised; mcpdbg follows the new handshake, and judges the ids after it afresh".to_string(),
                 ));
+                self.reinit_from = Some(self.phase.clone());
+                self.start_initialize(msg, report, findings);
             }
             (Phase::AwaitInitialized { .. }, "notifications/initialized") => {
                 self.phase = Phase::Ready
@@ -958,6 +1041,27 @@ impl Session {
             );
         }
         self.response_features(at, requester, id, &open, msg, report, findings);
+        let ping_required = self.era() != Some(Era::Modern)
+            && self.revision().is_none_or(|r| r <= Revision::V2025_11_25);
+        if &*open.method == "ping" && ping_required {
+            if let Some(error) = msg.error() {
+                findings.push(
+                    report(
+                        Rule::PingNotAnswered,
+                        format!(
+                            "the {} answered the {}'s `ping` (id {id}, line {}) with error {}: {:?} instead of an empty result; a peer that pings for liveness takes this as a dead connection",
+                            requester.other().as_str(),
+                            requester.as_str(),
+                            open.line,
+                            error.code.map_or("without a code".to_string(), |c| c.to_string()),
+                            excerpt(error.message.as_deref().unwrap_or(""))
+                        ),
+                    )
+                    .method(Some("ping"))
+                    .related(open.line),
+                );
+            }
+        }
         if requester != Side::Client {
             return;
         }
@@ -965,26 +1069,36 @@ impl Session {
             ("initialize", Phase::Initializing) => {
                 self.initialize_answered(at, msg, report, findings)
             }
-            ("server/discover", _) if msg.result().is_some() => {
-                // The answer may arrive after the client already went on
-                // with modern requests (pipelined), so the phase may be Ready.
-                self.era = Some(Era::Modern);
-                if self.phase == Phase::Probing {
-                    self.phase = Phase::Ready;
+            ("server/discover", _) => {
+                if let Some((_, answer @ None)) = &mut self.probe {
+                    *answer = Some(msg.result().is_some());
                 }
-                self.features.server_caps =
-                    msg.result().and_then(|r| r.get("capabilities")).cloned();
-            }
-            ("server/discover", _)
-                if msg
-                    .error()
-                    .and_then(|e| e.code)
-                    .is_some_and(protocol::is_modern_discover_error) =>
-            {
-                self.era = Some(Era::Modern);
+                self.discover_answered(msg);
             }
             _ => {}
         }
+        self.modern_answer(msg);
+    }
+
+    fn discover_answered(&mut self, msg: &Message) {
+        if let Some(result) = msg.result() {
+            // The answer may arrive after the client already went on with
+            // modern requests (pipelined), so the phase may be Ready.
+            self.era = Some(Era::Modern);
+            if self.phase == Phase::Probing {
+                self.phase = Phase::Ready;
+            }
+            self.features.server_caps = result.get("capabilities").cloned();
+        } else if msg
+            .error()
+            .and_then(|e| e.code)
+            .is_some_and(protocol::is_modern_discover_error)
+        {
+            self.era = Some(Era::Modern);
+        }
+    }
+
+    fn modern_answer(&mut self, msg: &Message) {
         if self.era() == Some(Era::Modern) {
             if let Some(result) = msg.result() {
                 if self.negotiated.is_none() {
@@ -1008,7 +1122,14 @@ impl Session {
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
     ) {
+        let reinit_from = self.reinit_from.take();
         let Some(result) = msg.result() else {
+            if let Some(phase) = reinit_from {
+                // A server refusing a second initialize does right; the
+                // first handshake stands.
+                self.phase = phase;
+                return;
+            }
             let error = msg.error().unwrap_or(crate::wire::message::ErrorInfo {
                 code: None,
                 message: None,
@@ -1077,6 +1198,29 @@ impl Session {
     /// Ends the session: open requests become hangs.
     pub fn finish(self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
+        if let (Some((at, answer)), false) = (&self.probe, self.not_only_probe) {
+            let how = match answer {
+                Some(true) => {
+                    "the server answered it (it speaks the 2026-07-28 revision); an auto-mode client holds the real session in another process"
+                }
+                Some(false) => {
+                    "the server answered with an error, the sign of a legacy server; the client falls back to `initialize`, often in a new process"
+                }
+                None => {
+                    "the server did not answer; a client falls back to `initialize` after its timeout"
+                }
+            };
+            findings.push(
+                Finding::new(
+                    Rule::ProbeOnlySession,
+                    at.line,
+                    format!("this session is only an era probe: the client sent `server/discover` and nothing else; {how}"),
+                )
+                .time(at.time.as_ref())
+                .dir(Dir::ClientToServer)
+                .method(Some("server/discover")),
+            );
+        }
         let disconnected = self.upgraded == Some(self.counts.messages[Side::Client.index()]);
         if let (Phase::AwaitInitialized { result }, false) = (&self.phase, disconnected) {
             let text = format!(
