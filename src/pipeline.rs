@@ -562,6 +562,41 @@ mod tests {
         assert_eq!(findings(&t), vec![("initialize-repeated", 9)]);
     }
 
+    /// A cancel that gave up waiting is a hang the client cut short (a
+    /// warning); one the client chose ("no longer needed") is a note.
+    #[test]
+    fn a_cancel_is_a_warning_only_when_it_gave_up_waiting() {
+        let severity = |reason: &str| {
+            let t = with_init(&format!(
+                "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"x\",\"arguments\":{{}}}}}}\n> {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":1{reason}}}}}\n"
+            ));
+            let report = check(
+                "t",
+                Box::new(std::io::Cursor::new(t.into_bytes())),
+                &Options::default(),
+            )
+            .expect("read");
+            report
+                .findings
+                .iter()
+                .filter(|f| f.rule == Rule::CancelledRequest)
+                .map(|f| f.severity)
+                .collect::<Vec<_>>()
+        };
+        use crate::rules::Severity::{Info, Warning};
+        assert_eq!(severity(""), vec![Warning]);
+        assert_eq!(
+            severity(r#","reason":"McpError: MCP error -32001: Request timed out""#),
+            vec![Warning]
+        );
+        assert_eq!(severity(r#","reason":"Deadline exceeded""#), vec![Warning]);
+        assert_eq!(severity(r#","reason":"no longer needed""#), vec![Info]);
+        assert_eq!(
+            severity(r#","reason":"AbortError: This operation was aborted""#),
+            vec![Info]
+        );
+    }
+
     #[test]
     fn both_sides_may_use_the_same_small_ids() {
         let t = with_init(

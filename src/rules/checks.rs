@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::protocol::{self, Era, Revision, Sender, Shape};
 use crate::rules::{Rule, Severity};
 use crate::wire::dir::Side;
-use crate::wire::message::{ErrorInfo, IdField, Kind, Message, Problem, type_name};
+use crate::wire::message::{ErrorInfo, INTEGRAL_FLOAT, IdField, Kind, Message, Problem, type_name};
 
 /// What is known about a message's surroundings.
 #[derive(Clone, Copy, Debug)]
@@ -116,6 +116,13 @@ fn envelope(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
             Problem::JsonrpcVersion(what) => {
                 hit(hits, Rule::JsonrpcVersion, format!("{who} message: {what}"))
             }
+            Problem::InvalidIdType(what) if *what == INTEGRAL_FLOAT => hits.push(Hit {
+                rule: Rule::InvalidIdType,
+                message: format!(
+                    "{who} {kind} id is {what} (`1.0`, `1e3`): an integer by the JSON Schema definition MCP's RequestId uses, and paired as one, but a strictly typed parser (Rust's serde, Go) rejects it; write integers without a fraction"
+                ),
+                severity: Some(Severity::Info),
+            }),
             Problem::InvalidIdType(what) => hit(
                 hits,
                 Rule::InvalidIdType,

@@ -346,7 +346,7 @@ rules! {
     InvalidIdType => {
         name: "invalid-id-type", group: Envelope, severity: Error, revisions: ALL,
         summary: "`id` is a boolean, float, object or array",
-        why: "SDKs reject other types, or compare inexactly (`1.0` against `1`), so responses never match their requests.",
+        why: "SDKs reject other types, or compare inexactly, so responses never match their requests. An integer written as a float (`1.0`, `1e3`) is an integer by the JSON Schema definition the spec's RequestId uses and is paired as one; it is reported as info, because strictly typed parsers (serde, Go) still reject it.",
         fix: "Use an integer counter or a string.",
         spec: "base protocol, all revisions: RequestId is a string or integer",
         example: r#"> {"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
@@ -510,7 +510,7 @@ rules! {
     CancelledRequest => {
         name: "cancelled-request", group: Pairing, severity: Warning, revisions: ALL,
         summary: "a request that was cancelled and never answered",
-        why: "The requester gave up, usually on a timeout, and sent `notifications/cancelled`; the receiver then (correctly) sent no response. The hang is still real: the handler took longer than the caller's timeout.",
+        why: "The requester gave up, usually on a timeout, and sent `notifications/cancelled`; the receiver then (correctly) sent no response. The hang is still real: the handler took longer than the caller's timeout. A cancellation whose reason is not a timeout (\"no longer needed\", a user's abort) is the requester's own choice and is reported as info, not as a slow handler.",
         fix: "Make the handler faster, report progress, or raise the caller's timeout.",
         spec: "cancellation, all revisions: the receiver SHOULD NOT send a response for a cancelled request",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4,\"reason\":\"timed out\"}}",

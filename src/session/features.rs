@@ -302,6 +302,13 @@ impl Session {
         }
         if let Some(open) = self.open.get_mut(side, &id) {
             open.cancelled = Some(at.clone());
+            let reason = msg
+                .params()
+                .and_then(|p| p.get("reason"))
+                .and_then(serde_json::Value::as_str);
+            open.chosen = reason
+                .filter(|r| !is_timeout(r))
+                .map(|r| crate::text::excerpt(r).into_boxed_str());
             return;
         }
         if task {
@@ -524,6 +531,15 @@ impl Session {
             self.features.acked.remove(id);
         }
     }
+}
+
+/// Whether a cancellation's reason says the canceller gave up waiting
+/// (the SDKs write "Request timed out", "timeout", "deadline exceeded").
+fn is_timeout(reason: &str) -> bool {
+    let r = reason.to_ascii_lowercase();
+    ["timed out", "timeout", "time out", "deadline"]
+        .iter()
+        .any(|w| r.contains(w))
 }
 
 #[cfg(test)]

@@ -165,6 +165,9 @@ struct Open {
     /// The tool, prompt or resource it is about, when the params say.
     subject: Option<Box<str>>,
     cancelled: Option<At>,
+    /// The cancellation's reason when it is not a timeout ("no longer
+    /// needed", a user's abort): the canceller's choice, not a hang.
+    chosen: Option<Box<str>>,
     counts: Counts,
     /// Its id was already in use when it was sent (`id-reuse`).
     reused: bool,
@@ -730,6 +733,7 @@ impl Session {
             method: method.into(),
             subject,
             cancelled: None,
+            chosen: None,
             counts: self.counts,
             reused,
         };
@@ -1336,12 +1340,20 @@ impl Session {
             Finding::new(
                 Rule::CancelledRequest,
                 open.line,
-                format!(
-                    "{} cancelled {what} (id {id}) at line {}{after}; it was never answered",
-                    side.as_str(),
-                    cancel.line
-                ),
+                match &open.chosen {
+                    Some(reason) => format!(
+                        "{} cancelled {what} (id {id}) at line {}{after} ({reason:?}), its own choice rather than a timeout; it was never answered",
+                        side.as_str(),
+                        cancel.line
+                    ),
+                    None => format!(
+                        "{} cancelled {what} (id {id}) at line {}{after}; it was never answered",
+                        side.as_str(),
+                        cancel.line
+                    ),
+                },
             )
+            .severity_if(open.chosen.is_some(), crate::rules::Severity::Info)
             .related(cancel.line)
         } else {
             let mut text = if side == Side::Unknown {

@@ -58,8 +58,11 @@ impl RequestId {
     fn from_value(v: &Value) -> Result<RequestId, &'static str> {
         match v {
             Value::String(s) => Ok(RequestId::Str(s.as_str().into())),
-            Value::Number(n) => Ok(match n.as_i64() {
-                Some(i) if !n.is_f64() => RequestId::Int(i),
+            Value::Number(n) => Ok(match (n.as_i64(), integral(n)) {
+                (Some(i), _) if !n.is_f64() => RequestId::Int(i),
+                // `1.0`, `1e3`: an integer by JSON Schema's definition, and
+                // the same number to JavaScript's and Python's parsers.
+                (_, Some(i)) => RequestId::Int(i),
                 _ => RequestId::Num(n.to_string().into()),
             }),
             Value::Bool(_) => Err("a boolean"),
@@ -69,6 +72,17 @@ impl RequestId {
         }
     }
 }
+
+/// The integer a float written without a fraction stands for (`1.0`,
+/// `1e3`), within the range a double holds exactly.
+fn integral(n: &serde_json::Number) -> Option<i64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    let f = n.as_f64().filter(|_| n.is_f64())?;
+    (f.is_finite() && f.fract() == 0.0 && f.abs() <= EXACT).then_some(f as i64)
+}
+
+/// What an integer written as a float is called in `invalid-id-type`.
+pub const INTEGRAL_FLOAT: &str = "an integer written as a float";
 
 /// Strings print with their quotes so that `7` and `"7"` look different.
 impl fmt::Display for RequestId {
@@ -249,11 +263,13 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         Some(Value::Null) => IdField::Null,
         Some(v) => match RequestId::from_value(v) {
             Ok(id) => {
-                if matches!(id, RequestId::Num(_)) {
-                    let what = match v {
-                        Value::Number(n) if n.is_f64() => "a float",
-                        _ => "an integer too large for 64 bits",
-                    };
+                let what = match (&id, v) {
+                    (RequestId::Int(_), Value::Number(n)) if n.is_f64() => Some(INTEGRAL_FLOAT),
+                    (RequestId::Num(_), Value::Number(n)) if n.is_f64() => Some("a float"),
+                    (RequestId::Num(_), _) => Some("an integer too large for 64 bits"),
+                    _ => None,
+                };
+                if let Some(what) = what {
                     problems.push(Problem::InvalidIdType(what));
                 }
                 IdField::Id(id)
@@ -486,14 +502,22 @@ mod tests {
     fn ids_are_exact_values() {
         let int = msg(json!({"jsonrpc":"2.0","id":1,"result":{}}));
         let string = msg(json!({"jsonrpc":"2.0","id":"1","result":{}}));
-        let float = msg(json!({"jsonrpc":"2.0","id":1.0,"result":{}}));
+        let float = msg(json!({"jsonrpc":"2.0","id":1.5,"result":{}}));
         assert_eq!(int.id, IdField::Id(RequestId::Int(1)));
         assert_eq!(string.id, IdField::Id(RequestId::Str("1".into())));
-        assert_eq!(float.id, IdField::Id(RequestId::Num("1.0".into())));
+        assert_eq!(float.id, IdField::Id(RequestId::Num("1.5".into())));
         assert_eq!(float.problems, vec![Problem::InvalidIdType("a float")]);
+        // 1.0 and 1e3 are integers (JSON Schema's `integer`), noted as written.
+        for (written, n) in [(json!(1.0), 1), (json!(1e3), 1000), (json!(-0.0), 0)] {
+            let m = msg(json!({"jsonrpc":"2.0","id":written,"result":{}}));
+            assert_eq!(m.id, IdField::Id(RequestId::Int(n)));
+            assert_eq!(m.problems, vec![Problem::InvalidIdType(INTEGRAL_FLOAT)]);
+        }
+        let huge = msg(json!({"jsonrpc":"2.0","id":1e300,"result":{}}));
+        assert_eq!(huge.problems, vec![Problem::InvalidIdType("a float")]);
         let (a, b) = (int.id.id().unwrap(), string.id.id().unwrap());
         assert!(a.loosely_equals(b) && b.loosely_equals(a));
-        assert!(a.loosely_equals(float.id.id().unwrap()));
+        assert!(!a.loosely_equals(float.id.id().unwrap()));
         assert!(!a.loosely_equals(a));
         assert_eq!(b.to_string(), "\"1\"");
         assert_eq!(a.to_string(), "1");
