@@ -597,6 +597,21 @@ mod tests {
         );
     }
 
+    /// The era comes from what was negotiated: an `initialize` proposing
+    /// 2026-07-28 answered with 2025-11-25 is a legacy handshake (the
+    /// downgrade is the one finding), not a method outside its revision.
+    #[test]
+    fn a_proposed_2026_initialize_answered_legacy_is_legacy() {
+        let t = r#"# start
+> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+< {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+> {"jsonrpc":"2.0","method":"notifications/initialized"}
+> {"jsonrpc":"2.0","id":1,"method":"tools/list"}
+< {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}
+"#;
+        assert_eq!(findings(t), vec![("version-downgrade", 3)]);
+    }
+
     #[test]
     fn both_sides_may_use_the_same_small_ids() {
         let t = with_init(

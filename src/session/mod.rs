@@ -597,8 +597,18 @@ impl Session {
             }
         };
         // The message on its own, judged with what the conversation tells.
+        // The handshake's own request is judged by what is negotiated, not
+        // by what it proposes: an `initialize` proposing 2026-07-28 that the
+        // server answers with 2025-11-25 is a legacy handshake.
+        let proposal = msg.kind == Kind::Request && msg.method.as_deref() == Some("initialize");
         let context = checks::Context {
-            revision: self.revision(),
+            revision: if proposal {
+                self.config
+                    .revision
+                    .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
+            } else {
+                self.revision()
+            },
             era: self.era(),
             side,
             request_method: request_method.as_deref(),
