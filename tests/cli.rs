@@ -1655,3 +1655,47 @@ fn every_catalogue_rule_is_fired_by_code() {
         .collect();
     assert!(unfired.is_empty(), "rules no code fires: {unfired:?}");
 }
+
+/// A hang next to a crash names the crash and its line (issue 21, item 6):
+/// one fixture per runtime, the expected line read from the raw stderr.
+#[test]
+fn a_hang_next_to_a_crash_names_the_crash() {
+    let cases = [
+        (
+            "rust-panic",
+            "the server crashed with the request open: it panicked (line 6:",
+        ),
+        (
+            "go-panic",
+            "the server crashed with the request open: it panicked (line 6:",
+        ),
+        (
+            "node-uncaught",
+            "the server crashed with the request open: it threw an exception (line 10: \"Error: ENOENT",
+        ),
+        (
+            "python-traceback",
+            "the handler threw an exception (line 9: \"KeyError: 'index'\") and never answered",
+        ),
+        (
+            "dotnet-unhandled",
+            "the server crashed with the request open: it threw an exception (line 6: \"Unhandled exception.",
+        ),
+    ];
+    for (name, likely) in cases {
+        let path = format!("fixtures/hangs/{name}.log");
+        let doc = json_of(&run(&["check", "--format", "json", &path]));
+        let findings = doc["files"][0]["findings"].as_array().expect("findings");
+        let hangs: Vec<&str> = findings
+            .iter()
+            .filter(|f| f["rule"] == "unanswered-request")
+            .map(|f| f["message"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(hangs.len(), 1, "{name}: {findings:?}");
+        assert!(
+            hangs[0].contains(&format!("likely: {likely}")),
+            "{name}: {}",
+            hangs[0]
+        );
+    }
+}

@@ -25,6 +25,7 @@ type Hasher = foldhash::fast::RandomState;
 pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
 pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 
+mod crash;
 mod features;
 pub mod pairing;
 
@@ -362,6 +363,9 @@ pub struct Session {
     last_stderr: Option<(u64, String)>,
     /// Recent stderr lines that look like errors (bounded), to quote in hangs.
     stderr_errors: std::collections::VecDeque<(u64, String)>,
+    /// Stderr lines that report a crash (bounded), and the reader's state.
+    crashes: std::collections::VecDeque<(u64, crash::Crash, String)>,
+    crash_reader: crash::Reader,
     /// Lifecycle events (stdin closed, exit, signals), bounded, for hang stories.
     ends: Vec<(u64, String)>,
     inference: Inference,
@@ -407,6 +411,8 @@ impl Session {
             last: None,
             last_stderr: None,
             stderr_errors: Default::default(),
+            crashes: Default::default(),
+            crash_reader: Default::default(),
             ends: Vec::new(),
             inference: Inference::default(),
             init_id: None,
@@ -479,6 +485,12 @@ impl Session {
             Item::Stderr { at, text } => {
                 self.touch(&at);
                 self.counts.stderr += 1;
+                if let Some(kind) = self.crash_reader.line(&text) {
+                    if self.crashes.len() == STDERR_ERRORS_KEPT {
+                        self.crashes.pop_front();
+                    }
+                    self.crashes.push_back((at.line, kind, text.clone()));
+                }
                 if looks_like_error(&text) {
                     if self.stderr_errors.len() == STDERR_ERRORS_KEPT {
                         self.stderr_errors.pop_front();
@@ -1466,11 +1478,36 @@ impl Session {
             .stderr_errors
             .iter()
             .find(|(line, _)| *line > open.line);
+        let crash = self
+            .crashes
+            .iter()
+            .find(|(line, ..)| *line > open.line)
+            .filter(|_| owner == Side::Server);
         let cause = match (open.reused, noise > 0, first_error, died, answered > 0) {
             (true, ..) => Some(
                 "its id was used twice, so its answer may have gone to the other request"
                     .to_string(),
             ),
+            _ if crash.is_some() => crash.map(|(line, kind, text)| {
+                // Node.js prints the error a few lines after its crash
+                // marker: quote the error line when there is one.
+                let (line, text) = self
+                    .stderr_errors
+                    .iter()
+                    .find(|(l, _)| *l >= *line && *l <= line + 8)
+                    .map_or((line, text), |(l, t)| (l, t));
+                if died {
+                    format!(
+                        "the server crashed with the request open: it {} (line {line}: {text:?})",
+                        kind.verb()
+                    )
+                } else {
+                    format!(
+                        "the handler {} (line {line}: {text:?}) and never answered",
+                        kind.verb()
+                    )
+                }
+            }),
             (_, true, ..) => Some(format!(
                 "the {} wrote non-message text on its JSON stream after it, which the reader may have choked on",
                 owner.as_str()
