@@ -78,6 +78,8 @@ pub enum Command {
 ///   strace   `strace -f -tt -s 65535 -e trace=read,write` of the server
 ///   mcpsnoop, inspector
 ///            mcpsnoop's session log; the MCP Inspector's protocol export
+///   jetbrains
+///            a JetBrains IDE's mcp/SERVER.log (CLIENT / SERVER lines)
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -742,6 +744,7 @@ enum InputArg {
     Strace,
     Mcpsnoop,
     Inspector,
+    Jetbrains,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -892,6 +895,7 @@ fn input_format(input: Option<InputArg>) -> Option<Format> {
         InputArg::Strace => Format::Strace,
         InputArg::Mcpsnoop => Format::Mcpsnoop,
         InputArg::Inspector => Format::Inspector,
+        InputArg::Jetbrains => Format::JetBrains,
     })
 }
 

@@ -11,6 +11,7 @@ use std::io::{self, Read};
 
 pub mod claude;
 pub mod envelope;
+pub mod jetbrains;
 pub mod native;
 pub mod ndjson;
 pub mod socat;
@@ -100,13 +101,15 @@ pub enum Format {
     Mcpsnoop,
     /// The MCP Inspector's protocol export (a JSON array).
     Inspector,
+    /// JetBrains IDEs' per-server `mcp/<server>.log`.
+    JetBrains,
     /// A three-file `tee` capture (`--client`, `--server`, `--stderr`); never
     /// detected, only given.
     Tee,
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::Native,
         Format::Ndjson,
         Format::ClaudeServer,
@@ -118,6 +121,7 @@ impl Format {
         Format::Strace,
         Format::Mcpsnoop,
         Format::Inspector,
+        Format::JetBrains,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -133,6 +137,7 @@ impl Format {
             Format::Strace => "strace",
             Format::Mcpsnoop => "mcpsnoop",
             Format::Inspector => "inspector",
+            Format::JetBrains => "jetbrains",
             Format::Tee => "tee",
         }
     }
@@ -167,6 +172,7 @@ pub fn detect(prefix: &[u8]) -> Format {
         (0, Format::Socat),
         (0, Format::Strace),
         (0, Format::Mcpsnoop),
+        (0, Format::JetBrains),
     ];
     if envelope::matches_inspector(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
         return Format::Inspector;
@@ -197,6 +203,8 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[6].0 += 1;
         } else if envelope::matches_mcpsnoop(&text) {
             host[7].0 += 1;
+        } else if jetbrains::matches(&text) {
+            host[8].0 += 1;
         }
     }
     let (best, format) = host
@@ -356,6 +364,7 @@ fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Open
         Format::Strace => Box::new(Parsed(strace::StraceReader::new(lines))),
         Format::Mcpsnoop => Box::new(Parsed(envelope::McpsnoopReader::new(lines))),
         Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
+        Format::JetBrains => Box::new(Parsed(jetbrains::JetBrainsReader::new(lines))),
         // Three files are read by `pipeline::check_tee`; one file is plain.
         Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };

@@ -1,0 +1,140 @@
+//! The logs of today's hosts (JetBrains, the gh-aw gateway, Claude Code,
+//! Codex CLI, Cursor): each fixture's exact findings, worked out from its
+//! raw lines, and the format detected with and without `--input`.
+
+use serde_json::Value;
+
+mod common;
+use common::*;
+
+/// `(rule, line, session)` of every finding of a file, in report order.
+fn findings(args: &[&str]) -> Vec<(String, u64, u64)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let doc = json_of(&run(&all));
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["line"].as_u64().expect("line"),
+                f["session"].as_u64().expect("session"),
+            )
+        })
+        .collect()
+}
+
+fn expect(path: &str, expected: &[(&str, u64, u64)]) {
+    let got = findings(&[path]);
+    let expected: Vec<(String, u64, u64)> = expected
+        .iter()
+        .map(|(r, l, s)| (r.to_string(), *l, *s))
+        .collect();
+    assert_eq!(got, expected, "{path}");
+}
+
+/// The format detected, and the same findings when the format is given.
+fn detected(path: &str, format: &str) {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    assert_eq!(doc["files"][0]["format"], format, "{path}");
+    assert_eq!(
+        findings(&[path]),
+        findings(&["--input", format, path]),
+        "{path} with --input {format}"
+    );
+}
+
+fn message_of(path: &str, rule: &str, line: u64) -> String {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == rule && f["line"] == line)
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_else(|| panic!("{path}: no {rule} at line {line}"))
+        .to_string()
+}
+
+fn sessions(path: &str) -> Vec<Value> {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    doc["files"][0]["sessions"]
+        .as_array()
+        .expect("sessions")
+        .clone()
+}
+
+const NOTE: &str = "format-assumption";
+
+#[test]
+fn jetbrains_logs() {
+    let dir = "fixtures/formats/jetbrains";
+    for name in ["clean", "hang", "stray-stdout", "crash"] {
+        detected(&format!("{dir}/{name}.log"), "jetbrains");
+    }
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    expect(
+        &format!("{dir}/hang.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 7, 0)],
+    );
+    // The server's non-JSON line, a broken JSON line, an id too large for
+    // an integer (read as a float), and an empty stdout line; the WARN
+    // line's continuation is skipped.
+    expect(
+        &format!("{dir}/stray-stdout.log"),
+        &[
+            (NOTE, 1, 0),
+            ("stray-output", 3, 0),
+            ("invalid-json", 10, 0),
+            ("invalid-id-type", 11, 0),
+            ("unanswered-request", 11, 0),
+            ("blank-line", 12, 0),
+        ],
+    );
+    expect(
+        &format!("{dir}/crash.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 5, 0)],
+    );
+    let crash = message_of(&format!("{dir}/crash.log"), "unanswered-request", 5);
+    assert!(
+        crash.contains("exited with code 1") && crash.contains("died with the request open"),
+        "{crash}"
+    );
+    let s = &sessions(&format!("{dir}/clean.log"))[0];
+    assert_eq!(s["protocol_version"], "2025-06-18");
+    assert_eq!(s["server"]["name"], "notes");
+}
+
+#[test]
+fn timeline_and_stats_read_every_host_log() {
+    // (file, tools/call requests, of them never answered)
+    for (path, calls, unanswered) in [("fixtures/formats/jetbrains/hang.log", 2, 1)] {
+        let out = run(&["timeline", path]);
+        assert_eq!(out.status.code(), Some(0), "{path}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.contains("C->S") && l.contains(" tools/call "))
+                .count(),
+            calls,
+            "{path}:\n{text}"
+        );
+        let out = run(&["stats", "--format", "json", path]);
+        assert_eq!(out.status.code(), Some(0), "{path}");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("stats json");
+        let row = doc["methods"]
+            .as_array()
+            .expect("methods")
+            .iter()
+            .find(|m| m["method"] == "tools/call")
+            .unwrap_or_else(|| panic!("{path}: no tools/call in {doc}"));
+        assert_eq!(row["count"], calls, "{path}");
+        assert_eq!(row["unanswered"], unanswered, "{path}");
+        assert!(
+            row["latency_seconds"]["count"].as_u64().expect("timed") > 0,
+            "{path}: {row}"
+        );
+    }
+}
