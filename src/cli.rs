@@ -80,6 +80,10 @@ pub enum Command {
 ///            mcpsnoop's session log; the MCP Inspector's protocol export
 ///   jetbrains
 ///            a JetBrains IDE's mcp/SERVER.log (CLIENT / SERVER lines)
+///   gh-aw, gh-aw-server
+///            the GitHub Agentic Workflows gateway's mcp-logs/rpc-messages.jsonl
+///            (its calls, paired per server in order) and mcp-logs/SERVER.log
+///            (the server's stderr and start failures)
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -745,6 +749,8 @@ enum InputArg {
     Mcpsnoop,
     Inspector,
     Jetbrains,
+    GhAw,
+    GhAwServer,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -896,6 +902,8 @@ fn input_format(input: Option<InputArg>) -> Option<Format> {
         InputArg::Mcpsnoop => Format::Mcpsnoop,
         InputArg::Inspector => Format::Inspector,
         InputArg::Jetbrains => Format::JetBrains,
+        InputArg::GhAw => Format::GhAw,
+        InputArg::GhAwServer => Format::GhAwServer,
     })
 }
 

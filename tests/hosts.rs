@@ -108,11 +108,85 @@ fn jetbrains_logs() {
 }
 
 #[test]
+fn gh_aw_gateway_logs() {
+    let dir = "fixtures/formats/gh-aw";
+    for name in ["clean-v1", "clean-v2", "hang", "crash", "bad-input"] {
+        detected(&format!("{dir}/{name}.log"), "gh-aw");
+    }
+    // One session per server_id, each with its note.
+    expect(
+        &format!("{dir}/clean-v1.log"),
+        &[(NOTE, 1, 0), (NOTE, 3, 1)],
+    );
+    let names: Vec<Value> = sessions(&format!("{dir}/clean-v1.log"))
+        .iter()
+        .map(|s| s["name"].clone())
+        .collect();
+    assert_eq!(names, vec![Value::from("notes"), Value::from("github")]);
+    // A tool error (isError), the gateway's error text for a failed call
+    // and a verdict record: none is a finding.
+    expect(&format!("{dir}/clean-v2.log"), &[(NOTE, 1, 0)]);
+    // A timeout: the call the gateway gave up on is the hang; the next
+    // response pairs with the next call.
+    expect(
+        &format!("{dir}/hang.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 3, 0)],
+    );
+    expect(
+        &format!("{dir}/crash.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 3, 0)],
+    );
+    let crash = message_of(&format!("{dir}/crash.log"), "unanswered-request", 3);
+    assert!(
+        crash.contains("closed unexpectedly") && crash.contains("died with the request open"),
+        "{crash}"
+    );
+    // Broken JSON (session of records without a server), a direction that
+    // names neither side, a payload that is not an object (the record's
+    // method is used), a result of the wrong shape, a line that is not an
+    // object and a record cut off at the end; a response with no call
+    // open and a timestamp that does not parse are shown, not judged.
+    expect(
+        &format!("{dir}/bad-input.log"),
+        &[
+            (NOTE, 1, 0),
+            ("malformed-record", 4, 1),
+            ("malformed-record", 5, 0),
+            ("invalid-params", 6, 0),
+            ("invalid-result", 7, 0),
+            ("malformed-record", 8, 1),
+            ("malformed-record", 9, 1),
+        ],
+    );
+
+    let dir = "fixtures/formats/gh-aw-server";
+    for name in ["clean", "stray-stdout", "start-failed"] {
+        detected(&format!("{dir}/{name}.log"), "gh-aw-server");
+    }
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    // Stray stdout kills the connection at start: the Go decoder's words.
+    expect(
+        &format!("{dir}/stray-stdout.log"),
+        &[
+            (NOTE, 1, 0),
+            ("stray-output", 4, 0),
+            ("server-start-failed", 4, 0),
+        ],
+    );
+    expect(
+        &format!("{dir}/start-failed.log"),
+        &[(NOTE, 1, 0), ("server-start-failed", 3, 0)],
+    );
+}
+
+#[test]
 fn timeline_and_stats_read_every_host_log() {
     // (file, tools/call requests, of them never answered)
     for (path, calls, unanswered) in [
         ("fixtures/formats/jetbrains/hang.log", 2u64, 1u64),
         ("fixtures/formats/jetbrains/crash.log", 1, 1),
+        ("fixtures/formats/gh-aw/hang.log", 2, 1),
+        ("fixtures/formats/gh-aw/clean-v2.log", 2, 0),
     ] {
         let out = run(&["timeline", path]);
         assert_eq!(out.status.code(), Some(0), "{path}");

@@ -11,6 +11,7 @@ use std::io::{self, Read};
 
 pub mod claude;
 pub mod envelope;
+pub mod gateway;
 pub mod jetbrains;
 pub mod native;
 pub mod ndjson;
@@ -60,6 +61,9 @@ pub enum PartialWhy {
     Summary,
     /// The host cut the payload (`...[N chars truncated]...`).
     HostTruncated,
+    /// A gateway logged its own words for a failed call instead of the
+    /// server's answer.
+    GatewayError,
 }
 
 /// One record of a log: a line of traffic with where and when it was seen.
@@ -103,13 +107,17 @@ pub enum Format {
     Inspector,
     /// JetBrains IDEs' per-server `mcp/<server>.log`.
     JetBrains,
+    /// The GitHub Agentic Workflows gateway's `rpc-messages.jsonl`.
+    GhAw,
+    /// The gh-aw gateway's per-server `mcp-logs/<server_id>.log`.
+    GhAwServer,
     /// A three-file `tee` capture (`--client`, `--server`, `--stderr`); never
     /// detected, only given.
     Tee,
 }
 
 impl Format {
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 14] = [
         Format::Native,
         Format::Ndjson,
         Format::ClaudeServer,
@@ -122,6 +130,8 @@ impl Format {
         Format::Mcpsnoop,
         Format::Inspector,
         Format::JetBrains,
+        Format::GhAw,
+        Format::GhAwServer,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -138,8 +148,16 @@ impl Format {
             Format::Mcpsnoop => "mcpsnoop",
             Format::Inspector => "inspector",
             Format::JetBrains => "jetbrains",
+            Format::GhAw => "gh-aw",
+            Format::GhAwServer => "gh-aw-server",
             Format::Tee => "tee",
         }
+    }
+
+    /// Whether the format's logs hold messages at all (some hosts log only
+    /// their lifecycle and the server's stderr).
+    pub fn holds_messages(self) -> bool {
+        !matches!(self, Format::GhAwServer)
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
@@ -173,6 +191,8 @@ pub fn detect(prefix: &[u8]) -> Format {
         (0, Format::Strace),
         (0, Format::Mcpsnoop),
         (0, Format::JetBrains),
+        (0, Format::GhAw),
+        (0, Format::GhAwServer),
     ];
     if envelope::matches_inspector(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
         return Format::Inspector;
@@ -205,6 +225,10 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[7].0 += 1;
         } else if jetbrains::matches(&text) {
             host[8].0 += 1;
+        } else if gateway::matches_gh_aw(&text) {
+            host[9].0 += 1;
+        } else if gateway::matches_gh_aw_server(&text) {
+            host[10].0 += 1;
         }
     }
     let (best, format) = host
@@ -365,6 +389,8 @@ fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Open
         Format::Mcpsnoop => Box::new(Parsed(envelope::McpsnoopReader::new(lines))),
         Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
         Format::JetBrains => Box::new(Parsed(jetbrains::JetBrainsReader::new(lines))),
+        Format::GhAw => Box::new(Parsed(gateway::EnvelopeReader::new(lines, &gateway::GH_AW))),
+        Format::GhAwServer => Box::new(Parsed(gateway::GhAwServerReader::new(lines))),
         // Three files are read by `pipeline::check_tee`; one file is plain.
         Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };

@@ -421,6 +421,29 @@ impl Session {
                         }
                         self.ends.push((at.line, excerpt(text.trim())));
                     }
+                    EventKind::StartFailed => {
+                        findings.push(
+                            Finding::new(
+                                Rule::ServerStartFailed,
+                                at.line,
+                                format!(
+                                    "the host reports that the server did not start: {}",
+                                    excerpt(text.trim())
+                                ),
+                            )
+                            .time(at.time.as_ref()),
+                        );
+                        if self.ends.len() == ENDS_KEPT {
+                            self.ends.remove(0);
+                        }
+                        self.ends.push((at.line, excerpt(text.trim())));
+                    }
+                    EventKind::NoHandshake => {
+                        if self.phase == Phase::Fresh {
+                            self.phase = Phase::Ready;
+                            self.mid_session = true;
+                        }
+                    }
                     EventKind::Start | EventKind::PartialLine(_) | EventKind::Note => {}
                 }
             }
@@ -1238,6 +1261,7 @@ impl Session {
             *line > open.line
                 && (what.contains("exit")
                     || what.contains("killed")
+                    || what.contains("dropped")
                     || what.contains("closed unexpectedly"))
         });
         let first_error = self

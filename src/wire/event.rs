@@ -23,6 +23,13 @@ pub enum EventKind {
     /// The server's process or transport ended, or was told to (exit,
     /// signal, stdin closed, a host's "transport closed").
     End,
+    /// A host says the server did not start or its connection failed
+    /// before any call (a failed launch, a failed handshake).
+    StartFailed,
+    /// The log holds the host's own calls, not the wire: no handshake, and
+    /// ids numbered by the reader. The session is judged as started, and
+    /// the handshake and id rules stay silent.
+    NoHandshake,
     /// Anything else: shown, never judged.
     Note,
 }
@@ -76,6 +83,39 @@ impl Event {
         let text = text.into();
         let kind = end_or_note(text.trim());
         Event { kind, text }
+    }
+
+    /// A host's line that says a server (or connection) starts: a new
+    /// session when traffic came before it.
+    pub fn host_start(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::Start,
+            text: text.into(),
+        }
+    }
+
+    /// A host's line that says the server or its connection ended.
+    pub fn host_end(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::End,
+            text: text.into(),
+        }
+    }
+
+    /// A host's line that says the server failed to start or connect.
+    pub fn start_failed(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::StartFailed,
+            text: text.into(),
+        }
+    }
+
+    /// A reader's mark: this log shows the host's calls, not the wire.
+    pub fn no_handshake(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::NoHandshake,
+            text: text.into(),
+        }
     }
 
     /// A new server process, as a recorder writes it.
