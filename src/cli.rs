@@ -84,6 +84,9 @@ pub enum Command {
 ///            the GitHub Agentic Workflows gateway's mcp-logs/rpc-messages.jsonl
 ///            (its calls, paired per server in order) and mcp-logs/SERVER.log
 ///            (the server's stderr and start failures)
+///   claude-code, claude-code-debug
+///            Claude Code's mcp-logs-SERVER/TS.jsonl (or the 2025 .txt array)
+///            and its --debug log: tool events, no JSON-RPC
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -751,6 +754,8 @@ enum InputArg {
     Jetbrains,
     GhAw,
     GhAwServer,
+    ClaudeCode,
+    ClaudeCodeDebug,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -904,6 +909,8 @@ fn input_format(input: Option<InputArg>) -> Option<Format> {
         InputArg::Jetbrains => Format::JetBrains,
         InputArg::GhAw => Format::GhAw,
         InputArg::GhAwServer => Format::GhAwServer,
+        InputArg::ClaudeCode => Format::ClaudeCode,
+        InputArg::ClaudeCodeDebug => Format::ClaudeCodeDebug,
     })
 }
 

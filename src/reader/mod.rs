@@ -10,6 +10,7 @@ use std::fmt;
 use std::io::{self, Read};
 
 pub mod claude;
+pub mod claude_code;
 pub mod envelope;
 pub mod gateway;
 pub mod jetbrains;
@@ -64,6 +65,9 @@ pub enum PartialWhy {
     /// A gateway logged its own words for a failed call instead of the
     /// server's answer.
     GatewayError,
+    /// The host logs events (a tool call started, completed, failed), not
+    /// messages: the message is rebuilt from them.
+    HostEvents,
 }
 
 /// One record of a log: a line of traffic with where and when it was seen.
@@ -111,13 +115,17 @@ pub enum Format {
     GhAw,
     /// The gh-aw gateway's per-server `mcp-logs/<server_id>.log`.
     GhAwServer,
+    /// Claude Code's per-server `mcp-logs-<server>/<ts>.jsonl` (or `.txt`).
+    ClaudeCode,
+    /// Claude Code's `--debug` log.
+    ClaudeCodeDebug,
     /// A three-file `tee` capture (`--client`, `--server`, `--stderr`); never
     /// detected, only given.
     Tee,
 }
 
 impl Format {
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 16] = [
         Format::Native,
         Format::Ndjson,
         Format::ClaudeServer,
@@ -132,6 +140,8 @@ impl Format {
         Format::JetBrains,
         Format::GhAw,
         Format::GhAwServer,
+        Format::ClaudeCode,
+        Format::ClaudeCodeDebug,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -150,6 +160,8 @@ impl Format {
             Format::JetBrains => "jetbrains",
             Format::GhAw => "gh-aw",
             Format::GhAwServer => "gh-aw-server",
+            Format::ClaudeCode => "claude-code",
+            Format::ClaudeCodeDebug => "claude-code-debug",
             Format::Tee => "tee",
         }
     }
@@ -157,7 +169,10 @@ impl Format {
     /// Whether the format's logs hold messages at all (some hosts log only
     /// their lifecycle and the server's stderr).
     pub fn holds_messages(self) -> bool {
-        !matches!(self, Format::GhAwServer)
+        !matches!(
+            self,
+            Format::GhAwServer | Format::ClaudeCode | Format::ClaudeCodeDebug
+        )
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
@@ -193,7 +208,12 @@ pub fn detect(prefix: &[u8]) -> Format {
         (0, Format::JetBrains),
         (0, Format::GhAw),
         (0, Format::GhAwServer),
+        (0, Format::ClaudeCode),
+        (0, Format::ClaudeCodeDebug),
     ];
+    if claude_code::matches_txt_array(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
+        return Format::ClaudeCode;
+    }
     if envelope::matches_inspector(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
         return Format::Inspector;
     }
@@ -229,6 +249,10 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[9].0 += 1;
         } else if gateway::matches_gh_aw_server(&text) {
             host[10].0 += 1;
+        } else if claude_code::matches_jsonl(&text) {
+            host[11].0 += 1;
+        } else if claude_code::matches_debug(&text) {
+            host[12].0 += 1;
         }
     }
     let (best, format) = host
@@ -391,6 +415,14 @@ fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Open
         Format::JetBrains => Box::new(Parsed(jetbrains::JetBrainsReader::new(lines))),
         Format::GhAw => Box::new(Parsed(gateway::EnvelopeReader::new(lines, &gateway::GH_AW))),
         Format::GhAwServer => Box::new(Parsed(gateway::GhAwServerReader::new(lines))),
+        Format::ClaudeCode => Box::new(Parsed(claude_code::ClaudeCodeReader::new(
+            lines,
+            claude_code::Layout::Jsonl,
+        ))),
+        Format::ClaudeCodeDebug => Box::new(Parsed(claude_code::ClaudeCodeReader::new(
+            lines,
+            claude_code::Layout::Debug,
+        ))),
         // Three files are read by `pipeline::check_tee`; one file is plain.
         Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };

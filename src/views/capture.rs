@@ -220,6 +220,7 @@ impl Builder {
             }
             PartialWhy::HostTruncated => "the host cut this client message in its log",
             PartialWhy::GatewayError => "a gateway logged its own words instead of this message",
+            PartialWhy::HostEvents => "the host logs tool events, not its messages",
         };
         self.capture.not_replayable = Some((line, reason.to_string()));
     }
