@@ -87,6 +87,8 @@ pub enum Command {
 ///   claude-code, claude-code-debug
 ///            Claude Code's mcp-logs-SERVER/TS.jsonl (or the 2025 .txt array)
 ///            and its --debug log: tool events, no JSON-RPC
+///   codex    OpenAI Codex CLI's codex-tui.log (servers' stderr, start failures)
+///   cursor   Cursor's MCP logs (lifecycle, stderr, stray stdout as parse errors)
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -756,6 +758,8 @@ enum InputArg {
     GhAwServer,
     ClaudeCode,
     ClaudeCodeDebug,
+    Codex,
+    Cursor,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -911,6 +915,8 @@ fn input_format(input: Option<InputArg>) -> Option<Format> {
         InputArg::GhAwServer => Format::GhAwServer,
         InputArg::ClaudeCode => Format::ClaudeCode,
         InputArg::ClaudeCodeDebug => Format::ClaudeCodeDebug,
+        InputArg::Codex => Format::Codex,
+        InputArg::Cursor => Format::Cursor,
     })
 }
 

@@ -249,6 +249,83 @@ fn claude_code_logs() {
 }
 
 #[test]
+fn codex_logs() {
+    let dir = "fixtures/formats/codex";
+    for name in ["clean", "start-failed", "bad-input"] {
+        detected(&format!("{dir}/{name}.log"), "codex");
+    }
+    // One session per program; Codex's own lines are skipped.
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 2, 0), (NOTE, 3, 1)]);
+    let names: Vec<Value> = sessions(&format!("{dir}/clean.log"))
+        .iter()
+        .map(|s| s["name"].clone())
+        .collect();
+    assert_eq!(
+        names,
+        vec![Value::from("notes-server"), Value::from("github-mcp")]
+    );
+    assert_eq!(
+        sessions(&format!("{dir}/clean.log"))[0]["messages"]["server_stderr"],
+        2
+    );
+    // The failure names the server, the stderr the program: two sessions.
+    expect(
+        &format!("{dir}/start-failed.log"),
+        &[(NOTE, 2, 0), ("server-start-failed", 4, 1), (NOTE, 4, 1)],
+    );
+    // Broken lines of Codex's MCP texts (no closing parenthesis, a time
+    // out of range, no closing backtick, cut off at the end) are said; a
+    // garbage line is not Codex's and is skipped.
+    expect(
+        &format!("{dir}/bad-input.log"),
+        &[
+            (NOTE, 2, 0),
+            ("malformed-record", 4, 1),
+            ("malformed-record", 5, 1),
+            ("malformed-record", 7, 1),
+        ],
+    );
+}
+
+#[test]
+fn cursor_logs() {
+    let dir = "fixtures/formats/cursor";
+    for name in ["clean", "stray-stdout", "start-failed"] {
+        detected(&format!("{dir}/{name}.log"), "cursor");
+    }
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    assert_eq!(
+        sessions(&format!("{dir}/clean.log"))[0]["messages"]["server_stderr"],
+        1
+    );
+    // Stray stdout through the host's parse error; a multi-line stderr
+    // chunk (three lines) and a spawn failure of another server.
+    expect(
+        &format!("{dir}/stray-stdout.log"),
+        &[
+            (NOTE, 1, 0),
+            ("stray-output", 2, 0),
+            (NOTE, 4, 1),
+            ("server-start-failed", 7, 1),
+        ],
+    );
+    assert_eq!(
+        sessions(&format!("{dir}/stray-stdout.log"))[1]["messages"]["server_stderr"],
+        3
+    );
+    // Early 2025's four-character tag; the retry connects, its stderr and
+    // the close are lifecycle.
+    expect(
+        &format!("{dir}/start-failed.log"),
+        &[(NOTE, 1, 0), ("server-start-failed", 2, 0)],
+    );
+    assert_eq!(
+        sessions(&format!("{dir}/start-failed.log"))[0]["messages"]["server_stderr"],
+        1
+    );
+}
+
+#[test]
 fn timeline_and_stats_read_every_host_log() {
     // (file, tools/call requests, of them never answered, of them timed)
     for (path, calls, unanswered, timed_calls) in [

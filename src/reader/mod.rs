@@ -11,6 +11,8 @@ use std::io::{self, Read};
 
 pub mod claude;
 pub mod claude_code;
+pub mod codex;
+pub mod cursor;
 pub mod envelope;
 pub mod gateway;
 pub mod jetbrains;
@@ -119,13 +121,17 @@ pub enum Format {
     ClaudeCode,
     /// Claude Code's `--debug` log.
     ClaudeCodeDebug,
+    /// OpenAI Codex CLI's `codex-tui.log`.
+    Codex,
+    /// Cursor's MCP logs (per server, or the shared `MCP Logs.log`).
+    Cursor,
     /// A three-file `tee` capture (`--client`, `--server`, `--stderr`); never
     /// detected, only given.
     Tee,
 }
 
 impl Format {
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 18] = [
         Format::Native,
         Format::Ndjson,
         Format::ClaudeServer,
@@ -142,6 +148,8 @@ impl Format {
         Format::GhAwServer,
         Format::ClaudeCode,
         Format::ClaudeCodeDebug,
+        Format::Codex,
+        Format::Cursor,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -162,6 +170,8 @@ impl Format {
             Format::GhAwServer => "gh-aw-server",
             Format::ClaudeCode => "claude-code",
             Format::ClaudeCodeDebug => "claude-code-debug",
+            Format::Codex => "codex",
+            Format::Cursor => "cursor",
             Format::Tee => "tee",
         }
     }
@@ -171,7 +181,11 @@ impl Format {
     pub fn holds_messages(self) -> bool {
         !matches!(
             self,
-            Format::GhAwServer | Format::ClaudeCode | Format::ClaudeCodeDebug
+            Format::GhAwServer
+                | Format::ClaudeCode
+                | Format::ClaudeCodeDebug
+                | Format::Codex
+                | Format::Cursor
         )
     }
 
@@ -210,6 +224,8 @@ pub fn detect(prefix: &[u8]) -> Format {
         (0, Format::GhAwServer),
         (0, Format::ClaudeCode),
         (0, Format::ClaudeCodeDebug),
+        (0, Format::Codex),
+        (0, Format::Cursor),
     ];
     if claude_code::matches_txt_array(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
         return Format::ClaudeCode;
@@ -232,6 +248,9 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[0].0 += 1;
         } else if claude::matches(&text, claude::Layout::Aggregate) {
             host[1].0 += 1;
+        } else if cursor::matches(&text) {
+            // Cursor's lines have VS Code's prefix: its own words decide.
+            host[14].0 += 4;
         } else if vscode::matches(&text) {
             host[2].0 += 1;
         } else if zed::matches_log(&text) {
@@ -253,6 +272,8 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[11].0 += 1;
         } else if claude_code::matches_debug(&text) {
             host[12].0 += 1;
+        } else if codex::matches(&text) {
+            host[13].0 += 1;
         }
     }
     let (best, format) = host
@@ -423,6 +444,8 @@ fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Open
             lines,
             claude_code::Layout::Debug,
         ))),
+        Format::Codex => Box::new(Parsed(codex::CodexReader::new(lines))),
+        Format::Cursor => Box::new(Parsed(cursor::CursorReader::new(lines))),
         // Three files are read by `pipeline::check_tee`; one file is plain.
         Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };
