@@ -326,6 +326,49 @@ fn cursor_logs() {
 }
 
 #[test]
+fn a_screenful_of_stderr_does_not_decide_the_format() {
+    // 60 unprefixed lines (a traceback, a multi-line host entry), or 60
+    // lines of VS Code's prefix without Cursor's words, then the log.
+    let traceback: String = (0..60)
+        .map(|i| format!("  File \"mod{i}.py\", line {i}, in <module>\n"))
+        .collect();
+    let cursor_stderr: String = (0..60)
+        .map(|i| format!("2026-02-03 10:00:00.{i:03} [error] line {i} of a traceback\n"))
+        .collect();
+    let debug_noise: String = (0..60)
+        .map(|i| format!("2026-10-03T04:26:18.{i:03}Z [DEBUG] Loading plugin {i}\n"))
+        .collect();
+    for (top, fixture, format) in [
+        (&traceback, "jetbrains/hang.log", "jetbrains"),
+        (&traceback, "gh-aw-server/clean.log", "gh-aw-server"),
+        (&traceback, "codex/clean.log", "codex"),
+        (
+            &traceback,
+            "claude-code-debug/two-servers.log",
+            "claude-code-debug",
+        ),
+        (&cursor_stderr, "cursor/clean.log", "cursor"),
+        (
+            &debug_noise,
+            "claude-code-debug/two-servers.log",
+            "claude-code-debug",
+        ),
+    ] {
+        let log = std::fs::read_to_string(root().join("fixtures/formats").join(fixture))
+            .expect("fixture");
+        let input = format!("{top}{log}");
+        let doc = json_of(&run_stdin(
+            &["check", "--format", "json", "-"],
+            input.as_bytes(),
+        ));
+        assert_eq!(
+            doc["files"][0]["format"], format,
+            "{fixture} below a screenful"
+        );
+    }
+}
+
+#[test]
 fn timeline_and_stats_read_every_host_log() {
     // (file, tools/call requests, of them never answered, of them timed)
     for (path, calls, unanswered, timed_calls) in [

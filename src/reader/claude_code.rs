@@ -17,7 +17,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
-use crate::wire::event::Event;
+use crate::wire::event::{Event, Facts};
 
 /// Which of Claude Code's logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +86,20 @@ pub fn matches_debug(line: &str) -> bool {
     debug_prefix(line).is_some()
 }
 
+/// Whether a line is any timestamped line of the `--debug` log (most are
+/// not about MCP): `TS [DEBUG|INFO|WARN|ERROR] TEXT`, the level in capitals.
+pub fn matches_debug_any(line: &str) -> bool {
+    let Some(i) = line.find(" [") else {
+        return false;
+    };
+    i >= 20
+        && line.as_bytes()[10] == b'T'
+        && ["[DEBUG] ", "[INFO] ", "[WARN] ", "[ERROR] "]
+            .iter()
+            .any(|l| line[i + 1..].starts_with(l))
+        && Timestamp::parse(&line[..i]).is_some()
+}
+
 /// One connection's state: the calls open per tool.
 #[derive(Default)]
 struct Conn {
@@ -112,6 +126,8 @@ pub struct ClaudeCodeReader {
 enum Said<'a> {
     Starting,
     Connected,
+    /// `Connection established with capabilities: JSON`.
+    Established(&'a str),
     Calling(&'a str),
     Completed(&'a str),
     Failed(&'a str, &'a str),
@@ -127,6 +143,8 @@ fn said(text: &str) -> Said<'_> {
         Said::Starting
     } else if text.starts_with("Successfully connected") {
         Said::Connected
+    } else if let Some(json) = text.strip_prefix("Connection established with capabilities: ") {
+        Said::Established(json)
     } else if let Some(tool) = text.strip_prefix("Calling MCP tool: ") {
         Said::Calling(tool.trim())
     } else if let Some(rest) = text.strip_prefix("Tool '") {
@@ -236,6 +254,10 @@ impl ClaudeCodeReader {
         }
         match said {
             Said::Starting => {}
+            Said::Established(json) => {
+                conn.connected = true;
+                out.push(Body::Event(Event::established(text, facts(json))));
+            }
             Said::Connected => {
                 conn.connected = true;
                 out.push(Body::Event(Event::host(text)));
@@ -369,6 +391,25 @@ impl ClaudeCodeReader {
                 }
             }
         }
+    }
+}
+
+/// The capabilities line's facts: `negotiatedProtocolVersion`,
+/// `protocolEra` (`legacy` or `modern`), `serverVersion {name, version}`.
+fn facts(json: &str) -> Facts {
+    let Ok(v) = serde_json::from_str::<Value>(json) else {
+        return Facts::default();
+    };
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| cap(s).into_string());
+    Facts {
+        protocol_version: text(v.get("negotiatedProtocolVersion")),
+        modern: match v.get("protocolEra").and_then(Value::as_str) {
+            Some("modern") => Some(true),
+            Some("legacy") => Some(false),
+            _ => None,
+        },
+        server_name: text(v.pointer("/serverVersion/name")),
+        server_version: text(v.pointer("/serverVersion/version")),
     }
 }
 

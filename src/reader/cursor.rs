@@ -63,6 +63,30 @@ pub fn matches(line: &str) -> bool {
     })
 }
 
+/// VS Code's own texts, which Cursor's logs never hold.
+const VSCODE_WORDS: [&str; 5] = [
+    "[editor -> server]",
+    "[server -> editor]",
+    "[server stderr]",
+    "Connection state:",
+    "Failed to parse message:",
+];
+
+/// Whether a prefix that reads as VS Code's log is Cursor's: a line with
+/// Cursor's words and none with VS Code's (the whole bounded prefix, not
+/// only its first lines, which may all be stderr).
+pub fn decides(prefix: &[u8]) -> bool {
+    let mut cursor = false;
+    for line in prefix.split(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        if VSCODE_WORDS.iter().any(|w| text.contains(w)) {
+            return false;
+        }
+        cursor |= matches(&text);
+    }
+    cursor
+}
+
 /// Reads a Cursor MCP log.
 pub struct CursorReader {
     lines: Lines,

@@ -271,6 +271,8 @@ pub fn detect(prefix: &[u8]) -> Format {
         } else if claude_code::matches_jsonl(&text) {
             host[11].0 += 1;
         } else if claude_code::matches_debug(&text) {
+            host[12].0 += 4;
+        } else if claude_code::matches_debug_any(&text) {
             host[12].0 += 1;
         } else if codex::matches(&text) {
             host[13].0 += 1;
@@ -281,7 +283,18 @@ pub fn detect(prefix: &[u8]) -> Format {
         .max_by_key(|(n, _)| *n)
         .expect("host formats");
     if best > 0 && best >= native && best * 4 >= total {
+        // Cursor's per-server files share VS Code's prefix and may open
+        // with a screenful of stderr: Cursor's own words further on, and
+        // none of VS Code's, decide.
+        if format == Format::VsCode && cursor::decides(prefix) {
+            return Format::Cursor;
+        }
         return format;
+    }
+    if native * 2 < total {
+        if let Some(format) = below_a_screenful(prefix) {
+            return format;
+        }
     }
     // An empty input is read as native: it has no records either way.
     if native * 2 >= total {
@@ -289,6 +302,40 @@ pub fn detect(prefix: &[u8]) -> Format {
     } else {
         Format::Ndjson
     }
+}
+
+/// A host format whose every own line carries its prefix, found anywhere in
+/// the bounded prefix: for logs whose first lines are all unprefixed text
+/// (a traceback, a banner, a multi-line host entry). It needs two such
+/// lines, and more of them than lines of JSON.
+fn below_a_screenful(prefix: &[u8]) -> Option<Format> {
+    let mut counts = [
+        (0usize, Format::JetBrains),
+        (0, Format::GhAwServer),
+        (0, Format::Codex),
+        (0, Format::ClaudeCodeDebug),
+    ];
+    let mut json = 0usize;
+    for line in prefix.split(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        if gateway::matches_gh_aw_server(&text) {
+            counts[1].0 += 1;
+        } else if line
+            .trim_ascii_start()
+            .first()
+            .is_some_and(|&b| b == b'{' || b == b'[')
+        {
+            json += 1;
+        } else if jetbrains::matches(&text) {
+            counts[0].0 += 1;
+        } else if codex::matches(&text) {
+            counts[2].0 += 1;
+        } else if claude_code::matches_debug(&text) {
+            counts[3].0 += 1;
+        }
+    }
+    let (best, format) = counts.into_iter().max_by_key(|(n, _)| *n)?;
+    (best >= 2 && best > json).then_some(format)
 }
 
 /// A reader that turns each line into zero or more records, queued: the

@@ -39,6 +39,19 @@ pub enum EventKind {
 pub struct Event {
     pub kind: EventKind,
     pub text: String,
+    /// What a host's line established about the session (its negotiated
+    /// version, era and server), for hosts that log no handshake.
+    pub facts: Option<Box<Facts>>,
+}
+
+/// A session's facts as a host's summary line states them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub protocol_version: Option<String>,
+    /// The era by the host's word: true for modern, false for legacy.
+    pub modern: Option<bool>,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
 }
 
 /// Words of an event that say the server (or its transport) ended.
@@ -73,7 +86,11 @@ impl Event {
         } else {
             end_or_note(trimmed)
         };
-        Event { kind, text }
+        Event {
+            kind,
+            text,
+            facts: None,
+        }
     }
 
     /// A host's own line about the session (`Server transport closed`):
@@ -82,7 +99,11 @@ impl Event {
     pub fn host(text: impl Into<String>) -> Event {
         let text = text.into();
         let kind = end_or_note(text.trim());
-        Event { kind, text }
+        Event {
+            kind,
+            text,
+            facts: None,
+        }
     }
 
     /// A host's line that says a server (or connection) starts: a new
@@ -91,6 +112,7 @@ impl Event {
         Event {
             kind: EventKind::Start,
             text: text.into(),
+            facts: None,
         }
     }
 
@@ -99,6 +121,7 @@ impl Event {
         Event {
             kind: EventKind::End,
             text: text.into(),
+            facts: None,
         }
     }
 
@@ -107,6 +130,7 @@ impl Event {
         Event {
             kind: EventKind::StartFailed,
             text: text.into(),
+            facts: None,
         }
     }
 
@@ -115,6 +139,16 @@ impl Event {
         Event {
             kind: EventKind::NoHandshake,
             text: text.into(),
+            facts: None,
+        }
+    }
+
+    /// A host's line that states the session's facts (shown as a note).
+    pub fn established(text: impl Into<String>, facts: Facts) -> Event {
+        Event {
+            kind: EventKind::Note,
+            text: text.into(),
+            facts: Some(Box::new(facts)),
         }
     }
 
@@ -123,6 +157,7 @@ impl Event {
         Event {
             kind: EventKind::Start,
             text: text::start(command),
+            facts: None,
         }
     }
 }
