@@ -405,3 +405,26 @@ fn timeline_and_stats_read_every_host_log() {
         assert_eq!(timed, timed_calls, "{path}: {row}");
     }
 }
+
+#[test]
+fn check_help_and_the_docs_name_every_format() {
+    let out = run(&["check", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let formats = std::fs::read_to_string(root().join("docs/formats.md")).expect("formats");
+    for format in mcpdbg::reader::Format::ALL {
+        let name = format.as_str();
+        assert!(help.contains(name), "check --help does not name {name}");
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "README's format table does not name {name}"
+        );
+        assert!(
+            formats.contains(&format!("| `{name}`")) || formats.contains(&format!(", `{name}` |")),
+            "docs/formats.md's table does not name {name}"
+        );
+        // The flag takes the name.
+        let out = run(&["check", "--input", name, "fixtures/sample-session.log"]);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "--input {name}");
+    }
+}
