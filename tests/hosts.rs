@@ -428,3 +428,67 @@ fn check_help_and_the_docs_name_every_format() {
         assert!(matches!(out.status.code(), Some(0 | 1)), "--input {name}");
     }
 }
+
+#[test]
+fn cut_and_mangled_host_logs_give_findings_not_panics() {
+    use mcpdbg::pipeline::{Options, check};
+    use mcpdbg::reader::Format;
+    use mcpdbg::render::{self, OutputFormat, Style};
+    use mcpdbg::report::Report;
+    let dirs = [
+        "jetbrains",
+        "gh-aw",
+        "gh-aw-server",
+        "claude-code",
+        "claude-code-debug",
+        "codex",
+        "cursor",
+    ];
+    let mut runs = 0;
+    for dir in dirs {
+        let format = Format::from_name(dir).expect("a format per directory");
+        for entry in std::fs::read_dir(root().join("fixtures/formats").join(dir)).expect("dir") {
+            let bytes = std::fs::read(entry.expect("entry").path()).expect("fixture");
+            // Every cut (truncated records), and each byte flipped to a quote
+            // or a brace (broken JSON), read as this format and detected.
+            for at in (0..bytes.len()).step_by(11) {
+                let mut inputs = vec![bytes[..at].to_vec()];
+                for b in [b'"', b'{', 0xff] {
+                    let mut m = bytes.clone();
+                    m[at] = b;
+                    inputs.push(m);
+                }
+                for input in inputs {
+                    for forced in [Some(format), None] {
+                        let options = Options {
+                            format: forced,
+                            ..Options::default()
+                        };
+                        let file = check(
+                            "cut",
+                            Box::new(std::io::Cursor::new(input.clone())),
+                            &options,
+                        )
+                        .expect("in-memory input reads");
+                        if forced.is_some() {
+                            assert_eq!(file.format, dir);
+                        }
+                        let mut out = Vec::new();
+                        render::render(
+                            &Report { files: vec![file] },
+                            OutputFormat::Json,
+                            Style::default(),
+                            &mut out,
+                        )
+                        .expect("render");
+                        let doc: Value =
+                            serde_json::from_slice(&out).expect("the JSON output is valid JSON");
+                        assert!(doc["files"][0]["findings"].is_array());
+                        runs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(runs > 500, "{runs}");
+}
