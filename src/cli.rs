@@ -78,6 +78,17 @@ pub enum Command {
 ///   strace   `strace -f -tt -s 65535 -e trace=read,write` of the server
 ///   mcpsnoop, inspector
 ///            mcpsnoop's session log; the MCP Inspector's protocol export
+///   jetbrains
+///            a JetBrains IDE's mcp/SERVER.log (CLIENT / SERVER lines)
+///   gh-aw, gh-aw-server
+///            the GitHub Agentic Workflows gateway's mcp-logs/rpc-messages.jsonl
+///            (its calls, paired per server in order) and mcp-logs/SERVER.log
+///            (the server's stderr and start failures)
+///   claude-code, claude-code-debug
+///            Claude Code's mcp-logs-SERVER/TS.jsonl (or the 2025 .txt array)
+///            and its --debug log: tool events, no JSON-RPC
+///   codex    OpenAI Codex CLI's codex-tui.log (servers' stderr, start failures)
+///   cursor   Cursor's MCP logs (lifecycle, stderr, stray stdout as parse errors)
 ///
 /// `mcpdbg rules` lists what is checked.
 #[derive(Parser)]
@@ -742,6 +753,13 @@ enum InputArg {
     Strace,
     Mcpsnoop,
     Inspector,
+    Jetbrains,
+    GhAw,
+    GhAwServer,
+    ClaudeCode,
+    ClaudeCodeDebug,
+    Codex,
+    Cursor,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -892,6 +910,13 @@ fn input_format(input: Option<InputArg>) -> Option<Format> {
         InputArg::Strace => Format::Strace,
         InputArg::Mcpsnoop => Format::Mcpsnoop,
         InputArg::Inspector => Format::Inspector,
+        InputArg::Jetbrains => Format::JetBrains,
+        InputArg::GhAw => Format::GhAw,
+        InputArg::GhAwServer => Format::GhAwServer,
+        InputArg::ClaudeCode => Format::ClaudeCode,
+        InputArg::ClaudeCodeDebug => Format::ClaudeCodeDebug,
+        InputArg::Codex => Format::Codex,
+        InputArg::Cursor => Format::Cursor,
     })
 }
 

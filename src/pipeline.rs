@@ -170,7 +170,11 @@ impl Checker {
             self.sessions[lane.index] = Some(lane.session.finish(&mut self.findings));
         }
         let sessions: Vec<Summary> = self.sessions.into_iter().flatten().collect();
-        if let Some(forced) = self.options.format.filter(|_| self.lines_read > 0) {
+        if let Some(forced) = self
+            .options
+            .format
+            .filter(|f| self.lines_read > 0 && f.holds_messages())
+        {
             if sessions
                 .iter()
                 .all(|s| s.counts.messages.iter().sum::<u64>() == 0)

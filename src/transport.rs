@@ -267,6 +267,8 @@ impl Transport {
                 let note = match why {
                     PartialWhy::Summary => "the log shows message summaries (method, id, outcome), not payloads: content, shape and envelope rules stay silent",
                     PartialWhy::HostTruncated => "some payloads were cut short in the log (by the host or the capture tool): their id and method are used, their content is not judged",
+                    PartialWhy::HostEvents => "tool calls are rebuilt from the host's events: only the method, the tool and the outcome are known",
+                    PartialWhy::GatewayError => "failed calls are logged as the gateway's error text, not the server's answer: they count as error answers, their code and content are not judged",
                 };
                 self.note(note, at.line);
                 match serde_json::from_slice::<Value>(&json).map(message::classify) {

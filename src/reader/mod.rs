@@ -10,7 +10,12 @@ use std::fmt;
 use std::io::{self, Read};
 
 pub mod claude;
+pub mod claude_code;
+pub mod codex;
+pub mod cursor;
 pub mod envelope;
+pub mod gateway;
+pub mod jetbrains;
 pub mod native;
 pub mod ndjson;
 pub mod socat;
@@ -59,6 +64,12 @@ pub enum PartialWhy {
     Summary,
     /// The host cut the payload (`...[N chars truncated]...`).
     HostTruncated,
+    /// A gateway logged its own words for a failed call instead of the
+    /// server's answer.
+    GatewayError,
+    /// The host logs events (a tool call started, completed, failed), not
+    /// messages: the message is rebuilt from them.
+    HostEvents,
 }
 
 /// One record of a log: a line of traffic with where and when it was seen.
@@ -100,13 +111,27 @@ pub enum Format {
     Mcpsnoop,
     /// The MCP Inspector's protocol export (a JSON array).
     Inspector,
+    /// JetBrains IDEs' per-server `mcp/<server>.log`.
+    JetBrains,
+    /// The GitHub Agentic Workflows gateway's `rpc-messages.jsonl`.
+    GhAw,
+    /// The gh-aw gateway's per-server `mcp-logs/<server_id>.log`.
+    GhAwServer,
+    /// Claude Code's per-server `mcp-logs-<server>/<ts>.jsonl` (or `.txt`).
+    ClaudeCode,
+    /// Claude Code's `--debug` log.
+    ClaudeCodeDebug,
+    /// OpenAI Codex CLI's `codex-tui.log`.
+    Codex,
+    /// Cursor's MCP logs (per server, or the shared `MCP Logs.log`).
+    Cursor,
     /// A three-file `tee` capture (`--client`, `--server`, `--stderr`); never
     /// detected, only given.
     Tee,
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 18] = [
         Format::Native,
         Format::Ndjson,
         Format::ClaudeServer,
@@ -118,6 +143,13 @@ impl Format {
         Format::Strace,
         Format::Mcpsnoop,
         Format::Inspector,
+        Format::JetBrains,
+        Format::GhAw,
+        Format::GhAwServer,
+        Format::ClaudeCode,
+        Format::ClaudeCodeDebug,
+        Format::Codex,
+        Format::Cursor,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -133,8 +165,28 @@ impl Format {
             Format::Strace => "strace",
             Format::Mcpsnoop => "mcpsnoop",
             Format::Inspector => "inspector",
+            Format::JetBrains => "jetbrains",
+            Format::GhAw => "gh-aw",
+            Format::GhAwServer => "gh-aw-server",
+            Format::ClaudeCode => "claude-code",
+            Format::ClaudeCodeDebug => "claude-code-debug",
+            Format::Codex => "codex",
+            Format::Cursor => "cursor",
             Format::Tee => "tee",
         }
+    }
+
+    /// Whether the format's logs hold messages at all (some hosts log only
+    /// their lifecycle and the server's stderr).
+    pub fn holds_messages(self) -> bool {
+        !matches!(
+            self,
+            Format::GhAwServer
+                | Format::ClaudeCode
+                | Format::ClaudeCodeDebug
+                | Format::Codex
+                | Format::Cursor
+        )
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
@@ -167,7 +219,17 @@ pub fn detect(prefix: &[u8]) -> Format {
         (0, Format::Socat),
         (0, Format::Strace),
         (0, Format::Mcpsnoop),
+        (0, Format::JetBrains),
+        (0, Format::GhAw),
+        (0, Format::GhAwServer),
+        (0, Format::ClaudeCode),
+        (0, Format::ClaudeCodeDebug),
+        (0, Format::Codex),
+        (0, Format::Cursor),
     ];
+    if claude_code::matches_txt_array(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
+        return Format::ClaudeCode;
+    }
     if envelope::matches_inspector(&String::from_utf8_lossy(&prefix[..prefix.len().min(4096)])) {
         return Format::Inspector;
     }
@@ -186,6 +248,9 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[0].0 += 1;
         } else if claude::matches(&text, claude::Layout::Aggregate) {
             host[1].0 += 1;
+        } else if cursor::matches(&text) {
+            // Cursor's lines have VS Code's prefix: its own words decide.
+            host[14].0 += 4;
         } else if vscode::matches(&text) {
             host[2].0 += 1;
         } else if zed::matches_log(&text) {
@@ -197,6 +262,20 @@ pub fn detect(prefix: &[u8]) -> Format {
             host[6].0 += 1;
         } else if envelope::matches_mcpsnoop(&text) {
             host[7].0 += 1;
+        } else if jetbrains::matches(&text) {
+            host[8].0 += 1;
+        } else if gateway::matches_gh_aw(&text) {
+            host[9].0 += 1;
+        } else if gateway::matches_gh_aw_server(&text) {
+            host[10].0 += 1;
+        } else if claude_code::matches_jsonl(&text) {
+            host[11].0 += 1;
+        } else if claude_code::matches_debug(&text) {
+            host[12].0 += 4;
+        } else if claude_code::matches_debug_any(&text) {
+            host[12].0 += 1;
+        } else if codex::matches(&text) {
+            host[13].0 += 1;
         }
     }
     let (best, format) = host
@@ -204,7 +283,18 @@ pub fn detect(prefix: &[u8]) -> Format {
         .max_by_key(|(n, _)| *n)
         .expect("host formats");
     if best > 0 && best >= native && best * 4 >= total {
+        // Cursor's per-server files share VS Code's prefix and may open
+        // with a screenful of stderr: Cursor's own words further on, and
+        // none of VS Code's, decide.
+        if format == Format::VsCode && cursor::decides(prefix) {
+            return Format::Cursor;
+        }
         return format;
+    }
+    if native * 2 < total {
+        if let Some(format) = below_a_screenful(prefix) {
+            return format;
+        }
     }
     // An empty input is read as native: it has no records either way.
     if native * 2 >= total {
@@ -212,6 +302,40 @@ pub fn detect(prefix: &[u8]) -> Format {
     } else {
         Format::Ndjson
     }
+}
+
+/// A host format whose every own line carries its prefix, found anywhere in
+/// the bounded prefix: for logs whose first lines are all unprefixed text
+/// (a traceback, a banner, a multi-line host entry). It needs two such
+/// lines, and more of them than lines of JSON.
+fn below_a_screenful(prefix: &[u8]) -> Option<Format> {
+    let mut counts = [
+        (0usize, Format::JetBrains),
+        (0, Format::GhAwServer),
+        (0, Format::Codex),
+        (0, Format::ClaudeCodeDebug),
+    ];
+    let mut json = 0usize;
+    for line in prefix.split(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        if gateway::matches_gh_aw_server(&text) {
+            counts[1].0 += 1;
+        } else if line
+            .trim_ascii_start()
+            .first()
+            .is_some_and(|&b| b == b'{' || b == b'[')
+        {
+            json += 1;
+        } else if jetbrains::matches(&text) {
+            counts[0].0 += 1;
+        } else if codex::matches(&text) {
+            counts[2].0 += 1;
+        } else if claude_code::matches_debug(&text) {
+            counts[3].0 += 1;
+        }
+    }
+    let (best, format) = counts.into_iter().max_by_key(|(n, _)| *n)?;
+    (best >= 2 && best > json).then_some(format)
 }
 
 /// A reader that turns each line into zero or more records, queued: the
@@ -356,6 +480,19 @@ fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Open
         Format::Strace => Box::new(Parsed(strace::StraceReader::new(lines))),
         Format::Mcpsnoop => Box::new(Parsed(envelope::McpsnoopReader::new(lines))),
         Format::Inspector => Box::new(envelope::InspectorReader::new(lines)),
+        Format::JetBrains => Box::new(Parsed(jetbrains::JetBrainsReader::new(lines))),
+        Format::GhAw => Box::new(Parsed(gateway::EnvelopeReader::new(lines, &gateway::GH_AW))),
+        Format::GhAwServer => Box::new(Parsed(gateway::GhAwServerReader::new(lines))),
+        Format::ClaudeCode => Box::new(Parsed(claude_code::ClaudeCodeReader::new(
+            lines,
+            claude_code::Layout::Jsonl,
+        ))),
+        Format::ClaudeCodeDebug => Box::new(Parsed(claude_code::ClaudeCodeReader::new(
+            lines,
+            claude_code::Layout::Debug,
+        ))),
+        Format::Codex => Box::new(Parsed(codex::CodexReader::new(lines))),
+        Format::Cursor => Box::new(Parsed(cursor::CursorReader::new(lines))),
         // Three files are read by `pipeline::check_tee`; one file is plain.
         Format::Tee => Box::new(ndjson::NdjsonReader::new(lines)),
     };

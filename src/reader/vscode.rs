@@ -13,7 +13,7 @@ use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
 use crate::wire::event::Event;
 
 /// `2026-10-05 09:49:21.376 [debug] ` -> time and message.
-fn prefix(line: &str) -> Option<(Timestamp, &str)> {
+pub(super) fn prefix(line: &str) -> Option<(Timestamp, &str)> {
     let stamp = line.get(..23)?;
     let b = stamp.as_bytes();
     if b[4] != b'-' || b[10] != b' ' || b[19] != b'.' {

@@ -465,6 +465,14 @@ rules! {
         spec: "lifecycle, 2024-11-05 to 2025-11-25: version negotiation answers with a supported version, not an error",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32602,\"message\":\"Invalid request parameters\"}}",
     },
+    ServerStartFailed => {
+        name: "server-start-failed", group: Lifecycle, severity: Error, revisions: ALL,
+        summary: "the host reports that the server did not start or connect",
+        why: "The host could not launch the server, or the connection failed before the handshake completed: none of the server's tools exist for the session. Hosts that log only their own lifecycle (gateways, Cursor, Codex CLI) show this as a line of their own; a server that writes text on stdout before its first message often fails this way.",
+        fix: "Run the server's command by hand and read its stderr; check the command, its path and its environment; make sure nothing but JSON-RPC reaches stdout.",
+        spec: "lifecycle, all revisions: the initialization phase must complete before the session is used",
+        example: "[2026-11-03T10:00:00.120Z] [ERROR] [backend] failed to connect: calling \"initialize\": EOF",
+    },
     VersionDowngrade => {
         name: "version-downgrade", group: Lifecycle, severity: Warning, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "the server answered an older protocol revision than the client asked for",

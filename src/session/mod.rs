@@ -389,6 +389,9 @@ pub struct Session {
     /// Capabilities, progress tokens, tasks, subscriptions.
     features: features::State,
     name: Option<String>,
+    /// The log holds the host's calls, not the wire: it has no handshake
+    /// to miss, so the session is not said to start mid-way.
+    no_handshake: bool,
 }
 
 impl Session {
@@ -423,6 +426,7 @@ impl Session {
             upgraded: None,
             features: features::State::default(),
             name: None,
+            no_handshake: false,
         }
     }
 
@@ -509,6 +513,9 @@ impl Session {
             }
             Item::Event { at, event } => {
                 self.touch(&at);
+                if let Some(facts) = &event.facts {
+                    self.established(facts);
+                }
                 let text = event.text;
                 match event.kind {
                     EventKind::Start if self.is_empty() => self.known_start = true,
@@ -529,9 +536,55 @@ impl Session {
                         }
                         self.ends.push((at.line, excerpt(text.trim())));
                     }
+                    EventKind::StartFailed => {
+                        findings.push(
+                            Finding::new(
+                                Rule::ServerStartFailed,
+                                at.line,
+                                format!(
+                                    "the host reports that the server did not start: {}",
+                                    excerpt(text.trim())
+                                ),
+                            )
+                            .time(at.time.as_ref()),
+                        );
+                        if self.ends.len() == ENDS_KEPT {
+                            self.ends.remove(0);
+                        }
+                        self.ends.push((at.line, excerpt(text.trim())));
+                    }
+                    EventKind::NoHandshake => {
+                        if self.phase == Phase::Fresh {
+                            self.phase = Phase::Ready;
+                            self.mid_session = true;
+                            self.no_handshake = true;
+                        }
+                    }
                     EventKind::Start | EventKind::PartialLine(_) | EventKind::Note => {}
                 }
             }
+        }
+    }
+
+    /// A host's word on what the handshake established (a log without it).
+    fn established(&mut self, facts: &crate::wire::event::Facts) {
+        if let Some(v) = &facts.protocol_version {
+            self.negotiated = Some(excerpt(v));
+        }
+        match facts.modern {
+            Some(true) => self.era = Some(Era::Modern),
+            Some(false) => self.era = Some(Era::Legacy),
+            None => {
+                if let Some(rev) = self.negotiated.as_deref().and_then(Revision::parse) {
+                    self.era = Some(rev.era());
+                }
+            }
+        }
+        if let Some(name) = &facts.server_name {
+            self.server = Some(Implementation {
+                name: excerpt(name),
+                version: facts.server_version.as_deref().map(excerpt),
+            });
         }
     }
 
@@ -1328,7 +1381,7 @@ impl Session {
             last_line: self.last.as_ref().map(|a| a.line),
             first_time: self.first.and_then(|a| a.time),
             last_time: self.last.and_then(|a| a.time),
-            mid_session: self.mid_session,
+            mid_session: self.mid_session && !self.no_handshake,
         }
     }
 
@@ -1472,6 +1525,7 @@ impl Session {
             *line > open.line
                 && (what.contains("exit")
                     || what.contains("killed")
+                    || what.contains("dropped")
                     || what.contains("closed unexpectedly"))
         });
         let first_error = self

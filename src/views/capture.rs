@@ -215,6 +215,8 @@ impl Builder {
                 "the log holds only summaries of the client's messages (method, id and outcome, as Claude Desktop writes since mid-2026), not their params"
             }
             PartialWhy::HostTruncated => "the host cut this client message in its log",
+            PartialWhy::GatewayError => "a gateway logged its own words instead of this message",
+            PartialWhy::HostEvents => "the host logs tool events, not its messages",
         };
         self.capture.not_replayable = Some((line, reason.to_string()));
     }

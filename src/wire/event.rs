@@ -23,6 +23,13 @@ pub enum EventKind {
     /// The server's process or transport ended, or was told to (exit,
     /// signal, stdin closed, a host's "transport closed").
     End,
+    /// A host says the server did not start or its connection failed
+    /// before any call (a failed launch, a failed handshake).
+    StartFailed,
+    /// The log holds the host's own calls, not the wire: no handshake, and
+    /// ids numbered by the reader. The session is judged as started, and
+    /// the handshake and id rules stay silent.
+    NoHandshake,
     /// Anything else: shown, never judged.
     Note,
 }
@@ -32,6 +39,19 @@ pub enum EventKind {
 pub struct Event {
     pub kind: EventKind,
     pub text: String,
+    /// What a host's line established about the session (its negotiated
+    /// version, era and server), for hosts that log no handshake.
+    pub facts: Option<Box<Facts>>,
+}
+
+/// A session's facts as a host's summary line states them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub protocol_version: Option<String>,
+    /// The era by the host's word: true for modern, false for legacy.
+    pub modern: Option<bool>,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
 }
 
 /// Words of an event that say the server (or its transport) ended.
@@ -66,7 +86,11 @@ impl Event {
         } else {
             end_or_note(trimmed)
         };
-        Event { kind, text }
+        Event {
+            kind,
+            text,
+            facts: None,
+        }
     }
 
     /// A host's own line about the session (`Server transport closed`):
@@ -75,7 +99,57 @@ impl Event {
     pub fn host(text: impl Into<String>) -> Event {
         let text = text.into();
         let kind = end_or_note(text.trim());
-        Event { kind, text }
+        Event {
+            kind,
+            text,
+            facts: None,
+        }
+    }
+
+    /// A host's line that says a server (or connection) starts: a new
+    /// session when traffic came before it.
+    pub fn host_start(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::Start,
+            text: text.into(),
+            facts: None,
+        }
+    }
+
+    /// A host's line that says the server or its connection ended.
+    pub fn host_end(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::End,
+            text: text.into(),
+            facts: None,
+        }
+    }
+
+    /// A host's line that says the server failed to start or connect.
+    pub fn start_failed(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::StartFailed,
+            text: text.into(),
+            facts: None,
+        }
+    }
+
+    /// A reader's mark: this log shows the host's calls, not the wire.
+    pub fn no_handshake(text: impl Into<String>) -> Event {
+        Event {
+            kind: EventKind::NoHandshake,
+            text: text.into(),
+            facts: None,
+        }
+    }
+
+    /// A host's line that states the session's facts (shown as a note).
+    pub fn established(text: impl Into<String>, facts: Facts) -> Event {
+        Event {
+            kind: EventKind::Note,
+            text: text.into(),
+            facts: Some(Box::new(facts)),
+        }
     }
 
     /// A new server process, as a recorder writes it.
@@ -83,6 +157,7 @@ impl Event {
         Event {
             kind: EventKind::Start,
             text: text::start(command),
+            facts: None,
         }
     }
 }

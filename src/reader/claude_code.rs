@@ -1,0 +1,499 @@
+//! Claude Code's logs: the per-server `mcp-logs-<server>/<ts>.jsonl` (one
+//! JSON object per line: `debug` or `error` text, `timestamp`, `sessionId`,
+//! `cwd`; the 2025 `.txt` form is the same objects in one pretty-printed
+//! array) and the `--debug` text log (`[TS ]"[" LEVEL "] " TEXT`, MCP lines
+//! `MCP server "<name>": <text>` and `MCP server "<name>" Server stderr:
+//! <chunk>`, several servers in one file).
+//!
+//! Neither holds JSON-RPC: only the host's events. Tool calls become
+//! messages rebuilt from them (`Calling MCP tool: T` a `tools/call` request
+//! with an id the reader numbers, `Tool 'T' completed successfully` /
+//! `failed after` its answer, paired per tool in order), so that hangs,
+//! latency, the timeline and stats work; connection attempts start
+//! sessions, drops and failures end them.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use crate::wire::event::{Event, Facts};
+
+/// Which of Claude Code's logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `mcp-logs-<server>/<ts>.jsonl` (or the 2025 `.txt` array).
+    Jsonl,
+    /// The `--debug` text log.
+    Debug,
+}
+
+/// Calls open at once per session before the oldest is forgotten.
+const OPEN_MAX: usize = 20_000;
+/// Servers whose state the debug log's reader keeps.
+const SERVERS_MAX: usize = 10_000;
+/// Bytes of one object of the 2025 pretty-printed array gathered at most.
+const OBJECT_MAX: usize = 1 << 20;
+
+const NOTE: &str = "Claude Code logs tool events, not JSON-RPC: each `Calling MCP tool` is shown as a `tools/call` request with an id mcpdbg numbers, answered by the tool's `completed`/`failed` line (calls to the same tool pair in order); handshake, id, envelope, content, capability and notification rules cannot be judged from this log, and server stderr may be written late, so it is not ordered against the tool events by time";
+
+/// Whether a line is one of the `.jsonl` objects (for detection).
+pub fn matches_jsonl(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with('{')
+        && line.contains("\"timestamp\"")
+        && (line.contains("\"debug\"") || line.contains("\"error\""))
+        && serde_json::from_str::<Value>(line).is_ok_and(|v| {
+            v.get("timestamp").is_some_and(Value::is_string)
+                && (v.get("debug").is_some_and(Value::is_string)
+                    || v.get("error").is_some_and(Value::is_string))
+                && (v.get("sessionId").is_some() || v.get("cwd").is_some())
+        })
+}
+
+/// Whether the start of a file is the 2025 pretty-printed array.
+pub fn matches_txt_array(prefix: &str) -> bool {
+    let mut lines = prefix.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines.next() == Some("[")
+        && lines.next() == Some("{")
+        && lines
+            .next()
+            .is_some_and(|l| l.starts_with("\"debug\":") || l.starts_with("\"error\":"))
+}
+
+/// `[TS ][LEVEL] MCP server "<name>"` -> time, level, name and the rest
+/// (`: text` or ` Server stderr: chunk`).
+fn debug_prefix(line: &str) -> Option<(Option<Timestamp>, &str, &str, &str)> {
+    let (time, rest) = match line.find(" [") {
+        Some(i) if i >= 20 && line.as_bytes()[10] == b'T' => {
+            (Some(Timestamp::parse(&line[..i])?), &line[i + 1..])
+        }
+        _ => (None, line),
+    };
+    let rest = rest.strip_prefix('[')?;
+    let end = rest.find("] ")?;
+    let level = &rest[..end];
+    if !matches!(level, "DEBUG" | "WARN" | "ERROR" | "INFO") {
+        return None;
+    }
+    let rest = rest[end + 2..].strip_prefix("MCP server \"")?;
+    let q = rest.find('"')?;
+    Some((time, level, &rest[..q], &rest[q + 1..]))
+}
+
+/// Whether a line is an MCP line of the `--debug` log (for detection).
+pub fn matches_debug(line: &str) -> bool {
+    debug_prefix(line).is_some()
+}
+
+/// Whether a line is any timestamped line of the `--debug` log (most are
+/// not about MCP): `TS [DEBUG|INFO|WARN|ERROR] TEXT`, the level in capitals.
+pub fn matches_debug_any(line: &str) -> bool {
+    let Some(i) = line.find(" [") else {
+        return false;
+    };
+    i >= 20
+        && line.as_bytes()[10] == b'T'
+        && ["[DEBUG] ", "[INFO] ", "[WARN] ", "[ERROR] "]
+            .iter()
+            .any(|l| line[i + 1..].starts_with(l))
+        && Timestamp::parse(&line[..i]).is_some()
+}
+
+/// One connection's state: the calls open per tool.
+#[derive(Default)]
+struct Conn {
+    /// A NoHandshake mark was sent for the current session.
+    marked: bool,
+    connected: bool,
+    next: u64,
+    open: HashMap<Box<str>, VecDeque<u64>>,
+    open_count: usize,
+}
+
+/// Reads either Claude Code log.
+pub struct ClaudeCodeReader {
+    lines: Lines,
+    layout: Layout,
+    queue: VecDeque<Record>,
+    conns: HashMap<Option<Box<str>>, Conn>,
+    /// The 2025 array form: the object being gathered, and where it began.
+    object: Option<(u64, String)>,
+    overflow_noted: bool,
+}
+
+/// What one host text means.
+enum Said<'a> {
+    Starting,
+    Connected,
+    /// `Connection established with capabilities: JSON`.
+    Established(&'a str),
+    Calling(&'a str),
+    Completed(&'a str),
+    Failed(&'a str, &'a str),
+    Dropped,
+    ConnectFailed,
+    Closing,
+    Stderr(&'a str),
+    Other,
+}
+
+fn said(text: &str) -> Said<'_> {
+    if text.starts_with("Starting connection") {
+        Said::Starting
+    } else if text.starts_with("Successfully connected") {
+        Said::Connected
+    } else if let Some(json) = text.strip_prefix("Connection established with capabilities: ") {
+        Said::Established(json)
+    } else if let Some(tool) = text.strip_prefix("Calling MCP tool: ") {
+        Said::Calling(tool.trim())
+    } else if let Some(rest) = text.strip_prefix("Tool '") {
+        let Some(q) = rest.find("' ") else {
+            return Said::Other;
+        };
+        let (tool, what) = (&rest[..q], &rest[q + 2..]);
+        if what.starts_with("completed successfully") {
+            Said::Completed(tool)
+        } else if let Some(after) = what.strip_prefix("failed after ") {
+            let why = after.split_once(": ").map_or("", |(_, w)| w);
+            Said::Failed(tool, why)
+        } else {
+            Said::Other
+        }
+    } else if text.starts_with("STDIO connection dropped") {
+        Said::Dropped
+    } else if text.starts_with("Connection failed") || text.starts_with("Connection error") {
+        Said::ConnectFailed
+    } else if text.starts_with("Closing transport") || text.starts_with("Terminating MCP server") {
+        Said::Closing
+    } else if let Some(chunk) = text.strip_prefix("Server stderr: ") {
+        Said::Stderr(chunk)
+    } else {
+        Said::Other
+    }
+}
+
+/// A tool name from the log, bounded for the tables.
+fn cap(s: &str) -> Box<str> {
+    const MAX: usize = 240;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => s[..i].into(),
+        None => s.into(),
+    }
+}
+
+impl ClaudeCodeReader {
+    pub fn new(lines: Lines, layout: Layout) -> ClaudeCodeReader {
+        ClaudeCodeReader {
+            lines,
+            layout,
+            queue: VecDeque::new(),
+            conns: HashMap::new(),
+            object: None,
+            overflow_noted: false,
+        }
+    }
+
+    fn push(
+        &mut self,
+        line: u64,
+        time: Option<Timestamp>,
+        body: Body,
+        t: bool,
+        source: &Option<Box<str>>,
+    ) {
+        self.queue.push_back(Record {
+            line,
+            time,
+            body,
+            terminated: t,
+            source: source.clone(),
+        });
+    }
+
+    /// One host text of a server (`source`), with its level.
+    fn text(
+        &mut self,
+        line: u64,
+        time: Option<Timestamp>,
+        text: &str,
+        error: bool,
+        t: bool,
+        source: Option<Box<str>>,
+    ) {
+        if !self.conns.contains_key(&source) && self.conns.len() >= SERVERS_MAX {
+            if !self.overflow_noted {
+                self.overflow_noted = true;
+                self.push(
+                    line,
+                    None,
+                    Body::Note(format!(
+                        "more than {SERVERS_MAX} servers in one log: the later ones are not read"
+                    )),
+                    t,
+                    &source,
+                );
+            }
+            return;
+        }
+        let text = text.trim_end_matches(['\n', '\r']);
+        let said = said(text);
+        let mut out: Vec<Body> = Vec::new();
+        let conn = self.conns.entry(source.clone()).or_default();
+        if let Said::Starting = said {
+            // A new connection attempt: a new session once calls were made.
+            out.push(Body::Event(Event::host_start(text)));
+            *conn = Conn::default();
+        }
+        if !conn.marked {
+            conn.marked = true;
+            out.push(Body::Note(NOTE.into()));
+            out.push(Body::Event(Event::no_handshake(
+                "the host's tool events, not its messages",
+            )));
+        }
+        match said {
+            Said::Starting => {}
+            Said::Established(json) => {
+                conn.connected = true;
+                out.push(Body::Event(Event::established(text, facts(json))));
+            }
+            Said::Connected => {
+                conn.connected = true;
+                out.push(Body::Event(Event::host(text)));
+            }
+            Said::Calling(tool) => {
+                conn.connected = true;
+                conn.next += 1;
+                let id = conn.next;
+                if conn.open_count >= OPEN_MAX {
+                    // Forget the oldest call of some tool (bounded memory).
+                    if let Some(q) = conn.open.values_mut().find(|q| !q.is_empty()) {
+                        q.pop_front();
+                        conn.open_count -= 1;
+                    }
+                }
+                let tool = cap(tool);
+                conn.open.entry(tool.clone()).or_default().push_back(id);
+                conn.open_count += 1;
+                let json = serde_json::json!({
+                    "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": &*tool},
+                });
+                out.push(partial(Dir::ClientToServer, json));
+            }
+            Said::Completed(tool) | Said::Failed(tool, _) => {
+                let id = conn.open.get_mut(tool).and_then(VecDeque::pop_front);
+                match id {
+                    Some(id) => {
+                        conn.open_count -= 1;
+                        if conn.open.get(tool).is_some_and(VecDeque::is_empty) {
+                            conn.open.remove(tool);
+                        }
+                        let json = match said {
+                            Said::Failed(_, why) => serde_json::json!({
+                                "jsonrpc": "2.0", "id": id,
+                                "error": {"message": if why.is_empty() { text } else { why }},
+                            }),
+                            _ => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                        };
+                        out.push(partial(Dir::ServerToClient, json));
+                    }
+                    None => out.push(Body::Event(Event::host(format!(
+                        "{text} (no call of this tool is open)"
+                    )))),
+                }
+            }
+            Said::Dropped => out.push(Body::Event(Event::host_end(text))),
+            Said::ConnectFailed if !conn.connected => {
+                out.push(Body::Event(Event::start_failed(text)))
+            }
+            Said::ConnectFailed | Said::Closing => out.push(Body::Event(Event::host_end(text))),
+            Said::Stderr(chunk) => out.push(Body::Line {
+                dir: Dir::Stderr,
+                bytes: chunk
+                    .trim_end_matches(['\n', '\r'])
+                    .as_bytes()
+                    .to_vec()
+                    .into(),
+            }),
+            Said::Other if error => out.push(Body::Event(Event::host(format!("error: {text}")))),
+            Said::Other => out.push(Body::Event(Event::host(text))),
+        }
+        for body in out {
+            self.push(line, time.clone(), body, t, &source);
+        }
+    }
+
+    /// One object of the `.jsonl` (or the 2025 array).
+    fn object(&mut self, line: u64, bytes: &[u8], t: bool) {
+        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(bytes) else {
+            self.push(line, None, Body::Unreadable(bytes.to_vec()), t, &None);
+            return;
+        };
+        let time = obj
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(Timestamp::parse);
+        let (text, error) = match (obj.get("debug"), obj.get("error")) {
+            (Some(Value::String(d)), _) => (d.as_str(), false),
+            (_, Some(Value::String(e))) => (e.as_str(), true),
+            _ => {
+                self.push(line, time, Body::Unreadable(bytes.to_vec()), t, &None);
+                return;
+            }
+        };
+        self.text(line, time, text, error, t, None);
+    }
+
+    fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
+        match self.layout {
+            Layout::Debug => {
+                let text = super::text(&bytes);
+                let Some((time, level, name, rest)) = debug_prefix(&text) else {
+                    return; // other debug lines, and continuations
+                };
+                let (body, error) = if let Some(chunk) = rest.strip_prefix(" Server stderr: ") {
+                    (format!("Server stderr: {chunk}"), true)
+                } else {
+                    (
+                        rest.strip_prefix(": ").unwrap_or(rest).to_string(),
+                        level == "ERROR",
+                    )
+                };
+                let source = Some(cap(name));
+                self.text(line_no, time, &body, error, terminated, source);
+            }
+            Layout::Jsonl => {
+                let trimmed = bytes.trim_ascii();
+                if trimmed.is_empty() {
+                    return;
+                }
+                // The 2025 array: `[`, then objects over several lines.
+                if let Some((_, text)) = &mut self.object {
+                    text.push_str(&super::text(&bytes));
+                    text.push('\n');
+                    let closes = matches!(trimmed, b"}" | b"},");
+                    if closes || text.len() > OBJECT_MAX {
+                        let (start, text) = self.object.take().expect("gathering");
+                        let text = text.trim_end().trim_end_matches(',').to_string();
+                        self.object(start, text.as_bytes(), terminated);
+                    }
+                    return;
+                }
+                match trimmed {
+                    b"[" | b"]" => {}
+                    b"{" => self.object = Some((line_no, "{\n".to_string())),
+                    _ => {
+                        let one = trimmed.strip_suffix(b",").unwrap_or(trimmed);
+                        self.object(line_no, one, terminated)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The capabilities line's facts: `negotiatedProtocolVersion`,
+/// `protocolEra` (`legacy` or `modern`), `serverVersion {name, version}`.
+fn facts(json: &str) -> Facts {
+    let Ok(v) = serde_json::from_str::<Value>(json) else {
+        return Facts::default();
+    };
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| cap(s).into_string());
+    Facts {
+        protocol_version: text(v.get("negotiatedProtocolVersion")),
+        modern: match v.get("protocolEra").and_then(Value::as_str) {
+            Some("modern") => Some(true),
+            Some("legacy") => Some(false),
+            _ => None,
+        },
+        server_name: text(v.pointer("/serverVersion/name")),
+        server_version: text(v.pointer("/serverVersion/version")),
+    }
+}
+
+fn partial(dir: Dir, json: Value) -> Body {
+    Body::Partial {
+        dir,
+        json: json.to_string().into_bytes(),
+        why: PartialWhy::HostEvents,
+    }
+}
+
+impl LineParser for ClaudeCodeReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
+
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, bytes, terminated)
+    }
+
+    fn end(&mut self) {
+        // An object of the array cut off at the end of the file.
+        if let Some((start, text)) = self.object.take() {
+            self.push(
+                start,
+                None,
+                Body::Unreadable(text.into_bytes()),
+                false,
+                &None,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        assert!(matches_jsonl(
+            r#"{"debug":"Starting connection with timeout of 30000ms","timestamp":"2026-11-03T10:00:00.120Z","sessionId":"s1","cwd":"/tmp"}"#
+        ));
+        assert!(matches_jsonl(
+            r#"{"error":"Server stderr: x\n","timestamp":"2026-11-03T10:00:00.120Z","sessionId":"s1"}"#
+        ));
+        assert!(!matches_jsonl(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#
+        ));
+        assert!(matches_txt_array(
+            "[\n  {\n    \"debug\": \"Starting connection attempt\",\n"
+        ));
+        assert!(!matches_txt_array("[\n  {\n    \"id\": 1,\n"));
+        assert!(matches_debug(
+            r#"2026-10-03T04:26:18.442Z [DEBUG] MCP server "spike001": Starting connection with timeout of 30000ms"#
+        ));
+        assert!(matches_debug(
+            r#"[ERROR] MCP server "apicurio" Server stderr: INFO connected"#
+        ));
+        assert!(!matches_debug(
+            "2026-10-03T04:26:18.442Z [DEBUG] Loaded settings"
+        ));
+        assert!(!matches_debug(
+            r#"2025-04-17T04:45:39.334Z [info] [filesystem] Message from client: {}"#
+        ));
+    }
+
+    #[test]
+    fn texts() {
+        assert!(matches!(
+            said("Tool 'a b' completed successfully in 12ms"),
+            Said::Completed("a b")
+        ));
+        assert!(matches!(
+            said("Tool 'x' failed after 3s: boom: bad"),
+            Said::Failed("x", "boom: bad")
+        ));
+        assert!(matches!(
+            said("Tool 'x' still running (30s elapsed)"),
+            Said::Other
+        ));
+        assert!(matches!(
+            said("Calling MCP tool: search"),
+            Said::Calling("search")
+        ));
+    }
+}

@@ -1,0 +1,255 @@
+//! Cursor's MCP logs: the per-server `logs/<ts>/mcp-server-user-<name>.log`
+//! (2026; no tag) and the older shared files (`MCP Logs.log`, `Cursor
+//! MCP.log`) whose lines carry a tag, `user-<name>: ` or (early 2025) the
+//! last four characters of the server's name.
+//!
+//! Lines are VS Code's log channel format (`YYYY-MM-DD HH:MM:SS.mmm [level]
+//! TEXT`, local time). Cursor logs no MCP messages: its lifecycle lines,
+//! each chunk of the server's stderr at `[error]` (a multi-line chunk goes
+//! on over unprefixed lines), and stray stdout as the host's JSON parse
+//! error: `Client error for command Unexpected token 'S', "Starting MCP
+//! server" is not valid JSON` (the first characters of the line).
+
+use std::collections::VecDeque;
+
+use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use crate::wire::event::Event;
+
+/// Cursor's own words, which tell its log from VS Code's.
+const CURSOR_WORDS: [&str; 5] = [
+    "stdio process with command",
+    "Client error for command",
+    "connected to stdio server",
+    "CreateClient",
+    "Client closed for command",
+];
+
+/// The tag of a line, if any: `user-<name>`, or a four-character suffix
+/// that came with one of Cursor's words (then `known` keeps it, so that
+/// the server's stderr under the same tag is read as that server's).
+fn tag<'a>(
+    message: &'a str,
+    known: &mut std::collections::HashSet<Box<str>>,
+) -> (Option<&'a str>, &'a str) {
+    if let Some(rest) = message.strip_prefix("user-") {
+        if let Some((name, text)) = rest.split_once(": ") {
+            if !name.contains(' ') {
+                return (Some(&message[..5 + name.len()]), text);
+            }
+        }
+    }
+    // Early 2025: `arch: Starting new stdio process ...`.
+    if let Some((name, text)) = message.split_once(": ") {
+        if name.chars().count() == 4 && !name.contains(' ') {
+            if known.contains(name) {
+                return (Some(name), text);
+            }
+            if CURSOR_WORDS.iter().any(|w| text.contains(w)) {
+                if known.len() < MARKED_MAX {
+                    known.insert(name.into());
+                }
+                return (Some(name), text);
+            }
+        }
+    }
+    (None, message)
+}
+
+/// Whether a line is Cursor's (for detection): the log channel prefix with
+/// one of Cursor's own texts or tags.
+pub fn matches(line: &str) -> bool {
+    super::vscode::prefix(line).is_some_and(|(_, message)| {
+        CURSOR_WORDS.iter().any(|w| message.contains(w)) || message.starts_with("user-")
+    })
+}
+
+/// VS Code's own texts, which Cursor's logs never hold.
+const VSCODE_WORDS: [&str; 5] = [
+    "[editor -> server]",
+    "[server -> editor]",
+    "[server stderr]",
+    "Connection state:",
+    "Failed to parse message:",
+];
+
+/// Whether a prefix that reads as VS Code's log is Cursor's: a line with
+/// Cursor's words and none with VS Code's (the whole bounded prefix, not
+/// only its first lines, which may all be stderr).
+pub fn decides(prefix: &[u8]) -> bool {
+    let mut cursor = false;
+    for line in prefix.split(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        if VSCODE_WORDS.iter().any(|w| text.contains(w)) {
+            return false;
+        }
+        cursor |= matches(&text);
+    }
+    cursor
+}
+
+/// Reads a Cursor MCP log.
+pub struct CursorReader {
+    lines: Lines,
+    queue: VecDeque<Record>,
+    /// The previous record was stderr of this source: unprefixed lines
+    /// continue it.
+    in_stderr: Option<Option<Box<str>>>,
+    /// Sessions that had their note and mark; bounded.
+    marked: std::collections::HashSet<Option<Box<str>>>,
+    /// Sessions known to have connected (a later client error is an end,
+    /// not a start failure); bounded with `marked`.
+    connected: std::collections::HashSet<Option<Box<str>>>,
+    /// Early 2025's four-character tags seen with Cursor's words; bounded.
+    tags: std::collections::HashSet<Box<str>>,
+}
+
+const MARKED_MAX: usize = 10_000;
+
+impl CursorReader {
+    pub fn new(lines: Lines) -> CursorReader {
+        CursorReader {
+            lines,
+            queue: VecDeque::new(),
+            in_stderr: None,
+            marked: Default::default(),
+            connected: Default::default(),
+            tags: Default::default(),
+        }
+    }
+
+    fn push(
+        &mut self,
+        line: u64,
+        time: Option<Timestamp>,
+        body: Body,
+        t: bool,
+        source: Option<Box<str>>,
+    ) {
+        if !self.marked.contains(&source) && self.marked.len() < MARKED_MAX {
+            self.marked.insert(source.clone());
+            for body in [
+                Body::Note("Cursor logs no MCP messages: its lifecycle, the server's stderr and its own parse errors for stray stdout; times are local without a zone; no message, pairing or handshake rule can be judged".into()),
+                Body::Event(Event::no_handshake("Cursor's log of a server")),
+            ] {
+                self.queue.push_back(Record {
+                    line,
+                    time: None,
+                    body,
+                    terminated: t,
+                    source: source.clone(),
+                });
+            }
+        }
+        self.queue.push_back(Record {
+            line,
+            time,
+            body,
+            terminated: t,
+            source,
+        });
+    }
+
+    fn read(&mut self, line_no: u64, bytes: &[u8], t: bool) {
+        let text = super::text(bytes);
+        let text = text.strip_suffix('\r').unwrap_or(&text);
+        let Some((time, message)) = super::vscode::prefix(text) else {
+            // An unprefixed line: more of a stderr chunk, else skipped.
+            if let Some(source) = self.in_stderr.clone() {
+                self.push(
+                    line_no,
+                    None,
+                    Body::Line {
+                        dir: Dir::Stderr,
+                        bytes: text.as_bytes().to_vec().into(),
+                    },
+                    t,
+                    source,
+                );
+            }
+            return;
+        };
+        self.in_stderr = None;
+        let level = text
+            .get(25..)
+            .and_then(|r| r.split_once(']'))
+            .map_or("", |(l, _)| l);
+        let (tag, body) = tag(message, &mut self.tags);
+        let source: Option<Box<str>> = tag.map(Into::into);
+        let record = if let Some(what) = body.strip_prefix("Client error for command ") {
+            if (what.starts_with("Unexpected token") && what.contains("is not valid JSON"))
+                || what.contains("in JSON at position")
+            {
+                Body::HostParseError(what.to_string())
+            } else if self.connected.contains(&source) {
+                Body::Event(Event::host_end(body))
+            } else {
+                Body::Event(Event::start_failed(body))
+            }
+        } else if body.starts_with("Starting new stdio process") {
+            self.connected.remove(&source);
+            Body::Event(Event::host_start(body))
+        } else if body.contains("connected to stdio server") {
+            if self.connected.len() < MARKED_MAX {
+                self.connected.insert(source.clone());
+            }
+            Body::Event(Event::host(body))
+        } else if body.starts_with("Client closed for command") || body.contains("exited") {
+            Body::Event(Event::host_end(body))
+        } else if level == "error" {
+            self.in_stderr = Some(source.clone());
+            Body::Line {
+                dir: Dir::Stderr,
+                bytes: body.as_bytes().to_vec().into(),
+            }
+        } else {
+            Body::Event(Event::host(body))
+        };
+        self.push(line_no, Some(time), record, t, source);
+    }
+}
+
+impl LineParser for CursorReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
+
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, &bytes, terminated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_and_detection() {
+        let mut known = Default::default();
+        assert_eq!(
+            tag("user-wirewiki: Client error for command x", &mut known),
+            (Some("user-wirewiki"), "Client error for command x")
+        );
+        assert_eq!(tag("Error: x", &mut known), (None, "Error: x"));
+        assert_eq!(
+            tag(
+                "arch: Starting new stdio process with command: npx",
+                &mut known
+            ),
+            (Some("arch"), "Starting new stdio process with command: npx")
+        );
+        assert_eq!(
+            tag("arch: Error: x", &mut known),
+            (Some("arch"), "Error: x")
+        );
+        assert_eq!(
+            tag("Successfully connected to stdio server", &mut known),
+            (None, "Successfully connected to stdio server")
+        );
+        assert!(matches(
+            "2025-11-05 09:59:50.750 [info] Successfully connected to stdio server"
+        ));
+        assert!(!matches(
+            "2026-10-05 09:49:21.376 [info] Connection state: Running"
+        ));
+    }
+}

@@ -1,0 +1,597 @@
+//! Gateways' per-message logs: one JSON object per line whose fields name
+//! the time, the direction, the session and the message. A [`Mapping`] says
+//! which fields those are; the GitHub Agentic Workflows gateway (gh-aw,
+//! `mcp-logs/rpc-messages.jsonl`, both record layouts) is one mapping, and
+//! another gateway's log is one more.
+//!
+//! A gateway that is itself the MCP client logs its own calls, not the
+//! wire: no handshake, no notifications, requests without ids and responses
+//! with a placeholder id. With [`Ids::InOrder`] the reader numbers each
+//! session's requests (1, 2, ...) and gives each response the id of that
+//! session's oldest open request, so the session pairs them in order; a
+//! failed call (the gateway's own error text instead of a payload) becomes
+//! a hang (a timeout), an end of the connection (EOF) or an error answer.
+//!
+//! Also here: the gateway's per-server log `mcp-logs/<server_id>.log`
+//! (`[TS] [LEVEL] [CATEGORY] TEXT`, the server's stderr as
+//! `[stderr] LINE`), which holds the start failures.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::{Map, Value};
+
+use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use crate::wire::event::Event;
+
+/// How a log's messages carry their ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ids {
+    /// The messages are the wire's, ids included.
+    Wire,
+    /// Requests carry no usable id and responses a placeholder: pair each
+    /// session's responses with its requests in order.
+    InOrder,
+}
+
+/// Which fields of a record name what.
+#[derive(Debug)]
+pub struct Mapping {
+    /// The time (RFC 3339).
+    pub time: &'static str,
+    /// The record's kind; its values for a request and a response. Other
+    /// values are the gateway's own records (verdicts): notes.
+    pub kind: &'static [&'static str],
+    pub request: &'static [&'static str],
+    pub response: &'static [&'static str],
+    /// The direction, used when the kind does not say; its value for a
+    /// message to the server and for one from it.
+    pub direction: &'static str,
+    pub to_server: &'static str,
+    pub from_server: &'static str,
+    /// The session: one per value (the server).
+    pub session: &'static str,
+    /// The message as a JSON value.
+    pub message: &'static str,
+    /// The method, when the message lacks it.
+    pub method: &'static str,
+    /// The gateway's own error text for a call that failed.
+    pub error: &'static str,
+    pub ids: Ids,
+    /// What the note of this format says.
+    pub note: &'static str,
+}
+
+/// The gh-aw gateway's `rpc-messages.jsonl`: until May 2026 `{timestamp,
+/// direction: OUT|IN, type: REQUEST|RESPONSE, server_id, method?, error?,
+/// payload}`; since then `{timestamp, event: rpc_request|rpc_response,
+/// _schema, direction, server_id, method?, error?, payload}`.
+pub const GH_AW: Mapping = Mapping {
+    time: "timestamp",
+    kind: &["type", "event"],
+    request: &["REQUEST", "rpc_request"],
+    response: &["RESPONSE", "rpc_response"],
+    direction: "direction",
+    to_server: "OUT",
+    from_server: "IN",
+    session: "server_id",
+    message: "payload",
+    method: "method",
+    error: "error",
+    ids: Ids::InOrder,
+    note: "the gateway logs its own calls to each server, not the wire: no handshake, notifications or request ids, and a placeholder id on responses; mcpdbg numbers each server's calls 1, 2, ... and pairs responses with them in order, so id, handshake, framing and notification rules are not judged",
+};
+
+/// Requests one session may have open in the reader's order table; past
+/// it the oldest is forgotten (its answer then pairs one call late).
+const OPEN_MAX: usize = 20_000;
+/// Sessions (servers) whose order tables are kept; records of more
+/// servers are read without pairing.
+const SESSIONS_MAX: usize = 10_000;
+
+/// A name or a text from the log, cut to a bounded length for the tables
+/// and the events.
+fn cap(s: &str) -> String {
+    const MAX: usize = 240;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Whether a line is a gh-aw `rpc-messages.jsonl` record (for detection).
+pub fn matches_gh_aw(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with('{')
+        && line.contains("\"server_id\"")
+        && line.contains("\"payload\"")
+        && serde_json::from_str::<Value>(line).is_ok_and(|v| {
+            v.get("server_id").is_some_and(Value::is_string)
+                && ["type", "event"]
+                    .iter()
+                    .any(|k| v.get(*k).is_some_and(Value::is_string))
+        })
+}
+
+/// The calls one session has open, oldest first: the reader's ids and
+/// methods.
+#[derive(Default)]
+struct Order {
+    next: u64,
+    open: VecDeque<(u64, Box<str>)>,
+    noted: bool,
+}
+
+/// Reads a gateway's per-message log through a [`Mapping`].
+pub struct EnvelopeReader {
+    lines: Lines,
+    queue: VecDeque<Record>,
+    map: &'static Mapping,
+    sessions: HashMap<Box<str>, Order>,
+    /// Records without a session field form a session of their own.
+    unnamed: Order,
+    overflow_noted: bool,
+}
+
+/// How a failed call ended, from the gateway's error text.
+#[derive(Debug, PartialEq)]
+enum Failure {
+    /// The gateway stopped waiting: the server never answered.
+    Timeout,
+    /// The server's stdout ended with the call open.
+    Closed,
+    /// An error answer (the server's or the gateway's).
+    Error,
+}
+
+fn failure(text: &str) -> Failure {
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("deadline exceeded")
+        || lower.contains("timeout")
+        || lower.contains("timed out")
+    {
+        Failure::Timeout
+    } else if lower.ends_with("eof")
+        || lower.contains("eof:")
+        || lower.contains("broken pipe")
+        || lower.contains("connection closed")
+        || lower.contains("file already closed")
+    {
+        Failure::Closed
+    } else {
+        Failure::Error
+    }
+}
+
+impl EnvelopeReader {
+    pub fn new(lines: Lines, map: &'static Mapping) -> EnvelopeReader {
+        EnvelopeReader {
+            lines,
+            queue: VecDeque::new(),
+            map,
+            sessions: HashMap::new(),
+            unnamed: Order::default(),
+            overflow_noted: false,
+        }
+    }
+
+    fn push(
+        &mut self,
+        line: u64,
+        time: Option<Timestamp>,
+        body: Body,
+        t: bool,
+        source: &Option<Box<str>>,
+    ) {
+        self.queue.push_back(Record {
+            line,
+            time,
+            body,
+            terminated: t,
+            source: source.clone(),
+        });
+    }
+
+    fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let map = self.map;
+        let Ok(Value::Object(mut rec)) = serde_json::from_slice::<Value>(bytes) else {
+            self.push(
+                line_no,
+                None,
+                Body::Unreadable(bytes.to_vec()),
+                terminated,
+                &None,
+            );
+            return;
+        };
+        let time = rec
+            .get(map.time)
+            .and_then(Value::as_str)
+            .and_then(Timestamp::parse);
+        let source: Option<Box<str>> = rec
+            .get(map.session)
+            .and_then(Value::as_str)
+            .map(|s| cap(s).into_boxed_str());
+        let kind = map
+            .kind
+            .iter()
+            .find_map(|k| rec.get(*k).and_then(Value::as_str))
+            .map(str::to_owned);
+        let dir_field = rec.get(map.direction).and_then(Value::as_str);
+        let request = match kind.as_deref() {
+            Some(k) if map.request.contains(&k) => true,
+            Some(k) if map.response.contains(&k) => false,
+            Some(other) => {
+                // The gateway's own verdict (a denial): its words, no fault.
+                let detail = rec
+                    .get(map.error)
+                    .or_else(|| rec.get("reason"))
+                    .and_then(Value::as_str)
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default();
+                let text = format!("gateway verdict {}{detail}", cap(other));
+                self.push(
+                    line_no,
+                    time,
+                    Body::Event(Event::host(text)),
+                    terminated,
+                    &source,
+                );
+                return;
+            }
+            None => match dir_field {
+                Some(d) if d == map.to_server => true,
+                Some(d) if d == map.from_server => false,
+                _ => {
+                    self.push(
+                        line_no,
+                        time,
+                        Body::Unreadable(bytes.to_vec()),
+                        terminated,
+                        &source,
+                    );
+                    return;
+                }
+            },
+        };
+        let method = rec
+            .get(map.method)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let error = rec
+            .get(map.error)
+            .and_then(Value::as_str)
+            .filter(|e| !e.is_empty())
+            .map(str::to_owned);
+        let message = rec.remove(map.message);
+        if map.ids == Ids::Wire {
+            let body = match message {
+                Some(m) => Body::Line {
+                    dir: if request {
+                        Dir::ClientToServer
+                    } else {
+                        Dir::ServerToClient
+                    },
+                    bytes: m.to_string().into_bytes().into(),
+                },
+                None => Body::Unreadable(bytes.to_vec()),
+            };
+            self.push(line_no, time, body, terminated, &source);
+            return;
+        }
+        // Ids in order: the session's table.
+        let order = match &source {
+            None => &mut self.unnamed,
+            Some(name) => {
+                if !self.sessions.contains_key(name) && self.sessions.len() >= SESSIONS_MAX {
+                    if !self.overflow_noted {
+                        self.overflow_noted = true;
+                        self.push(
+                            line_no,
+                            None,
+                            Body::Note(format!(
+                                "more than {SESSIONS_MAX} servers in one log: the calls of the later ones are not paired"
+                            )),
+                            terminated,
+                            &source,
+                        );
+                    }
+                    return;
+                }
+                self.sessions.entry(name.clone()).or_default()
+            }
+        };
+        let first = !order.noted;
+        order.noted = true;
+        let mut out: Vec<(Option<Timestamp>, Body)> = Vec::new();
+        if first {
+            out.push((None, Body::Note(map.note.into())));
+            out.push((
+                time.clone(),
+                Body::Event(Event::no_handshake(match &source {
+                    Some(s) => format!("calls of the gateway to server {s}"),
+                    None => "calls of the gateway".to_string(),
+                })),
+            ));
+        }
+        if request {
+            let mut msg = match message {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            order.next += 1;
+            let id = order.next;
+            msg.insert("id".into(), Value::from(id));
+            if msg.get("params").is_some_and(Value::is_null) {
+                msg.remove("params");
+            }
+            if !msg.contains_key("jsonrpc") {
+                msg.insert("jsonrpc".into(), Value::from("2.0"));
+            }
+            let method = match (msg.get("method").and_then(Value::as_str), method) {
+                (Some(m), _) => m.to_owned(),
+                (None, Some(m)) => {
+                    msg.insert("method".into(), Value::from(m.clone()));
+                    m
+                }
+                (None, None) => {
+                    self.push(
+                        line_no,
+                        time,
+                        Body::Unreadable(bytes.to_vec()),
+                        terminated,
+                        &source,
+                    );
+                    return;
+                }
+            };
+            if order.open.len() == OPEN_MAX {
+                order.open.pop_front();
+            }
+            order.open.push_back((id, cap(&method).into_boxed_str()));
+            out.push((
+                time,
+                Body::Line {
+                    dir: Dir::ClientToServer,
+                    bytes: Value::Object(msg).to_string().into_bytes().into(),
+                },
+            ));
+        } else {
+            match order.open.pop_front() {
+                None => out.push((
+                    time,
+                    Body::Event(Event::host(format!(
+                        "the gateway logged a response with no call open{}",
+                        error.map(|e| format!(": {}", cap(&e))).unwrap_or_default()
+                    ))),
+                )),
+                Some((id, method)) => match error {
+                    Some(e) => {
+                        let e = cap(&e);
+                        match failure(&e) {
+                            Failure::Timeout => out.push((
+                                time,
+                                Body::Event(Event::host(format!(
+                                    "the gateway gave up on `{method}` (id {id}): {e}"
+                                ))),
+                            )),
+                            Failure::Closed => out.push((
+                                time,
+                                Body::Event(Event::host_end(format!(
+                                    "the server's connection closed unexpectedly with `{method}` (id {id}) open: {e}"
+                                ))),
+                            )),
+                            Failure::Error => {
+                                let json = serde_json::json!({
+                                    "jsonrpc": "2.0",
+                                    "id": id,
+                                    "error": {"message": e},
+                                });
+                                out.push((
+                                    time,
+                                    Body::Partial {
+                                        dir: Dir::ServerToClient,
+                                        json: json.to_string().into_bytes(),
+                                        why: PartialWhy::GatewayError,
+                                    },
+                                ));
+                            }
+                        }
+                    }
+                    None => {
+                        let mut msg = match message {
+                            Some(Value::Object(m)) => m,
+                            other => {
+                                let mut m = Map::new();
+                                m.insert("jsonrpc".into(), Value::from("2.0"));
+                                m.insert("result".into(), other.unwrap_or(Value::Null));
+                                m
+                            }
+                        };
+                        msg.insert("id".into(), Value::from(id));
+                        out.push((
+                            time,
+                            Body::Line {
+                                dir: Dir::ServerToClient,
+                                bytes: Value::Object(msg).to_string().into_bytes().into(),
+                            },
+                        ));
+                    }
+                },
+            }
+        }
+        for (time, body) in out {
+            self.push(line_no, time, body, terminated, &source);
+        }
+    }
+}
+
+impl LineParser for EnvelopeReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
+
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, &bytes, terminated)
+    }
+}
+
+/// `[TS] [LEVEL] [CATEGORY] TEXT` -> time (if it parses), level and text.
+fn server_log_prefix(line: &str) -> Option<(Option<Timestamp>, &str, &str)> {
+    let rest = line.strip_prefix('[')?;
+    let end = rest.find("] [")?;
+    let stamp = &rest[..end];
+    if stamp.len() < 19 || stamp.as_bytes()[4] != b'-' {
+        return None;
+    }
+    let rest = &rest[end + 3..];
+    let lend = rest.find("] [")?;
+    let level = &rest[..lend];
+    if !matches!(level, "DEBUG" | "INFO" | "WARN" | "WARNING" | "ERROR") {
+        return None;
+    }
+    let rest = &rest[lend + 3..];
+    let cend = rest.find(']')?;
+    let text = rest[cend + 1..]
+        .strip_prefix(' ')
+        .unwrap_or(&rest[cend + 1..]);
+    let time = Timestamp::parse(stamp).or_else(|| Timestamp::parse_local(stamp));
+    Some((time, level, text))
+}
+
+/// Whether a line is a gh-aw per-server log line (for detection).
+pub fn matches_gh_aw_server(line: &str) -> bool {
+    server_log_prefix(line).is_some()
+}
+
+/// Reads gh-aw's `mcp-logs/<server_id>.log`.
+pub struct GhAwServerReader {
+    lines: Lines,
+    queue: VecDeque<Record>,
+    noted: bool,
+}
+
+impl GhAwServerReader {
+    pub fn new(lines: Lines) -> GhAwServerReader {
+        GhAwServerReader {
+            lines,
+            queue: VecDeque::new(),
+            noted: false,
+        }
+    }
+
+    fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
+        let text = super::text(bytes);
+        let text = text.strip_suffix('\r').unwrap_or(&text);
+        let record = |time: Option<Timestamp>, body: Body| Record {
+            line: line_no,
+            time,
+            body,
+            terminated,
+            source: None,
+        };
+        let Some((time, level, message)) = server_log_prefix(text) else {
+            return; // the continuation of a multi-line entry
+        };
+        if !self.noted {
+            self.noted = true;
+            self.queue.push_back(record(
+                None,
+                Body::Note("the gateway's per-server log holds the server's stderr and the gateway's lifecycle lines, not its messages (those are in rpc-messages.jsonl, checked on their own)".into()),
+            ));
+            self.queue.push_back(record(
+                None,
+                Body::Event(Event::no_handshake("the gateway's log of one server")),
+            ));
+        }
+        if let Some(line) = message.strip_prefix("[stderr] ") {
+            self.queue.push_back(record(
+                time,
+                Body::Line {
+                    dir: Dir::Stderr,
+                    bytes: line.as_bytes().to_vec().into(),
+                },
+            ));
+            return;
+        }
+        if message == "[stderr]" {
+            self.queue.push_back(record(
+                time,
+                Body::Line {
+                    dir: Dir::Stderr,
+                    bytes: Vec::new().into(),
+                },
+            ));
+            return;
+        }
+        if message.contains("failed to connect") || message.contains("failed to start") {
+            // The Go SDK's decoder names the first byte that is not JSON:
+            // the server wrote text on stdout before its first message.
+            if message.contains("invalid character")
+                && message.contains("looking for beginning of value")
+            {
+                self.queue.push_back(record(
+                    time.clone(),
+                    Body::HostParseError(message.to_string()),
+                ));
+            }
+            self.queue
+                .push_back(record(time, Body::Event(Event::start_failed(message))));
+            return;
+        }
+        let text = if level == "INFO" || level == "DEBUG" {
+            message.to_string()
+        } else {
+            format!("{level}: {message}")
+        };
+        self.queue
+            .push_back(record(time, Body::Event(Event::host(text))));
+    }
+}
+
+impl LineParser for GhAwServerReader {
+    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
+        (&mut self.lines, &mut self.queue)
+    }
+
+    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+        self.read(line, &bytes, terminated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        assert!(matches_gh_aw(
+            r#"{"direction":"OUT","method":"tools/call","payload":{},"server_id":"notes","timestamp":"2026-03-03T10:00:00.120000000Z","type":"REQUEST"}"#
+        ));
+        assert!(matches_gh_aw(
+            r#"{"timestamp":"2026-11-03T10:00:05.120Z","event":"rpc_response","_schema":"rpc-message/v2","direction":"IN","server_id":"notes","payload":{}}"#
+        ));
+        assert!(!matches_gh_aw(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"server_id":"x","payload":1}}"#
+        ));
+        assert!(matches_gh_aw_server(
+            "[2026-11-03T10:00:00.120Z] [INFO] [backend] [stderr] listening"
+        ));
+        assert!(!matches_gh_aw_server("[notes] [info] Message from client"));
+        assert!(!matches_gh_aw_server(
+            "[2026-11-03T10:00:00.120Z] [trace] [x] y"
+        ));
+    }
+
+    #[test]
+    fn failures() {
+        assert_eq!(failure("context deadline exceeded"), Failure::Timeout);
+        assert_eq!(failure("calling \"tools/call\": EOF"), Failure::Closed);
+        assert_eq!(
+            failure("calling \"tools/call\": unknown tool"),
+            Failure::Error
+        );
+    }
+}

@@ -1,0 +1,496 @@
+//! The logs of today's hosts (JetBrains, the gh-aw gateway, Claude Code,
+//! Codex CLI, Cursor): each fixture's exact findings, worked out from its
+//! raw lines, and the format detected with and without `--input`.
+
+use serde_json::Value;
+
+mod common;
+use common::*;
+
+/// `(rule, line, session)` of every finding of a file, in report order.
+fn findings(args: &[&str]) -> Vec<(String, u64, u64)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let doc = json_of(&run(&all));
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["line"].as_u64().expect("line"),
+                f["session"].as_u64().expect("session"),
+            )
+        })
+        .collect()
+}
+
+fn expect(path: &str, expected: &[(&str, u64, u64)]) {
+    let got = findings(&[path]);
+    let expected: Vec<(String, u64, u64)> = expected
+        .iter()
+        .map(|(r, l, s)| (r.to_string(), *l, *s))
+        .collect();
+    assert_eq!(got, expected, "{path}");
+}
+
+/// The format detected, and the same findings when the format is given.
+fn detected(path: &str, format: &str) {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    assert_eq!(doc["files"][0]["format"], format, "{path}");
+    assert_eq!(
+        findings(&[path]),
+        findings(&["--input", format, path]),
+        "{path} with --input {format}"
+    );
+}
+
+fn message_of(path: &str, rule: &str, line: u64) -> String {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == rule && f["line"] == line)
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_else(|| panic!("{path}: no {rule} at line {line}"))
+        .to_string()
+}
+
+fn sessions(path: &str) -> Vec<Value> {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    doc["files"][0]["sessions"]
+        .as_array()
+        .expect("sessions")
+        .clone()
+}
+
+const NOTE: &str = "format-assumption";
+
+#[test]
+fn jetbrains_logs() {
+    let dir = "fixtures/formats/jetbrains";
+    for name in ["clean", "hang", "stray-stdout", "crash"] {
+        detected(&format!("{dir}/{name}.log"), "jetbrains");
+    }
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    expect(
+        &format!("{dir}/hang.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 7, 0)],
+    );
+    // The server's non-JSON line, a broken JSON line, an id too large for
+    // an integer (read as a float), and an empty stdout line; the WARN
+    // line's continuation is skipped.
+    expect(
+        &format!("{dir}/stray-stdout.log"),
+        &[
+            (NOTE, 1, 0),
+            ("stray-output", 3, 0),
+            ("invalid-json", 10, 0),
+            ("invalid-id-type", 11, 0),
+            ("unanswered-request", 11, 0),
+            ("blank-line", 12, 0),
+        ],
+    );
+    expect(
+        &format!("{dir}/crash.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 5, 0)],
+    );
+    let crash = message_of(&format!("{dir}/crash.log"), "unanswered-request", 5);
+    assert!(
+        crash.contains("exited with code 1") && crash.contains("died with the request open"),
+        "{crash}"
+    );
+    let s = &sessions(&format!("{dir}/clean.log"))[0];
+    assert_eq!(s["protocol_version"], "2025-06-18");
+    assert_eq!(s["server"]["name"], "notes");
+}
+
+#[test]
+fn gh_aw_gateway_logs() {
+    let dir = "fixtures/formats/gh-aw";
+    for name in ["clean-v1", "clean-v2", "hang", "crash", "bad-input"] {
+        detected(&format!("{dir}/{name}.log"), "gh-aw");
+    }
+    // One session per server_id, each with its note.
+    expect(
+        &format!("{dir}/clean-v1.log"),
+        &[(NOTE, 1, 0), (NOTE, 3, 1)],
+    );
+    let names: Vec<Value> = sessions(&format!("{dir}/clean-v1.log"))
+        .iter()
+        .map(|s| s["name"].clone())
+        .collect();
+    assert_eq!(names, vec![Value::from("notes"), Value::from("github")]);
+    // A tool error (isError), the gateway's error text for a failed call
+    // and a verdict record: none is a finding.
+    expect(&format!("{dir}/clean-v2.log"), &[(NOTE, 1, 0)]);
+    // A timeout: the call the gateway gave up on is the hang; the next
+    // response pairs with the next call.
+    expect(
+        &format!("{dir}/hang.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 3, 0)],
+    );
+    expect(
+        &format!("{dir}/crash.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 3, 0)],
+    );
+    let crash = message_of(&format!("{dir}/crash.log"), "unanswered-request", 3);
+    assert!(
+        crash.contains("closed unexpectedly") && crash.contains("died with the request open"),
+        "{crash}"
+    );
+    // Broken JSON (session of records without a server), a direction that
+    // names neither side, a payload that is not an object (the record's
+    // method is used), a result of the wrong shape, a line that is not an
+    // object and a record cut off at the end; a response with no call
+    // open and a timestamp that does not parse are shown, not judged.
+    expect(
+        &format!("{dir}/bad-input.log"),
+        &[
+            (NOTE, 1, 0),
+            ("malformed-record", 4, 1),
+            ("malformed-record", 5, 0),
+            ("invalid-params", 6, 0),
+            ("invalid-result", 7, 0),
+            ("malformed-record", 8, 1),
+            ("malformed-record", 9, 1),
+        ],
+    );
+
+    let dir = "fixtures/formats/gh-aw-server";
+    for name in ["clean", "stray-stdout", "start-failed"] {
+        detected(&format!("{dir}/{name}.log"), "gh-aw-server");
+    }
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    // Stray stdout kills the connection at start: the Go decoder's words.
+    expect(
+        &format!("{dir}/stray-stdout.log"),
+        &[
+            (NOTE, 1, 0),
+            ("stray-output", 4, 0),
+            ("server-start-failed", 4, 0),
+        ],
+    );
+    expect(
+        &format!("{dir}/start-failed.log"),
+        &[(NOTE, 1, 0), ("server-start-failed", 3, 0)],
+    );
+}
+
+#[test]
+fn claude_code_logs() {
+    let dir = "fixtures/formats/claude-code";
+    for name in ["clean", "hang", "crash", "bad-input", "array-2025"] {
+        detected(&format!("{dir}/{name}.log"), "claude-code");
+    }
+    // A completed call and a failed one (a tool failure, not a finding).
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    expect(
+        &format!("{dir}/hang.log"),
+        &[(NOTE, 1, 0), ("unanswered-request", 3, 0)],
+    );
+    let hang = message_of(&format!("{dir}/hang.log"), "unanswered-request", 3);
+    assert!(
+        hang.contains("\"sync\"") && hang.contains("30.5 s"),
+        "{hang}"
+    );
+    // A drop with a call open, then a retry that fails to connect: a second
+    // session (the file's note is reported with the session open when the
+    // file ends).
+    expect(
+        &format!("{dir}/crash.log"),
+        &[
+            (NOTE, 1, 1),
+            ("unanswered-request", 3, 0),
+            ("session-restarted", 7, 1),
+            ("server-start-failed", 8, 1),
+        ],
+    );
+    let crash = message_of(&format!("{dir}/crash.log"), "unanswered-request", 3);
+    assert!(
+        crash.contains("STDIO connection dropped")
+            && crash.contains("crashed with the request open: it threw an exception (line 5"),
+        "{crash}"
+    );
+    // A text that is not a string, a line that is not JSON, a completion
+    // with no call open, a timestamp out of range, a record cut off at the
+    // end.
+    expect(
+        &format!("{dir}/bad-input.log"),
+        &[
+            (NOTE, 1, 0),
+            ("malformed-record", 2, 0),
+            ("malformed-record", 3, 0),
+            ("malformed-record", 7, 0),
+        ],
+    );
+    // The 2025 form: one pretty-printed array; each object is a record.
+    expect(&format!("{dir}/array-2025.log"), &[(NOTE, 2, 0)]);
+
+    let dir = "fixtures/formats/claude-code-debug";
+    for name in ["clean", "two-servers"] {
+        detected(&format!("{dir}/{name}.log"), "claude-code-debug");
+    }
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    expect(
+        &format!("{dir}/two-servers.log"),
+        &[
+            (NOTE, 2, 0),
+            (NOTE, 3, 1),
+            ("server-start-failed", 6, 1),
+            ("unanswered-request", 8, 0),
+        ],
+    );
+    let names: Vec<Value> = sessions(&format!("{dir}/two-servers.log"))
+        .iter()
+        .map(|s| s["name"].clone())
+        .collect();
+    assert_eq!(names, vec![Value::from("notes"), Value::from("github")]);
+}
+
+#[test]
+fn codex_logs() {
+    let dir = "fixtures/formats/codex";
+    for name in ["clean", "start-failed", "bad-input"] {
+        detected(&format!("{dir}/{name}.log"), "codex");
+    }
+    // One session per program; Codex's own lines are skipped.
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 2, 0), (NOTE, 3, 1)]);
+    let names: Vec<Value> = sessions(&format!("{dir}/clean.log"))
+        .iter()
+        .map(|s| s["name"].clone())
+        .collect();
+    assert_eq!(
+        names,
+        vec![Value::from("notes-server"), Value::from("github-mcp")]
+    );
+    assert_eq!(
+        sessions(&format!("{dir}/clean.log"))[0]["messages"]["server_stderr"],
+        2
+    );
+    // The failure names the server, the stderr the program: two sessions.
+    expect(
+        &format!("{dir}/start-failed.log"),
+        &[(NOTE, 2, 0), ("server-start-failed", 4, 1), (NOTE, 4, 1)],
+    );
+    // Broken lines of Codex's MCP texts (no closing parenthesis, a time
+    // out of range, no closing backtick, cut off at the end) are said; a
+    // garbage line is not Codex's and is skipped.
+    expect(
+        &format!("{dir}/bad-input.log"),
+        &[
+            (NOTE, 2, 0),
+            ("malformed-record", 4, 1),
+            ("malformed-record", 5, 1),
+            ("malformed-record", 7, 1),
+        ],
+    );
+}
+
+#[test]
+fn cursor_logs() {
+    let dir = "fixtures/formats/cursor";
+    for name in ["clean", "stray-stdout", "start-failed"] {
+        detected(&format!("{dir}/{name}.log"), "cursor");
+    }
+    expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
+    assert_eq!(
+        sessions(&format!("{dir}/clean.log"))[0]["messages"]["server_stderr"],
+        1
+    );
+    // Stray stdout through the host's parse error; a multi-line stderr
+    // chunk (three lines) and a spawn failure of another server.
+    expect(
+        &format!("{dir}/stray-stdout.log"),
+        &[
+            (NOTE, 1, 0),
+            ("stray-output", 2, 0),
+            (NOTE, 4, 1),
+            ("server-start-failed", 7, 1),
+        ],
+    );
+    assert_eq!(
+        sessions(&format!("{dir}/stray-stdout.log"))[1]["messages"]["server_stderr"],
+        3
+    );
+    // Early 2025's four-character tag; the retry connects, its stderr and
+    // the close are lifecycle.
+    expect(
+        &format!("{dir}/start-failed.log"),
+        &[(NOTE, 1, 0), ("server-start-failed", 2, 0)],
+    );
+    assert_eq!(
+        sessions(&format!("{dir}/start-failed.log"))[0]["messages"]["server_stderr"],
+        1
+    );
+}
+
+#[test]
+fn a_screenful_of_stderr_does_not_decide_the_format() {
+    // 60 unprefixed lines (a traceback, a multi-line host entry), or 60
+    // lines of VS Code's prefix without Cursor's words, then the log.
+    let traceback: String = (0..60)
+        .map(|i| format!("  File \"mod{i}.py\", line {i}, in <module>\n"))
+        .collect();
+    let cursor_stderr: String = (0..60)
+        .map(|i| format!("2026-02-03 10:00:00.{i:03} [error] line {i} of a traceback\n"))
+        .collect();
+    let debug_noise: String = (0..60)
+        .map(|i| format!("2026-10-03T04:26:18.{i:03}Z [DEBUG] Loading plugin {i}\n"))
+        .collect();
+    for (top, fixture, format) in [
+        (&traceback, "jetbrains/hang.log", "jetbrains"),
+        (&traceback, "gh-aw-server/clean.log", "gh-aw-server"),
+        (&traceback, "codex/clean.log", "codex"),
+        (
+            &traceback,
+            "claude-code-debug/two-servers.log",
+            "claude-code-debug",
+        ),
+        (&cursor_stderr, "cursor/clean.log", "cursor"),
+        (
+            &debug_noise,
+            "claude-code-debug/two-servers.log",
+            "claude-code-debug",
+        ),
+    ] {
+        let log = std::fs::read_to_string(root().join("fixtures/formats").join(fixture))
+            .expect("fixture");
+        let input = format!("{top}{log}");
+        let doc = json_of(&run_stdin(
+            &["check", "--format", "json", "-"],
+            input.as_bytes(),
+        ));
+        assert_eq!(
+            doc["files"][0]["format"], format,
+            "{fixture} below a screenful"
+        );
+    }
+}
+
+#[test]
+fn timeline_and_stats_read_every_host_log() {
+    // (file, tools/call requests, of them never answered, of them timed)
+    for (path, calls, unanswered, timed_calls) in [
+        ("fixtures/formats/jetbrains/hang.log", 2u64, 1u64, 1u64),
+        ("fixtures/formats/jetbrains/crash.log", 1, 1, 0),
+        ("fixtures/formats/gh-aw/hang.log", 2, 1, 1),
+        ("fixtures/formats/gh-aw/clean-v2.log", 2, 0, 2),
+        ("fixtures/formats/claude-code/clean.log", 2, 0, 2),
+        ("fixtures/formats/claude-code/hang.log", 2, 1, 1),
+        ("fixtures/formats/claude-code-debug/clean.log", 1, 0, 0),
+    ] {
+        let out = run(&["timeline", path]);
+        assert_eq!(out.status.code(), Some(0), "{path}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.contains("C->S") && l.contains(" tools/call "))
+                .count() as u64,
+            calls,
+            "{path}:\n{text}"
+        );
+        let out = run(&["stats", "--format", "json", path]);
+        assert_eq!(out.status.code(), Some(0), "{path}");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("stats json");
+        let row = doc["methods"]
+            .as_array()
+            .expect("methods")
+            .iter()
+            .find(|m| m["method"] == "tools/call")
+            .unwrap_or_else(|| panic!("{path}: no tools/call in {doc}"));
+        assert_eq!(row["count"], calls, "{path}");
+        assert_eq!(row["unanswered"], unanswered, "{path}");
+        let timed = row["latency_seconds"]["count"].as_u64().unwrap_or(0);
+        assert_eq!(timed, timed_calls, "{path}: {row}");
+    }
+}
+
+#[test]
+fn check_help_and_the_docs_name_every_format() {
+    let out = run(&["check", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let formats = std::fs::read_to_string(root().join("docs/formats.md")).expect("formats");
+    for format in mcpdbg::reader::Format::ALL {
+        let name = format.as_str();
+        assert!(help.contains(name), "check --help does not name {name}");
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "README's format table does not name {name}"
+        );
+        assert!(
+            formats.contains(&format!("| `{name}`")) || formats.contains(&format!(", `{name}` |")),
+            "docs/formats.md's table does not name {name}"
+        );
+        // The flag takes the name.
+        let out = run(&["check", "--input", name, "fixtures/sample-session.log"]);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "--input {name}");
+    }
+}
+
+#[test]
+fn cut_and_mangled_host_logs_give_findings_not_panics() {
+    use mcpdbg::pipeline::{Options, check};
+    use mcpdbg::reader::Format;
+    use mcpdbg::render::{self, OutputFormat, Style};
+    use mcpdbg::report::Report;
+    let dirs = [
+        "jetbrains",
+        "gh-aw",
+        "gh-aw-server",
+        "claude-code",
+        "claude-code-debug",
+        "codex",
+        "cursor",
+    ];
+    let mut runs = 0;
+    for dir in dirs {
+        let format = Format::from_name(dir).expect("a format per directory");
+        for entry in std::fs::read_dir(root().join("fixtures/formats").join(dir)).expect("dir") {
+            let bytes = std::fs::read(entry.expect("entry").path()).expect("fixture");
+            // Every cut (truncated records), and each byte flipped to a quote
+            // or a brace (broken JSON), read as this format and detected.
+            for at in (0..bytes.len()).step_by(11) {
+                let mut inputs = vec![bytes[..at].to_vec()];
+                for b in [b'"', b'{', 0xff] {
+                    let mut m = bytes.clone();
+                    m[at] = b;
+                    inputs.push(m);
+                }
+                for input in inputs {
+                    for forced in [Some(format), None] {
+                        let options = Options {
+                            format: forced,
+                            ..Options::default()
+                        };
+                        let file = check(
+                            "cut",
+                            Box::new(std::io::Cursor::new(input.clone())),
+                            &options,
+                        )
+                        .expect("in-memory input reads");
+                        if forced.is_some() {
+                            assert_eq!(file.format, dir);
+                        }
+                        let mut out = Vec::new();
+                        render::render(
+                            &Report { files: vec![file] },
+                            OutputFormat::Json,
+                            Style::default(),
+                            &mut out,
+                        )
+                        .expect("render");
+                        let doc: Value =
+                            serde_json::from_slice(&out).expect("the JSON output is valid JSON");
+                        assert!(doc["files"][0]["findings"].is_array());
+                        runs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(runs > 500, "{runs}");
+}
