@@ -1661,3 +1661,34 @@ fn every_catalogue_rule_is_fired_by_code() {
         .collect();
     assert!(unfired.is_empty(), "rules no code fires: {unfired:?}");
 }
+
+#[test]
+fn a_handshake_sent_as_the_server_starts_is_judged_with_the_start() {
+    // fixtures/clean/slow-server-start.log: initialize answered 8.4 s after
+    // the recorder's start event, which includes the server's start.
+    let clean = std::fs::read_to_string(root().join("fixtures/clean/slow-server-start.log"))
+        .expect("fixture");
+    let slow = |text: &str, args: &[&str]| -> Vec<String> {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend(args);
+        all.push("-");
+        json_of(&run_stdin(&all, text.as_bytes()))["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["rule"] == "slow-response")
+            .map(|f| f["message"].as_str().expect("message").to_string())
+            .collect()
+    };
+    assert_eq!(slow(&clean, &[]), Vec::<String>::new());
+    // Past the start limit, it is slow, and said to include the start.
+    let late = clean.replace("10:00:08.", "10:00:38.");
+    let found = slow(&late, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("with the server's start"), "{found:?}");
+    // Without the start event it is any request.
+    let no_start: String = clean.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    assert_eq!(slow(&no_start, &[]).len(), 1);
+    // A --slow above the start limit is the limit.
+    assert_eq!(slow(&late, &["--slow", "60"]), Vec::<String>::new());
+}

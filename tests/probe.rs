@@ -134,6 +134,17 @@ fn a_clean_server_is_listed_and_reported_clean_in_both_eras() {
         );
         assert_eq!(session["server"]["name"], "sdk-test-server");
         assert_eq!(session["client"]["name"], "mcpdbg-probe");
+        // The SDK's MCPServer (FastMCP before mcp 2) negotiates each era's
+        // own revision: it speaks both.
+        assert_eq!(
+            session["protocol_version"],
+            if era == "legacy" {
+                "2025-11-25"
+            } else {
+                "2026-07-28"
+            },
+            "{era}"
+        );
     }
 }
 
@@ -256,13 +267,34 @@ fn calls_run_only_when_asked_and_a_hang_is_reported_by_its_request() {
 }
 
 #[test]
-fn a_server_printing_to_stdout_is_caught() {
-    let dir = scratch("stray");
+fn a_server_printing_to_stdout_is_caught_in_both_eras() {
     let server = sdk_server();
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let (out, doc, _) = probe(&dir, &["--call", "stray"], &server, &[]);
-    assert_eq!(out.status.code(), Some(1), "{doc:#}");
-    assert!(rules(&doc).contains(&"stray-output".to_string()), "{doc:#}");
+    for era in ["legacy", "modern"] {
+        // In a tool call.
+        let dir = scratch(&format!("stray-{era}"));
+        let (out, doc, _) = probe(&dir, &["--era", era, "--call", "stray"], &server, &[]);
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}");
+        assert_eq!(rules(&doc), ["stray-output"], "{era}: {doc:#}");
+        // A banner before the server serves: the session goes on.
+        let (out, doc, transcript) = probe(
+            &dir,
+            &["--era", era],
+            &server,
+            &[("SERVER_VARIANT", "banner")],
+        );
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}");
+        assert_eq!(rules(&doc), ["stray-output"], "{era}: {doc:#}");
+        let finding = &doc["files"][0]["findings"][0];
+        assert!(
+            finding["message"]
+                .as_str()
+                .expect("message")
+                .contains("sdk test server listening on stdio"),
+            "{era}: {doc:#}"
+        );
+        assert!(sent(&transcript).contains(&"prompts/list".to_string()));
+    }
 }
 
 #[test]
@@ -293,29 +325,37 @@ fn server_requests_get_safe_refusals() {
 }
 
 #[test]
-fn a_server_that_crashes_at_start_is_reported() {
-    let dir = scratch("crash");
-    let python = sdk_python();
-    let (out, doc, transcript) = probe(
-        &dir,
-        &["--timeout", "5"],
-        &[
-            python.to_str().expect("utf-8"),
-            "-c",
-            "import sys; print('boom', file=sys.stderr); sys.exit(3)",
-        ],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(1), "{doc:#}\n{transcript}");
-    assert!(
-        rules(&doc).contains(&"unanswered-request".to_string()),
-        "{doc:#}"
-    );
-    assert!(
-        transcript.contains("# server exited with status 3"),
-        "{transcript}"
-    );
-    assert!(transcript.contains("! boom"), "{transcript}");
+fn a_server_that_crashes_at_start_is_reported_in_both_eras() {
+    let server = sdk_server();
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    for (era, method) in [("legacy", "initialize"), ("modern", "server/discover")] {
+        let dir = scratch(&format!("crash-{era}"));
+        let (out, doc, transcript) = probe(
+            &dir,
+            &["--era", era],
+            &server,
+            &[("SERVER_VARIANT", "crash")],
+        );
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}\n{transcript}");
+        let findings = doc["files"][0]["findings"].as_array().expect("findings");
+        let hang: Vec<&Value> = findings
+            .iter()
+            .filter(|f| f["rule"] == "unanswered-request")
+            .collect();
+        assert_eq!(hang.len(), 1, "{era}: {doc:#}");
+        let message = hang[0]["message"].as_str().expect("message");
+        assert!(message.contains(&format!("`{method}`")), "{era}: {message}");
+        // The server's own exit, not the probe's signal, and its last words.
+        assert!(
+            transcript.contains("# server exited with status 1"),
+            "{era}: {transcript}"
+        );
+        assert!(
+            transcript.contains("! RuntimeError: sdk test server: NOTES_DB is not set"),
+            "{era}: {transcript}"
+        );
+        assert_eq!(sent(&transcript), [method], "{era}: {transcript}");
+    }
 }
 
 #[test]
@@ -559,4 +599,107 @@ fn documented_baseline_is(written: &str) {
         from += found + part.len();
     }
     assert!(written.ends_with(parts[parts.len() - 1]), "{stale}");
+}
+
+/// The reference server, `@modelcontextprotocol/server-everything` from
+/// npm, pinned in tests/probe/package-lock.json and installed by
+/// scripts/test into target/probe-node.
+fn everything() -> Vec<String> {
+    let script = root().join(
+        "target/probe-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        script.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned server-everything",
+        script.display()
+    );
+    vec![
+        "node".to_string(),
+        script.to_str().expect("utf-8").to_string(),
+        "stdio".to_string(),
+    ]
+}
+
+#[test]
+fn the_reference_server_everything_is_clean() {
+    let server = everything();
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    // Its tools that answer on their own (no sampling, elicitation or
+    // network), with arguments where they need them.
+    let calls: &[(&str, &str)] = &[
+        ("echo", r#"{"message":"hi"}"#),
+        ("get-sum", r#"{"a":2,"b":3}"#),
+        ("get-structured-content", r#"{"location":"Chicago"}"#),
+        (
+            "get-annotated-message",
+            r#"{"messageType":"error","includeImage":true}"#,
+        ),
+        ("get-resource-links", r#"{"count":2}"#),
+        ("get-resource-reference", r#"{}"#),
+        ("get-tiny-image", r#"{}"#),
+        (
+            "trigger-long-running-operation",
+            r#"{"duration":1,"steps":2}"#,
+        ),
+    ];
+    let mut args: Vec<&str> = Vec::new();
+    for (tool, arguments) in calls {
+        args.extend(["--call", tool, "--arguments", arguments]);
+    }
+    let lists = [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    ];
+    // It speaks only the legacy era (its SDK answers server/discover with
+    // -32601): `auto` falls back, and `legacy` goes straight there.
+    for era in ["legacy", "auto"] {
+        let dir = scratch(&format!("everything-{era}"));
+        let mut with_era = vec!["--era", era];
+        with_era.extend(&args);
+        let (out, doc, transcript) = probe(&dir, &with_era, &server, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{era}: {doc:#}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(rules(&doc), Vec::<String>::new(), "{era}: {doc:#}");
+        let session = &doc["files"][0]["sessions"][0];
+        assert_eq!(session["era"], "legacy", "{era}");
+        assert_eq!(session["server"]["name"], "mcp-servers/everything", "{era}");
+        let sent = sent(&transcript);
+        for method in lists {
+            assert!(sent.contains(&method.to_string()), "{era}: {sent:?}");
+        }
+        assert_eq!(
+            sent.iter().filter(|m| *m == "tools/call").count(),
+            calls.len(),
+            "{era}"
+        );
+        assert!(
+            transcript.contains(r#""structuredContent":"#),
+            "{era}: the structured tool answered"
+        );
+        assert_eq!(
+            sent[0],
+            if era == "legacy" {
+                "initialize"
+            } else {
+                "server/discover"
+            }
+        );
+    }
+    // Asked for the modern era only, it refuses server/discover: nothing
+    // is listed, and stderr says why.
+    let dir = scratch("everything-modern");
+    let (out, doc, transcript) = probe(&dir, &["--era", "modern"], &server, &[]);
+    assert_eq!(out.status.code(), Some(0), "{doc:#}");
+    assert_eq!(sent(&transcript), ["server/discover"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the server refused server/discover"),
+        "{stderr}"
+    );
 }

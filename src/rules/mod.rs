@@ -536,7 +536,7 @@ rules! {
     SlowResponse => {
         name: "slow-response", group: Pairing, severity: Warning, revisions: ALL,
         summary: "a response that took longer than --slow (default 5 s)",
-        why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps.",
+        why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps. A handshake request sent as the server starts (after a recorder's `start` event: `record`, `probe`, `replay`) includes the server's start, so it is judged against 30 s when `--slow` is lower.",
         fix: "Make the handler faster or report progress; raise `--slow` if the delay is expected.",
         spec: "lifecycle, all revisions: implementations SHOULD establish timeouts for all sent requests",
         example: "2026-11-02T09:00:00.100000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n2026-11-02T09:00:08.300000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}",
