@@ -541,6 +541,25 @@ fn a_baseline_is_written_then_detects_added_removed_and_changed_tools() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(fs::read_to_string(&baseline).expect("baseline"), written[0]);
 
+    // JUnit lists the baseline rules as test cases when a baseline was
+    // compared (and only then: tests/ci_formats.rs checks `check`).
+    let out = mcpdbg()
+        .args(["probe", "--format", "junit", "--out"])
+        .arg(dir.join("junit.log"))
+        .args(["--baseline", baseline_arg, "--"])
+        .args(&server)
+        .output()
+        .expect("probe runs");
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        xml.contains(r#"<testcase name="baseline-tool-removed""#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<testcase name="baseline-tool-changed""#) && xml.contains("<system-out>"),
+        "{xml}"
+    );
+
     // A file that is not a baseline: exit 2, and says so.
     fs::write(&baseline, "{\"format\": \"something else\"}").expect("write");
     let (out, _, _) = probe(&dir, &["--baseline", baseline_arg], &v1, &[]);
