@@ -722,3 +722,64 @@ fn the_reference_server_everything_is_clean() {
         "{stderr}"
     );
 }
+
+/// FastMCP from PyPI (on the official Python SDK), pinned in
+/// tests/probe/requirements-fastmcp.txt and installed by scripts/test.
+fn fastmcp_server() -> Vec<String> {
+    let python = std::env::var_os("MCPDBG_TEST_FASTMCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/probe-fastmcp/bin/python"));
+    assert!(
+        python.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned FastMCP",
+        python.display()
+    );
+    vec![
+        python.to_str().expect("utf-8").to_string(),
+        root()
+            .join("tests/probe/fastmcp_server.py")
+            .to_str()
+            .expect("utf-8")
+            .to_string(),
+    ]
+}
+
+#[test]
+fn a_fastmcp_server_is_clean_in_both_eras() {
+    let server = fastmcp_server();
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    for (era, speaks, version) in [
+        ("legacy", "legacy", "2025-11-25"),
+        ("modern", "modern", "2026-07-28"),
+        ("auto", "modern", "2026-07-28"),
+    ] {
+        let dir = scratch(&format!("fastmcp-{era}"));
+        let (out, doc, transcript) = probe(
+            &dir,
+            &[
+                "--era",
+                era,
+                "--call",
+                "add",
+                "--arguments",
+                r#"{"a":2,"b":3}"#,
+            ],
+            &server,
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{era}: {doc:#}\n{transcript}");
+        assert_eq!(rules(&doc), Vec::<String>::new(), "{era}: {doc:#}");
+        let session = &doc["files"][0]["sessions"][0];
+        assert_eq!(session["era"], speaks, "{era}");
+        assert_eq!(session["protocol_version"], version, "{era}");
+        assert_eq!(session["server"]["name"], "fastmcp-probe", "{era}");
+        let sent = sent(&transcript);
+        for method in ["tools/list", "resources/list", "prompts/list", "tools/call"] {
+            assert!(sent.contains(&method.to_string()), "{era}: {sent:?}");
+        }
+        assert!(
+            transcript.contains(r#""structuredContent":{"result":5}"#),
+            "{era}: {transcript}"
+        );
+    }
+}
