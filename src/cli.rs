@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcpdbg::cmd::catalogue::CatalogueFormat;
 use mcpdbg::cmd::check::{Check, Input};
 use mcpdbg::cmd::diff::{Compare, DiffCommand, ReplayCommand};
+use mcpdbg::cmd::probe::Baseline;
 use mcpdbg::cmd::stats::StatsCommand;
 use mcpdbg::cmd::timeline::{Drawing, Timeline};
 use mcpdbg::cmd::validate::ValidateOptions;
@@ -279,6 +280,16 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
     grace: f64,
 
+    /// Compare the server's tools, resources, resource templates and
+    /// prompts with this baseline file and report what changed
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+
+    /// Write the --baseline file from this run (atomically) instead of
+    /// comparing with it
+    #[arg(long, requires = "baseline")]
+    update_baseline: bool,
+
     #[command(flatten)]
     rules: RuleArgs,
 
@@ -291,9 +302,12 @@ Examples:
   mcpdbg probe -- python server.py
   mcpdbg probe --timeout 5 --call add --arguments '{\"a\":2,\"b\":3}' -- node build/index.js
   mcpdbg probe --format sarif --out probe.log -- python server.py > results.sarif
+  mcpdbg probe --baseline mcp-baseline.json --update-baseline -- python server.py
+  mcpdbg probe --baseline mcp-baseline.json -- python server.py
 
 Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 when
-the server cannot be started or the transcript cannot be written).";
+the server cannot be started, the transcript cannot be written, or the
+--baseline file is missing or is not a baseline).";
 
 /// Show a session as a conversation, one row per message
 ///
@@ -871,6 +885,7 @@ impl OutputArgs {
                 FailOn::Never => None,
             },
             sarif_base: self.sarif_base.clone(),
+            baseline: false,
         }
     }
 }
@@ -1107,7 +1122,7 @@ impl ReplayArgs {
 
 impl ProbeArgs {
     /// The probe's options, the check of its transcript, and the report's.
-    pub fn into_probe(self) -> Result<(ProbeOptions, Options, Output), Usage> {
+    pub fn into_probe(self) -> Result<(ProbeOptions, Option<Baseline>, Options, Output), Usage> {
         if self.arguments.len() > self.calls.len() {
             return Err(Usage("mcpdbg probe: more --arguments than --call".into()));
         }
@@ -1143,7 +1158,11 @@ impl ProbeArgs {
             filter: self.rules.filter(),
             ..Options::default()
         };
-        Ok((options, check, self.output.output()))
+        let baseline = self.baseline.map(|path| Baseline {
+            path,
+            update: self.update_baseline,
+        });
+        Ok((options, baseline, check, self.output.output()))
     }
 }
 

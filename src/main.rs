@@ -29,9 +29,9 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => Ok(cmd::diff::diff(args.into_diff())),
         Command::Replay(args) => Ok(cmd::diff::replay(args.into_replay())),
-        Command::Probe(args) => args
-            .into_probe()
-            .map(|(options, check, output)| cmd::probe::run(&options, &check, &output)),
+        Command::Probe(args) => args.into_probe().map(|(options, baseline, check, output)| {
+            cmd::probe::run(&options, baseline.as_ref(), &check, &output)
+        }),
         Command::Rules(args) => Ok(cmd::catalogue::rules(args.format())),
         Command::Explain(args) => args
             .into_explain()

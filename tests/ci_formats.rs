@@ -901,6 +901,9 @@ fn junit_cases_are_the_rules_in_effect() {
     // `batch` (all but 2025-03-26) does.
     assert!(has(&every, "stray-output") && has(&every, "batch"));
     assert!(!has(&every, "missing-result-type"));
+    // The baseline rules apply only where `probe --baseline` compared one
+    // (tests/probe.rs checks that they are listed there).
+    assert!(!every.iter().any(|c| c.starts_with("baseline-")));
     assert!(has(
         &cases(&["fixtures/clean/modern-2026-07-28.log"]),
         "missing-result-type"

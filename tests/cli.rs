@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use mcpdbg::rules::Rule;
+use mcpdbg::rules::{Group, Rule};
 
 mod common;
 use common::*;
@@ -72,7 +72,12 @@ fn every_rule_fires_on_its_own_fixture() {
     // Rules whose input is too large to keep as a fixture have a test that
     // generates it (below).
     let generated = ["open-request-limit"];
-    for rule in Rule::ALL.iter().filter(|r| !generated.contains(&r.name())) {
+    // The baseline rules compare a server with a baseline file, not a log
+    // on its own: tests/probe.rs fires each of them.
+    for rule in Rule::ALL
+        .iter()
+        .filter(|r| !generated.contains(&r.name()) && r.info().group != Group::Baseline)
+    {
         let path = format!("fixtures/rules/{}.log", rule.name());
         if !root().join(&path).exists() {
             missing.push(format!("{path} does not exist"));
@@ -548,7 +553,8 @@ fn every_rule_example_triggers_its_rule() {
     let mut failures = Vec::new();
     for rule in Rule::ALL {
         let info = rule.info();
-        if described.contains(&info.name) {
+        // A baseline rule's example describes a probe against a baseline.
+        if described.contains(&info.name) || info.group == Group::Baseline {
             continue;
         }
         let out = run_stdin(&["check", "--format", "json", "-"], info.example.as_bytes());
@@ -1698,4 +1704,35 @@ fn a_hang_next_to_a_crash_names_the_crash() {
             hangs[0]
         );
     }
+}
+
+#[test]
+fn a_handshake_sent_as_the_server_starts_is_judged_with_the_start() {
+    // fixtures/clean/slow-server-start.log: initialize answered 8.4 s after
+    // the recorder's start event, which includes the server's start.
+    let clean = std::fs::read_to_string(root().join("fixtures/clean/slow-server-start.log"))
+        .expect("fixture");
+    let slow = |text: &str, args: &[&str]| -> Vec<String> {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend(args);
+        all.push("-");
+        json_of(&run_stdin(&all, text.as_bytes()))["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["rule"] == "slow-response")
+            .map(|f| f["message"].as_str().expect("message").to_string())
+            .collect()
+    };
+    assert_eq!(slow(&clean, &[]), Vec::<String>::new());
+    // Past the start limit, it is slow, and said to include the start.
+    let late = clean.replace("10:00:08.", "10:00:38.");
+    let found = slow(&late, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("with the server's start"), "{found:?}");
+    // Without the start event it is any request.
+    let no_start: String = clean.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    assert_eq!(slow(&no_start, &[]).len(), 1);
+    // A --slow above the start limit is the limit.
+    assert_eq!(slow(&late, &["--slow", "60"]), Vec::<String>::new());
 }

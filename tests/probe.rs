@@ -31,9 +31,21 @@ fn probe(
     let mut cmd = mcpdbg();
     cmd.args(["probe", "--format", "json", "--out"])
         .arg(&out_path)
-        .args(args)
-        .arg("--")
-        .args(server);
+        .args(args);
+    // Generous waits for a loaded machine (a Python interpreter loading
+    // the SDK can take many seconds), unless the test sets its own: a
+    // hang is given up on after --timeout, so a test of a hang sets a
+    // short one, and the waits of a server that answers cost nothing.
+    for (flag, seconds) in [
+        ("--timeout", "60"),
+        ("--start-timeout", "120"),
+        ("--grace", "20"),
+    ] {
+        if !args.contains(&flag) {
+            cmd.args([flag, seconds]);
+        }
+    }
+    cmd.arg("--").args(server);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -122,6 +134,17 @@ fn a_clean_server_is_listed_and_reported_clean_in_both_eras() {
         );
         assert_eq!(session["server"]["name"], "sdk-test-server");
         assert_eq!(session["client"]["name"], "mcpdbg-probe");
+        // The SDK's MCPServer (FastMCP before mcp 2) negotiates each era's
+        // own revision: it speaks both.
+        assert_eq!(
+            session["protocol_version"],
+            if era == "legacy" {
+                "2025-11-25"
+            } else {
+                "2026-07-28"
+            },
+            "{era}"
+        );
     }
 }
 
@@ -184,7 +207,8 @@ fn a_server_that_never_answers_is_a_hang() {
 #[test]
 fn calls_run_only_when_asked_and_a_hang_is_reported_by_its_request() {
     // The hang is the 8th request in the legacy era, the 7th in the modern
-    // one (no ping).
+    // one (no ping). The 5 s timeout is the hang's wait: the other requests
+    // go to a server that has started and answer in milliseconds.
     for (era, id) in [("legacy", 8), ("modern", 7)] {
         let dir = scratch(&format!("calls-{era}"));
         let server = sdk_server();
@@ -195,7 +219,7 @@ fn calls_run_only_when_asked_and_a_hang_is_reported_by_its_request() {
                 "--era",
                 era,
                 "--timeout",
-                "3",
+                "5",
                 "--call",
                 "add",
                 "--arguments",
@@ -226,7 +250,7 @@ fn calls_run_only_when_asked_and_a_hang_is_reported_by_its_request() {
         );
         assert!(
             transcript.contains(&format!(
-                "# probe: no answer to tools/call id {id} within 3.0 s"
+                "# probe: no answer to tools/call id {id} within 5.0 s"
             )),
             "{era}: {transcript}"
         );
@@ -243,13 +267,34 @@ fn calls_run_only_when_asked_and_a_hang_is_reported_by_its_request() {
 }
 
 #[test]
-fn a_server_printing_to_stdout_is_caught() {
-    let dir = scratch("stray");
+fn a_server_printing_to_stdout_is_caught_in_both_eras() {
     let server = sdk_server();
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let (out, doc, _) = probe(&dir, &["--call", "stray"], &server, &[]);
-    assert_eq!(out.status.code(), Some(1), "{doc:#}");
-    assert!(rules(&doc).contains(&"stray-output".to_string()), "{doc:#}");
+    for era in ["legacy", "modern"] {
+        // In a tool call.
+        let dir = scratch(&format!("stray-{era}"));
+        let (out, doc, _) = probe(&dir, &["--era", era, "--call", "stray"], &server, &[]);
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}");
+        assert_eq!(rules(&doc), ["stray-output"], "{era}: {doc:#}");
+        // A banner before the server serves: the session goes on.
+        let (out, doc, transcript) = probe(
+            &dir,
+            &["--era", era],
+            &server,
+            &[("SERVER_VARIANT", "banner")],
+        );
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}");
+        assert_eq!(rules(&doc), ["stray-output"], "{era}: {doc:#}");
+        let finding = &doc["files"][0]["findings"][0];
+        assert!(
+            finding["message"]
+                .as_str()
+                .expect("message")
+                .contains("sdk test server listening on stdio"),
+            "{era}: {doc:#}"
+        );
+        assert!(sent(&transcript).contains(&"prompts/list".to_string()));
+    }
 }
 
 #[test]
@@ -263,8 +308,6 @@ fn server_requests_get_safe_refusals() {
         &[
             "--era",
             "legacy",
-            "--timeout",
-            "5",
             "--call",
             "ask",
             "--arguments",
@@ -282,29 +325,37 @@ fn server_requests_get_safe_refusals() {
 }
 
 #[test]
-fn a_server_that_crashes_at_start_is_reported() {
-    let dir = scratch("crash");
-    let python = sdk_python();
-    let (out, doc, transcript) = probe(
-        &dir,
-        &["--timeout", "5"],
-        &[
-            python.to_str().expect("utf-8"),
-            "-c",
-            "import sys; print('boom', file=sys.stderr); sys.exit(3)",
-        ],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(1), "{doc:#}\n{transcript}");
-    assert!(
-        rules(&doc).contains(&"unanswered-request".to_string()),
-        "{doc:#}"
-    );
-    assert!(
-        transcript.contains("# server exited with status 3"),
-        "{transcript}"
-    );
-    assert!(transcript.contains("! boom"), "{transcript}");
+fn a_server_that_crashes_at_start_is_reported_in_both_eras() {
+    let server = sdk_server();
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    for (era, method) in [("legacy", "initialize"), ("modern", "server/discover")] {
+        let dir = scratch(&format!("crash-{era}"));
+        let (out, doc, transcript) = probe(
+            &dir,
+            &["--era", era],
+            &server,
+            &[("SERVER_VARIANT", "crash")],
+        );
+        assert_eq!(out.status.code(), Some(1), "{era}: {doc:#}\n{transcript}");
+        let findings = doc["files"][0]["findings"].as_array().expect("findings");
+        let hang: Vec<&Value> = findings
+            .iter()
+            .filter(|f| f["rule"] == "unanswered-request")
+            .collect();
+        assert_eq!(hang.len(), 1, "{era}: {doc:#}");
+        let message = hang[0]["message"].as_str().expect("message");
+        assert!(message.contains(&format!("`{method}`")), "{era}: {message}");
+        // The server's own exit, not the probe's signal, and its last words.
+        assert!(
+            transcript.contains("# server exited with status 1"),
+            "{era}: {transcript}"
+        );
+        assert!(
+            transcript.contains("! RuntimeError: sdk test server: NOTES_DB is not set"),
+            "{era}: {transcript}"
+        );
+        assert_eq!(sent(&transcript), [method], "{era}: {transcript}");
+    }
 }
 
 #[test]
@@ -317,4 +368,418 @@ fn usage_errors_exit_2() {
     let (out, _, _) = probe(&dir, &[], &["/nonexistent/server"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start"));
+}
+
+fn drift_server(variant: &str) -> Vec<String> {
+    vec![
+        sdk_python().to_str().expect("utf-8").to_string(),
+        root()
+            .join("tests/probe/drift_server.py")
+            .to_str()
+            .expect("utf-8")
+            .to_string(),
+        variant.to_string(),
+    ]
+}
+
+/// The findings of the baseline rules, as (rule, severity, message).
+fn drift(doc: &Value) -> Vec<(String, String, String)> {
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"].as_str().expect("rule").starts_with("baseline-"))
+        .map(|f| {
+            let field = |k: &str| f[k].as_str().expect("string").to_string();
+            (field("rule"), field("severity"), field("message"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_baseline_is_written_then_detects_added_removed_and_changed_tools() {
+    let dir = scratch("baseline");
+    let baseline = dir.join("mcp-baseline.json");
+    let baseline_arg = baseline.to_str().expect("utf-8");
+    let v1 = drift_server("v1");
+    let v1: Vec<&str> = v1.iter().map(String::as_str).collect();
+
+    // Missing: a usage error that says how to write it, before any server starts.
+    let (out, _, transcript) = probe(&dir, &["--baseline", baseline_arg], &v1, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--update-baseline"), "{stderr}");
+    assert!(
+        transcript.is_empty(),
+        "the server was started: {transcript}"
+    );
+
+    // Written, with no drift reported, in both eras: the same bytes.
+    let mut written = Vec::new();
+    for era in ["legacy", "modern"] {
+        let (out, doc, transcript) = probe(
+            &dir,
+            &[
+                "--era",
+                era,
+                "--baseline",
+                baseline_arg,
+                "--update-baseline",
+            ],
+            &v1,
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{era}: {doc:#}\n{transcript}");
+        assert_eq!(rules(&doc), Vec::<String>::new(), "{era}: {doc:#}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("(2 tools, 1 resource, 0 resource templates, 1 prompt)"),
+            "{era}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        written.push(fs::read_to_string(&baseline).expect("baseline written"));
+    }
+    assert_eq!(written[0], written[1], "the file depends on the era");
+    let file: Value = serde_json::from_str(&written[0]).expect("JSON");
+    assert_eq!(file["format"], "mcpdbg-baseline");
+    assert_eq!(file["version"], 1);
+    let names: Vec<&str> = file["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["add", "search"]);
+    assert_eq!(file["resources"][0]["uri"], "notes://index");
+    assert_eq!(file["prompts"][0]["name"], "summarise");
+    documented_baseline_is(&written[0]);
+    // The atomic write leaves no temporary file behind.
+    let left: Vec<_> = fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .filter(|n| n != "mcp-baseline.json" && n != "probe.log")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+
+    // The same server: no drift.
+    let (out, doc, _) = probe(&dir, &["--baseline", baseline_arg], &v1, &[]);
+    assert_eq!(out.status.code(), Some(0), "{doc:#}");
+    assert_eq!(drift(&doc), Vec::new());
+
+    let cases: [(&str, Option<i32>, &str, &str, &str); 4] = [
+        (
+            "added",
+            Some(0),
+            "baseline-tool-added",
+            "info",
+            "tool `export` is not in the baseline",
+        ),
+        (
+            "removed",
+            Some(1),
+            "baseline-tool-removed",
+            "error",
+            "tool `search` is in the baseline",
+        ),
+        (
+            "schema",
+            Some(1),
+            "baseline-schema-changed",
+            "error",
+            "the input schema of tool `add` differs from the baseline at /properties/c (added), /required",
+        ),
+        (
+            "wording",
+            Some(0),
+            "baseline-tool-changed",
+            "warning",
+            "tool `search` differs from the baseline in its description",
+        ),
+    ];
+    for (variant, code, rule, severity, words) in cases {
+        for era in ["legacy", "modern"] {
+            let server = drift_server(variant);
+            let server: Vec<&str> = server.iter().map(String::as_str).collect();
+            let (out, doc, transcript) = probe(
+                &dir,
+                &["--era", era, "--baseline", baseline_arg],
+                &server,
+                &[],
+            );
+            let found = drift(&doc);
+            assert_eq!(found.len(), 1, "{variant} {era}: {found:?}\n{transcript}");
+            let (r, s, m) = &found[0];
+            assert_eq!(
+                (r.as_str(), s.as_str()),
+                (rule, severity),
+                "{variant} {era}"
+            );
+            assert!(m.starts_with(words), "{variant} {era}: {m}");
+            assert_eq!(out.status.code(), code, "{variant} {era}: {doc:#}");
+            // The finding points at the transcript's tools/list response.
+            let line = doc["files"][0]["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .find(|f| f["rule"] == rule)
+                .and_then(|f| f["line"].as_u64())
+                .expect("line");
+            let text = transcript.lines().nth(line as usize - 1).expect("line");
+            assert!(text.contains(" < ") && text.contains("\"tools\""), "{text}");
+        }
+    }
+    // --fail-on warning fails on a changed description; the baseline is
+    // left as it was by a comparison.
+    let server = drift_server("wording");
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (out, _, _) = probe(
+        &dir,
+        &["--baseline", baseline_arg, "--fail-on", "warning"],
+        &server,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(fs::read_to_string(&baseline).expect("baseline"), written[0]);
+
+    // JUnit lists the baseline rules as test cases when a baseline was
+    // compared (and only then: tests/ci_formats.rs checks `check`).
+    let out = mcpdbg()
+        .args(["probe", "--format", "junit", "--out"])
+        .arg(dir.join("junit.log"))
+        .args(["--baseline", baseline_arg, "--"])
+        .args(&server)
+        .output()
+        .expect("probe runs");
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        xml.contains(r#"<testcase name="baseline-tool-removed""#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<testcase name="baseline-tool-changed""#) && xml.contains("<system-out>"),
+        "{xml}"
+    );
+
+    // A file that is not a baseline: exit 2, and says so.
+    fs::write(&baseline, "{\"format\": \"something else\"}").expect("write");
+    let (out, _, _) = probe(&dir, &["--baseline", baseline_arg], &v1, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a baseline"));
+}
+
+#[test]
+fn a_baseline_is_not_written_from_a_list_that_was_not_answered() {
+    let dir = scratch("baseline-hang");
+    let baseline = dir.join("b.json");
+    let python = sdk_python();
+    let script = root().join("tests/probe/legacy_server.py");
+    let server = [
+        python.to_str().expect("utf-8"),
+        script.to_str().expect("utf-8"),
+        "silent",
+    ];
+    let (out, _, _) = probe(
+        &dir,
+        &[
+            "--start-timeout",
+            "1",
+            "--baseline",
+            baseline.to_str().expect("utf-8"),
+            "--update-baseline",
+        ],
+        &server,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!baseline.exists());
+}
+
+/// docs/ci.md shows the baseline of `drift_server.py v1` after a
+/// `<!-- baseline: ... -->` marker, with parts left out at lines `...`:
+/// the parts must appear in the file in order, the first at its start and
+/// the last at its end.
+fn documented_baseline_is(written: &str) {
+    let doc = fs::read_to_string(root().join("docs/ci.md")).expect("docs/ci.md");
+    let at = doc
+        .find("<!-- baseline: tests/probe/drift_server.py v1")
+        .expect("docs/ci.md shows a baseline");
+    let block = &doc[at..];
+    let block = &block[block.find("```").expect("a block follows")..];
+    let block = &block[block.find('\n').expect("newline") + 1..];
+    let block = &block[..block.find("```").expect("block end")];
+    let parts: Vec<&str> = block.split("\n...\n").collect();
+    let stale = format!("docs/ci.md: the baseline block is stale; probe writes:\n{written}");
+    assert!(written.starts_with(parts[0]), "{stale}");
+    let mut from = 0;
+    for part in &parts {
+        let found = written[from..]
+            .find(part)
+            .unwrap_or_else(|| panic!("{stale}"));
+        from += found + part.len();
+    }
+    assert!(written.ends_with(parts[parts.len() - 1]), "{stale}");
+}
+
+/// The reference server, `@modelcontextprotocol/server-everything` from
+/// npm, pinned in tests/probe/package-lock.json and installed by
+/// scripts/test into target/probe-node.
+fn everything() -> Vec<String> {
+    let script = root().join(
+        "target/probe-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        script.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned server-everything",
+        script.display()
+    );
+    vec![
+        "node".to_string(),
+        script.to_str().expect("utf-8").to_string(),
+        "stdio".to_string(),
+    ]
+}
+
+#[test]
+fn the_reference_server_everything_is_clean() {
+    let server = everything();
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    // Its tools that answer on their own (no sampling, elicitation or
+    // network), with arguments where they need them.
+    let calls: &[(&str, &str)] = &[
+        ("echo", r#"{"message":"hi"}"#),
+        ("get-sum", r#"{"a":2,"b":3}"#),
+        ("get-structured-content", r#"{"location":"Chicago"}"#),
+        (
+            "get-annotated-message",
+            r#"{"messageType":"error","includeImage":true}"#,
+        ),
+        ("get-resource-links", r#"{"count":2}"#),
+        ("get-resource-reference", r#"{}"#),
+        ("get-tiny-image", r#"{}"#),
+        (
+            "trigger-long-running-operation",
+            r#"{"duration":1,"steps":2}"#,
+        ),
+    ];
+    let mut args: Vec<&str> = Vec::new();
+    for (tool, arguments) in calls {
+        args.extend(["--call", tool, "--arguments", arguments]);
+    }
+    let lists = [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    ];
+    // It speaks only the legacy era (its SDK answers server/discover with
+    // -32601): `auto` falls back, and `legacy` goes straight there.
+    for era in ["legacy", "auto"] {
+        let dir = scratch(&format!("everything-{era}"));
+        let mut with_era = vec!["--era", era];
+        with_era.extend(&args);
+        let (out, doc, transcript) = probe(&dir, &with_era, &server, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{era}: {doc:#}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(rules(&doc), Vec::<String>::new(), "{era}: {doc:#}");
+        let session = &doc["files"][0]["sessions"][0];
+        assert_eq!(session["era"], "legacy", "{era}");
+        assert_eq!(session["server"]["name"], "mcp-servers/everything", "{era}");
+        let sent = sent(&transcript);
+        for method in lists {
+            assert!(sent.contains(&method.to_string()), "{era}: {sent:?}");
+        }
+        assert_eq!(
+            sent.iter().filter(|m| *m == "tools/call").count(),
+            calls.len(),
+            "{era}"
+        );
+        assert!(
+            transcript.contains(r#""structuredContent":"#),
+            "{era}: the structured tool answered"
+        );
+        assert_eq!(
+            sent[0],
+            if era == "legacy" {
+                "initialize"
+            } else {
+                "server/discover"
+            }
+        );
+    }
+    // Asked for the modern era only, it refuses server/discover: nothing
+    // is listed, and stderr says why.
+    let dir = scratch("everything-modern");
+    let (out, doc, transcript) = probe(&dir, &["--era", "modern"], &server, &[]);
+    assert_eq!(out.status.code(), Some(0), "{doc:#}");
+    assert_eq!(sent(&transcript), ["server/discover"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the server refused server/discover"),
+        "{stderr}"
+    );
+}
+
+/// FastMCP from PyPI (on the official Python SDK), pinned in
+/// tests/probe/requirements-fastmcp.txt and installed by scripts/test.
+fn fastmcp_server() -> Vec<String> {
+    let python = std::env::var_os("MCPDBG_TEST_FASTMCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/probe-fastmcp/bin/python"));
+    assert!(
+        python.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned FastMCP",
+        python.display()
+    );
+    vec![
+        python.to_str().expect("utf-8").to_string(),
+        root()
+            .join("tests/probe/fastmcp_server.py")
+            .to_str()
+            .expect("utf-8")
+            .to_string(),
+    ]
+}
+
+#[test]
+fn a_fastmcp_server_is_clean_in_both_eras() {
+    let server = fastmcp_server();
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    for (era, speaks, version) in [
+        ("legacy", "legacy", "2025-11-25"),
+        ("modern", "modern", "2026-07-28"),
+        ("auto", "modern", "2026-07-28"),
+    ] {
+        let dir = scratch(&format!("fastmcp-{era}"));
+        let (out, doc, transcript) = probe(
+            &dir,
+            &[
+                "--era",
+                era,
+                "--call",
+                "add",
+                "--arguments",
+                r#"{"a":2,"b":3}"#,
+            ],
+            &server,
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{era}: {doc:#}\n{transcript}");
+        assert_eq!(rules(&doc), Vec::<String>::new(), "{era}: {doc:#}");
+        let session = &doc["files"][0]["sessions"][0];
+        assert_eq!(session["era"], speaks, "{era}");
+        assert_eq!(session["protocol_version"], version, "{era}");
+        assert_eq!(session["server"]["name"], "fastmcp-probe", "{era}");
+        let sent = sent(&transcript);
+        for method in ["tools/list", "resources/list", "prompts/list", "tools/call"] {
+            assert!(sent.contains(&method.to_string()), "{era}: {sent:?}");
+        }
+        assert!(
+            transcript.contains(r#""structuredContent":{"result":5}"#),
+            "{era}: {transcript}"
+        );
+    }
 }

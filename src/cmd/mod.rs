@@ -58,6 +58,9 @@ pub struct Output {
     pub fail_on: Option<Severity>,
     /// `--sarif-base`.
     pub sarif_base: Option<PathBuf>,
+    /// A baseline was compared (`probe --baseline`): its rules are in
+    /// effect, so JUnit lists them as test cases.
+    pub baseline: bool,
 }
 
 impl Default for Output {
@@ -67,6 +70,7 @@ impl Default for Output {
             color: Color::Auto,
             fail_on: Some(Severity::Error),
             sarif_base: None,
+            baseline: false,
         }
     }
 }
@@ -86,6 +90,7 @@ pub fn emit(
         fail_on: output.fail_on,
         filter: filter.clone(),
         base: output.sarif_base.clone(),
+        baseline: output.baseline,
     };
     let mut out = io::BufWriter::new(stdout.lock());
     render::render_with(report, output.format, style, &ci, &mut out)?;

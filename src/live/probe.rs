@@ -436,6 +436,15 @@ fn converse(host: &mut Host, options: &ProbeOptions) -> io::Result<()> {
                 host.transcript
                     .event("probe: server/discover failed; falling back to initialize")?;
             }
+            Reply::Error => {
+                // Not a protocol fault (a legacy server refuses the method),
+                // but nothing was probed: said, not passed over.
+                host.result.notes.push(
+                    "the server refused server/discover: it does not speak the 2026-07-28 era, so nothing was listed; --era auto or legacy falls back to initialize"
+                        .to_string(),
+                );
+                return Ok(());
+            }
             _ => return Ok(()),
         }
     }

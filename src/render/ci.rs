@@ -19,6 +19,9 @@ pub struct CiOptions {
     /// `--sarif-base`: the directory paths are relative to; relative to the
     /// working directory itself. `None`: the working directory.
     pub base: Option<PathBuf>,
+    /// A baseline was compared: the baseline rules apply (JUnit lists
+    /// them as test cases only then).
+    pub baseline: bool,
 }
 
 impl Default for CiOptions {
@@ -27,6 +30,7 @@ impl Default for CiOptions {
             fail_on: Some(Severity::Error),
             filter: Filter::default(),
             base: None,
+            baseline: false,
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::finding::Finding;
 use crate::protocol::Revision;
 use crate::render::ci::CiOptions;
 use crate::report::{FileReport, Report};
-use crate::rules::{Rule, Severity};
+use crate::rules::{Group, Rule, Severity};
 
 pub fn render(report: &Report, options: &CiOptions, out: &mut dyn Write) -> io::Result<()> {
     let suites: Vec<Suite> = report
@@ -72,6 +72,9 @@ impl<'a> Suite<'a> {
                 let on = options.filter.level(rule, rule.severity()).is_some();
                 let in_revision = revisions.is_empty()
                     || revisions.iter().any(|r| rule.info().revisions.applies(*r));
+                // The baseline rules apply only where a baseline was compared.
+                let in_revision =
+                    in_revision && (options.baseline || rule.info().group != Group::Baseline);
                 (!found.is_empty() || on && in_revision).then_some((rule, found))
             })
             .collect();

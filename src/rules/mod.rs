@@ -51,6 +51,7 @@ pub enum Group {
     Security,
     Modern,
     Shapes,
+    Baseline,
     Analysis,
 }
 
@@ -67,6 +68,7 @@ impl Group {
             Group::Security => "security",
             Group::Modern => "2026 era",
             Group::Shapes => "message shapes",
+            Group::Baseline => "baseline drift",
             Group::Analysis => "analysis notes",
         }
     }
@@ -558,7 +560,7 @@ rules! {
     SlowResponse => {
         name: "slow-response", group: Pairing, severity: Warning, revisions: ALL,
         summary: "a response that took longer than --slow (default 5 s)",
-        why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps.",
+        why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps. A handshake request sent as the server starts (after a recorder's `start` event: `record`, `probe`, `replay`) includes the server's start, so it is judged against 30 s when `--slow` is lower.",
         fix: "Make the handler faster or report progress; raise `--slow` if the delay is expected.",
         spec: "lifecycle, all revisions: implementations SHOULD establish timeouts for all sent requests",
         example: "2026-11-02T09:00:00.100000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n2026-11-02T09:00:08.300000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}",
@@ -775,6 +777,88 @@ rules! {
         fix: "Send the field with the schema's type (see the path in the finding).",
         spec: "schema per revision: InitializeResult, CallToolResult, ContentBlock",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"text\":\"412 notes\"}]}}",
+    },
+
+    // ---- baseline drift: `probe --baseline` against a stored baseline ----
+    BaselineToolRemoved => {
+        name: "baseline-tool-removed", group: Baseline, severity: Error, revisions: ALL,
+        summary: "a tool in the baseline is no longer listed by the server",
+        why: "Hosts and agents call tools by name: a prompt, a saved workflow or another program that calls the tool now gets an error, and a model that was told about it tries it anyway. A tool that disappears between two versions of a server is the drift that breaks clients silently, since nothing in the protocol announces it.",
+        fix: "Bring the tool back (or keep the old name as an alias) if clients use it; if the removal is intended, run `mcpdbg probe --baseline FILE --update-baseline` and commit the new baseline.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); tools/list, all revisions",
+        example: "(probe --baseline: the baseline lists the tool `search`, the server's tools/list no longer does)",
+    },
+    BaselineToolAdded => {
+        name: "baseline-tool-added", group: Baseline, severity: Info, revisions: ALL,
+        summary: "the server lists a tool the baseline does not have",
+        why: "A new tool breaks no client, but it is new surface: the model is offered it from now on, and a host that asks users to approve tools will ask again. Recording it in the baseline keeps the next change visible.",
+        fix: "If the tool is intended, run `mcpdbg probe --baseline FILE --update-baseline` and commit the new baseline.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); tools/list, all revisions",
+        example: "(probe --baseline: the server's tools/list has `export`, the baseline does not)",
+    },
+    BaselineSchemaChanged => {
+        name: "baseline-schema-changed", group: Baseline, severity: Error, revisions: ALL,
+        summary: "a tool's input or output schema differs from the baseline",
+        why: "Clients build a tool's arguments from its input schema and read its structured result by its output schema. A renamed or newly required argument makes old calls fail validation; a changed output schema breaks whoever parses `structuredContent`. The finding names the JSON paths that differ.",
+        fix: "Keep the schemas compatible (add optional properties, do not rename or retype), or, for an intended change, update the baseline with `--update-baseline` and tell the tool's users.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); Tool.inputSchema, Tool.outputSchema (2025-06-18 and later)",
+        example: "(probe --baseline: the input schema of `add` has a required property `c` the baseline does not)",
+    },
+    BaselineToolChanged => {
+        name: "baseline-tool-changed", group: Baseline, severity: Warning, revisions: ALL,
+        summary: "a tool's title, description or annotations differ from the baseline",
+        why: "The model decides when and how to call a tool from its description, and hosts decide whether to ask for confirmation from its annotations (`readOnlyHint`, `destructiveHint`). A changed description changes the model's behaviour; a description that changes after users approved the tool is also how a malicious server slips new instructions in.",
+        fix: "Review the change; if it is intended, run `mcpdbg probe --baseline FILE --update-baseline` and commit the new baseline.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); Tool.description, Tool.annotations",
+        example: "(probe --baseline: the description of `search` differs from the baseline's)",
+    },
+    BaselineResourceRemoved => {
+        name: "baseline-resource-removed", group: Baseline, severity: Warning, revisions: ALL,
+        summary: "a resource or resource template in the baseline is no longer listed",
+        why: "Clients read resources by URI and build URIs from templates: a host that attached the resource to a conversation, or a client that fills in the template, gets an error. Resource lists can also change with the data a server serves, hence a warning.",
+        fix: "Keep the URI (or template) if clients use it; if the change is intended, update the baseline with `--update-baseline`.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); resources/list and resources/templates/list, all revisions",
+        example: "(probe --baseline: the baseline lists the resource `file:///notes/index.md`, the server no longer does)",
+    },
+    BaselineResourceAdded => {
+        name: "baseline-resource-added", group: Baseline, severity: Info, revisions: ALL,
+        summary: "the server lists a resource or resource template the baseline does not have",
+        why: "A new resource breaks no client; recording it in the baseline keeps the next change to it visible.",
+        fix: "If it is intended, update the baseline with `--update-baseline`.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); resources/list and resources/templates/list, all revisions",
+        example: "(probe --baseline: the server lists the resource template `notes://{id}`, the baseline does not)",
+    },
+    BaselineResourceChanged => {
+        name: "baseline-resource-changed", group: Baseline, severity: Info, revisions: ALL,
+        summary: "a resource's or template's name, title, description or MIME type differs from the baseline",
+        why: "Hosts show resources by name and description and pick how to read them by MIME type; a change there is rarely breaking but is worth seeing in review.",
+        fix: "If it is intended, update the baseline with `--update-baseline`.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); Resource, ResourceTemplate",
+        example: "(probe --baseline: the MIME type of `file:///notes/index.md` differs from the baseline's)",
+    },
+    BaselinePromptRemoved => {
+        name: "baseline-prompt-removed", group: Baseline, severity: Warning, revisions: ALL,
+        summary: "a prompt in the baseline is no longer listed",
+        why: "Hosts offer prompts to users by name (often as slash commands); a user's saved command or a script that gets the prompt by name now fails.",
+        fix: "Keep the prompt if users rely on it; if the removal is intended, update the baseline with `--update-baseline`.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); prompts/list, all revisions",
+        example: "(probe --baseline: the baseline lists the prompt `summarise`, the server no longer does)",
+    },
+    BaselinePromptAdded => {
+        name: "baseline-prompt-added", group: Baseline, severity: Info, revisions: ALL,
+        summary: "the server lists a prompt the baseline does not have",
+        why: "A new prompt breaks no client; recording it in the baseline keeps the next change to it visible.",
+        fix: "If it is intended, update the baseline with `--update-baseline`.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); prompts/list, all revisions",
+        example: "(probe --baseline: the server lists the prompt `triage`, the baseline does not)",
+    },
+    BaselinePromptChanged => {
+        name: "baseline-prompt-changed", group: Baseline, severity: Warning, revisions: ALL,
+        summary: "a prompt's arguments, title or description differ from the baseline",
+        why: "Hosts ask users for a prompt's arguments as it lists them: a renamed or newly required argument makes a saved invocation fail, and a changed description changes what users pick.",
+        fix: "Keep arguments compatible (add optional ones); if the change is intended, update the baseline with `--update-baseline`.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); Prompt.arguments",
+        example: "(probe --baseline: the prompt `summarise` has a required argument `style` the baseline does not)",
     },
 
     // ---- notes about the analysis itself ----

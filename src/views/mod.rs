@@ -4,6 +4,7 @@
 //! (`capture`, `diff`). `passes` drives reader -> transport -> conversation
 //! for the row views.
 
+pub mod baseline;
 pub mod capture;
 pub mod conversation;
 pub mod diff;

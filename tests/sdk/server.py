@@ -12,7 +12,9 @@ For the replay tests, SERVER_VARIANT changes one behaviour: `value` (add
 answers one more than the sum), `hang` (add never answers), `version` (the
 server declares version 2.0.0), `fixed` (hang answers "fixed"), `ask` (adds
 the tool ask, which asks the client for its roots and for a sampled
-message). Without it the server is unchanged.
+message), `crash` (raises before it serves, as a server missing its
+configuration does), `banner` (writes a banner line to stdout before it serves, the
+bug the probe tests look for). Without it the server is unchanged.
 """
 
 import asyncio
@@ -124,6 +126,10 @@ async def main():
     stdin = anyio.wrap_file(io.TextIOWrapper(io.BufferedReader(TeeIn(0, received)), encoding="utf-8", errors="replace"))
     stdout = anyio.wrap_file(io.TextIOWrapper(TeeOut(1, sent), encoding="utf-8", newline="\n", write_through=True))
     print("sdk test server starting", file=sys.stderr, flush=True)
+    if VARIANT == "crash":
+        raise RuntimeError("sdk test server: NOTES_DB is not set")
+    if VARIANT == "banner":
+        write_all(1, b"sdk test server listening on stdio\n")
     async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
         lowlevel = server._lowlevel_server
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

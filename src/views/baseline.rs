@@ -1,0 +1,631 @@
+//! A server's surface (its tools, resources, resource templates and
+//! prompts, as its list requests answered them) and the baseline file that
+//! stores it, for `probe --baseline`: [`Surface::of`] reads it from a
+//! capture, [`Surface::to_json`] and [`Surface::parse`] write and read the
+//! file, [`compare`] turns the differences into findings.
+//!
+//! The file (docs/ci.md): one JSON object, `{"format": "mcpdbg-baseline",
+//! "version": 1, "tools": [...], "resources": [...], "resourceTemplates":
+//! [...], "prompts": [...]}`, each list sorted by its key (`name`, `uri`,
+//! `uriTemplate`, `name`), each item holding only the fields compared, keys
+//! sorted at every depth, two-space indentation and a final newline, so
+//! that the same surface always gives the same bytes and a change is a
+//! small diff in review. No I/O here: the caller reads and writes the file.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::finding::{Finding, Findings};
+use crate::rules::Rule;
+use crate::views::capture::{Capture, Outcome};
+use crate::wire::dir::Dir;
+
+/// The baseline file's `format` member.
+pub const FORMAT: &str = "mcpdbg-baseline";
+
+/// The baseline file's version: a file of a later version is refused.
+pub const VERSION: u64 = 1;
+
+/// The most items of one list taken (the probe reads at most 100 pages).
+const MAX_ITEMS: usize = 100_000;
+
+/// The most JSON paths a finding names.
+const MAX_PATHS: usize = 5;
+
+/// The four lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Tool,
+    Resource,
+    Template,
+    Prompt,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Tool, Kind::Resource, Kind::Template, Kind::Prompt];
+
+    /// The member of the list result, and of the baseline file.
+    pub fn key(self) -> &'static str {
+        match self {
+            Kind::Tool => "tools",
+            Kind::Resource => "resources",
+            Kind::Template => "resourceTemplates",
+            Kind::Prompt => "prompts",
+        }
+    }
+
+    pub fn method(self) -> &'static str {
+        match self {
+            Kind::Tool => "tools/list",
+            Kind::Resource => "resources/list",
+            Kind::Template => "resources/templates/list",
+            Kind::Prompt => "prompts/list",
+        }
+    }
+
+    /// The member that names an item.
+    fn id(self) -> &'static str {
+        match self {
+            Kind::Tool | Kind::Prompt => "name",
+            Kind::Resource => "uri",
+            Kind::Template => "uriTemplate",
+        }
+    }
+
+    /// The members kept and compared, besides the id. Not kept: what
+    /// changes from run to run (a resource's `size`), `_meta` and icons.
+    fn fields(self) -> &'static [&'static str] {
+        match self {
+            Kind::Tool => &[
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations",
+            ],
+            Kind::Resource | Kind::Template => &["name", "title", "description", "mimeType"],
+            Kind::Prompt => &["title", "description", "arguments"],
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::Template => "resource template",
+            Kind::Prompt => "prompt",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn removed(self) -> Rule {
+        match self {
+            Kind::Tool => Rule::BaselineToolRemoved,
+            Kind::Resource | Kind::Template => Rule::BaselineResourceRemoved,
+            Kind::Prompt => Rule::BaselinePromptRemoved,
+        }
+    }
+
+    fn added(self) -> Rule {
+        match self {
+            Kind::Tool => Rule::BaselineToolAdded,
+            Kind::Resource | Kind::Template => Rule::BaselineResourceAdded,
+            Kind::Prompt => Rule::BaselinePromptAdded,
+        }
+    }
+
+    fn changed(self) -> Rule {
+        match self {
+            Kind::Tool => Rule::BaselineToolChanged,
+            Kind::Resource | Kind::Template => Rule::BaselineResourceChanged,
+            Kind::Prompt => Rule::BaselinePromptChanged,
+        }
+    }
+}
+
+/// One list as the server answered it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Listed {
+    /// By id: the kept members (keys sorted), and the line of the response
+    /// that listed it (0 in a baseline file).
+    pub items: BTreeMap<String, (Map<String, Value>, u64)>,
+    /// The line of the list's first response.
+    pub line: Option<u64>,
+    /// Why the list is not complete (a page unanswered or refused), if it
+    /// is not: it is then not compared, nor written.
+    pub incomplete: Option<String>,
+}
+
+/// The server's tools, resources, resource templates and prompts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Surface {
+    pub lists: [Listed; 4],
+    /// The line of the handshake's answer (where the capabilities were
+    /// declared): where a list the server no longer offers is reported.
+    pub handshake_line: u64,
+}
+
+impl Surface {
+    pub fn list(&self, kind: Kind) -> &Listed {
+        &self.lists[kind.index()]
+    }
+
+    /// The surface a session showed: every page of each list request. A
+    /// list never asked for (the capability was not declared) is empty.
+    pub fn of(capture: &Capture) -> Surface {
+        let handshake = capture
+            .requests
+            .iter()
+            .filter(|e| matches!(e.method.as_str(), "initialize" | "server/discover"))
+            .filter(|e| matches!(e.outcome, Outcome::Result(_)))
+            .find_map(|e| e.answer_line);
+        let mut surface = Surface {
+            handshake_line: handshake.unwrap_or(1),
+            ..Surface::default()
+        };
+        if handshake.is_none() {
+            // Nothing was listed because nothing could be: not an empty server.
+            for listed in &mut surface.lists {
+                listed.incomplete = Some("the server did not complete the handshake".into());
+            }
+            return surface;
+        }
+        for exchange in &capture.requests {
+            let Some(kind) = Kind::ALL
+                .into_iter()
+                .find(|k| k.method() == exchange.method)
+            else {
+                continue;
+            };
+            let listed = &mut surface.lists[kind.index()];
+            let line = exchange.answer_line.unwrap_or(exchange.line);
+            listed.line.get_or_insert(line);
+            let page = match &exchange.outcome {
+                Outcome::Result(result) if !exchange.partial => result.get(kind.key()),
+                Outcome::Result(_) => {
+                    listed.incomplete = Some(format!(
+                        "the log shows {} id {} only in part",
+                        kind.method(),
+                        exchange.id
+                    ));
+                    continue;
+                }
+                Outcome::Error(_) => {
+                    listed.incomplete = Some(format!(
+                        "{} id {} was answered with an error",
+                        kind.method(),
+                        exchange.id
+                    ));
+                    continue;
+                }
+                Outcome::Open => {
+                    listed.incomplete = Some(format!(
+                        "{} id {} was not answered",
+                        kind.method(),
+                        exchange.id
+                    ));
+                    continue;
+                }
+            };
+            for item in page.and_then(Value::as_array).into_iter().flatten() {
+                if listed.items.len() >= MAX_ITEMS {
+                    listed.incomplete = Some(format!(
+                        "{} listed more than {MAX_ITEMS} items",
+                        kind.method()
+                    ));
+                    break;
+                }
+                if let Some((id, kept)) = keep(kind, item) {
+                    listed.items.entry(id).or_insert((kept, line));
+                }
+            }
+        }
+        surface
+    }
+
+    /// The first list that is not complete, with why.
+    pub fn incomplete(&self) -> Option<&str> {
+        self.lists.iter().find_map(|l| l.incomplete.as_deref())
+    }
+
+    /// The baseline file's text.
+    pub fn to_json(&self) -> String {
+        let mut doc = Map::new();
+        doc.insert("format".into(), FORMAT.into());
+        doc.insert("version".into(), VERSION.into());
+        for kind in Kind::ALL {
+            let items = self
+                .list(kind)
+                .items
+                .iter()
+                .map(|(id, (kept, _))| {
+                    let mut item = kept.clone();
+                    item.insert(kind.id().into(), Value::String(id.clone()));
+                    Value::Object(sorted(item))
+                })
+                .collect();
+            doc.insert(kind.key().into(), Value::Array(items));
+        }
+        let mut text = serde_json::to_string_pretty(&Value::Object(doc)).expect("JSON values");
+        text.push('\n');
+        text
+    }
+
+    /// Reads a baseline file. `Err` says what is wrong with it.
+    pub fn parse(text: &str) -> Result<Surface, String> {
+        let doc: Value = serde_json::from_str(text).map_err(|e| format!("it is not JSON ({e})"))?;
+        let Value::Object(doc) = doc else {
+            return Err("it is not a JSON object".into());
+        };
+        if doc.get("format").and_then(Value::as_str) != Some(FORMAT) {
+            return Err(format!("it has no \"format\": \"{FORMAT}\""));
+        }
+        match doc.get("version").and_then(Value::as_u64) {
+            Some(VERSION) => {}
+            Some(v) if v > VERSION => {
+                return Err(format!(
+                    "it is version {v}, written by a later mcpdbg (this one reads version {VERSION})"
+                ));
+            }
+            _ => return Err(format!("it has no \"version\": {VERSION}")),
+        }
+        let mut surface = Surface::default();
+        for kind in Kind::ALL {
+            let items = match doc.get(kind.key()) {
+                None => continue,
+                Some(Value::Array(items)) => items,
+                Some(_) => return Err(format!("\"{}\" is not an array", kind.key())),
+            };
+            for item in items.iter().take(MAX_ITEMS) {
+                let (id, kept) = keep(kind, item).ok_or_else(|| {
+                    format!(
+                        "an item of \"{}\" is not an object with a string \"{}\"",
+                        kind.key(),
+                        kind.id()
+                    )
+                })?;
+                surface.lists[kind.index()].items.insert(id, (kept, 0));
+            }
+        }
+        Ok(surface)
+    }
+
+    /// How many items of each list, in words (`3 tools, 1 resource, ...`).
+    pub fn counts(&self) -> String {
+        Kind::ALL
+            .iter()
+            .map(|k| {
+                let n = self.list(*k).items.len();
+                let word = k.word();
+                if n == 1 {
+                    format!("1 {word}")
+                } else {
+                    format!("{n} {word}s")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// An item's id and the members kept, with keys sorted at every depth.
+fn keep(kind: Kind, item: &Value) -> Option<(String, Map<String, Value>)> {
+    let item = item.as_object()?;
+    let id = item.get(kind.id())?.as_str()?.to_string();
+    let kept = kind
+        .fields()
+        .iter()
+        .filter_map(|f| item.get(*f).map(|v| (f.to_string(), canonical(v))))
+        .collect();
+    Some((id, sorted(kept)))
+}
+
+fn sorted(map: Map<String, Value>) -> Map<String, Value> {
+    let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.into_iter().collect()
+}
+
+/// The value with the keys of every object sorted.
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(sorted(
+            map.iter().map(|(k, v)| (k.clone(), canonical(v))).collect(),
+        )),
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
+/// What changed from `baseline` to `now`, as findings (sorted by line).
+/// `name` is the baseline file as the user named it. Lists that are not
+/// complete in `now` are not compared: their notes are returned instead.
+pub fn compare(baseline: &Surface, now: &Surface, name: &str) -> (Vec<Finding>, Vec<String>) {
+    let mut findings = Findings::default();
+    let mut notes = Vec::new();
+    for kind in Kind::ALL {
+        let (old, new) = (baseline.list(kind), now.list(kind));
+        if let Some(why) = &new.incomplete {
+            notes.push(format!(
+                "the {}s were not compared with the baseline: {why}",
+                kind.word()
+            ));
+            continue;
+        }
+        let list_line = new.line.unwrap_or(now.handshake_line);
+        let word = kind.word();
+        for (id, (before, _)) in &old.items {
+            match new.items.get(id) {
+                None => {
+                    let message = if new.line.is_none() {
+                        format!(
+                            "{word} `{id}` is in the baseline ({name}) but the server declared no {} capability",
+                            if kind == Kind::Template {
+                                "resources"
+                            } else {
+                                kind.key()
+                            }
+                        )
+                    } else {
+                        format!(
+                            "{word} `{id}` is in the baseline ({name}) but not in the server's {}",
+                            kind.method()
+                        )
+                    };
+                    findings.push(event(kind.removed(), list_line, kind, message));
+                }
+                Some((after, line)) => changes(kind, id, before, after, *line, &mut findings),
+            }
+        }
+        for (id, (_, line)) in &new.items {
+            if !old.items.contains_key(id) {
+                let message = format!("{word} `{id}` is not in the baseline ({name})");
+                findings.push(event(kind.added(), *line, kind, message));
+            }
+        }
+    }
+    (findings.finish(), notes)
+}
+
+fn event(rule: Rule, line: u64, kind: Kind, message: String) -> Finding {
+    Finding::new(rule, line, message)
+        .dir(Dir::ServerToClient)
+        .method(Some(kind.method()))
+}
+
+/// The findings for one item in both: a tool's schemas apart, then the
+/// other members together.
+fn changes(
+    kind: Kind,
+    id: &str,
+    before: &Map<String, Value>,
+    after: &Map<String, Value>,
+    line: u64,
+    findings: &mut Findings,
+) {
+    let word = kind.word();
+    let mut other = Vec::new();
+    for field in kind.fields() {
+        let (b, a) = (before.get(*field), after.get(*field));
+        if b == a {
+            continue;
+        }
+        let mut paths = Vec::new();
+        let mut more = 0;
+        diff(b, a, String::new(), &mut paths, &mut more);
+        let shown = shown(&paths, more);
+        if kind == Kind::Tool && matches!(*field, "inputSchema" | "outputSchema") {
+            let which = if *field == "inputSchema" {
+                "input"
+            } else {
+                "output"
+            };
+            let message = match (b, a) {
+                (None, _) => format!("tool `{id}` has an {which} schema the baseline does not"),
+                (_, None) => {
+                    format!("tool `{id}` no longer has the {which} schema of the baseline")
+                }
+                _ => format!(
+                    "the {which} schema of tool `{id}` differs from the baseline at {shown}"
+                ),
+            };
+            findings.push(event(Rule::BaselineSchemaChanged, line, kind, message));
+        } else if matches!(b.zip(a), Some((Value::Object(_) | Value::Array(_), _))) {
+            other.push(format!("{field} (at {shown})"));
+        } else {
+            other.push(field.to_string());
+        }
+    }
+    if !other.is_empty() {
+        let message = format!(
+            "{word} `{id}` differs from the baseline in its {}",
+            other.join(", ")
+        );
+        findings.push(event(kind.changed(), line, kind, message));
+    }
+}
+
+fn shown(paths: &[String], more: usize) -> String {
+    let mut text = paths.join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
+/// The JSON pointers where `a` differs from `b`, at most [`MAX_PATHS`]
+/// (`more` counts the rest). Objects are followed member by member; other
+/// values (arrays included) differ as a whole.
+fn diff(
+    b: Option<&Value>,
+    a: Option<&Value>,
+    at: String,
+    paths: &mut Vec<String>,
+    more: &mut usize,
+) {
+    let mut note = |text: String| {
+        if paths.len() < MAX_PATHS {
+            paths.push(text);
+        } else {
+            *more += 1;
+        }
+    };
+    let place = if at.is_empty() {
+        "/".to_string()
+    } else {
+        at.clone()
+    };
+    match (b, a) {
+        (Some(Value::Object(b)), Some(Value::Object(a))) => {
+            let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let (bv, av) = (b.get(key), a.get(key));
+                if bv != av {
+                    let escaped = key.replace('~', "~0").replace('/', "~1");
+                    diff(bv, av, format!("{at}/{escaped}"), paths, more);
+                }
+            }
+        }
+        (None, Some(_)) => note(format!("{place} (added)")),
+        (Some(_), None) => note(format!("{place} (removed)")),
+        (b, a) if b != a => note(place),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn surface(tools: Value) -> Surface {
+        let mut s = Surface::default();
+        for (i, t) in tools.as_array().expect("array").iter().enumerate() {
+            let (id, kept) = keep(Kind::Tool, t).expect("tool");
+            s.lists[0].items.insert(id, (kept, 10 + i as u64));
+        }
+        s.lists[0].line = Some(10);
+        s
+    }
+
+    #[test]
+    fn the_file_is_deterministic_and_reads_back() {
+        let a = surface(json!([
+            {"name": "b", "inputSchema": {"type": "object", "properties": {"y": {}, "x": {}}}, "size": 3},
+            {"name": "a", "description": "first"}
+        ]));
+        let text = a.to_json();
+        assert!(text.find("\"a\"").expect("a") < text.find("\"b\"").expect("b"));
+        assert!(text.find("\"x\"").expect("x") < text.find("\"y\"").expect("y"));
+        assert!(!text.contains("size"));
+        assert!(text.ends_with("}\n"));
+        let back = Surface::parse(&text).expect("reads back");
+        assert_eq!(back.to_json(), text);
+        assert!(
+            Surface::parse("{\"format\":\"mcpdbg-baseline\",\"version\":2}")
+                .expect_err("later version")
+                .contains("later mcpdbg")
+        );
+        assert!(Surface::parse("[]").is_err());
+        assert!(
+            Surface::parse("{\"format\":\"mcpdbg-baseline\",\"version\":1,\"tools\":[1]}").is_err()
+        );
+    }
+
+    #[test]
+    fn added_removed_and_changed_are_told_apart() {
+        let old = surface(json!([
+            {"name": "keep", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+            {"name": "gone"},
+            {"name": "said", "description": "old words"}
+        ]));
+        let new = surface(json!([
+            {"name": "keep", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {}}, "required": ["b"]}},
+            {"name": "said", "description": "new words"},
+            {"name": "fresh"}
+        ]));
+        let (findings, notes) = compare(&old, &new, "base.json");
+        assert!(notes.is_empty());
+        let got: Vec<(Rule, &str)> = findings
+            .iter()
+            .map(|f| (f.rule, f.message.as_str()))
+            .collect();
+        assert!(
+            got.contains(&(
+                Rule::BaselineToolRemoved,
+                "tool `gone` is in the baseline (base.json) but not in the server's tools/list"
+            )),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(
+                Rule::BaselineToolAdded,
+                "tool `fresh` is not in the baseline (base.json)"
+            )),
+            "{got:?}"
+        );
+        assert!(got.contains(&(Rule::BaselineSchemaChanged, "the input schema of tool `keep` differs from the baseline at /properties/a/type, /properties/b (added), /required (added)")), "{got:?}");
+        assert!(
+            got.contains(&(
+                Rule::BaselineToolChanged,
+                "tool `said` differs from the baseline in its description"
+            )),
+            "{got:?}"
+        );
+        assert_eq!(findings.len(), 4);
+        let (same, _) = compare(&old, &old, "base.json");
+        assert!(same.is_empty());
+    }
+
+    #[test]
+    fn every_baseline_rule_fires_on_its_list() {
+        use crate::rules::Group;
+        let mut fired = std::collections::BTreeSet::new();
+        for kind in Kind::ALL {
+            let field = kind.fields()[kind.fields().len() - 1];
+            let item = |id: &str, v: Value| {
+                let mut m = Map::new();
+                m.insert(kind.id().into(), id.into());
+                m.insert(field.into(), v);
+                Value::Object(m)
+            };
+            let build = |items: Vec<Value>| {
+                let mut s = Surface::default();
+                for i in items {
+                    let (id, kept) = keep(kind, &i).expect("item");
+                    s.lists[kind.index()].items.insert(id, (kept, 3));
+                }
+                s.lists[kind.index()].line = Some(3);
+                s
+            };
+            let old = build(vec![item("same", json!(1)), item("gone", json!(1))]);
+            let new = build(vec![item("same", json!(2)), item("new", json!(1))]);
+            let (findings, _) = compare(&old, &new, "b.json");
+            assert_eq!(findings.len(), 3, "{kind:?}: {findings:?}");
+            fired.extend(findings.iter().map(|f| f.rule));
+        }
+        fired.insert(Rule::BaselineSchemaChanged);
+        let all: std::collections::BTreeSet<Rule> = Rule::ALL
+            .iter()
+            .copied()
+            .filter(|r| r.info().group == Group::Baseline)
+            .collect();
+        assert_eq!(fired, all);
+    }
+
+    #[test]
+    fn an_incomplete_list_is_not_compared() {
+        let old = surface(json!([{"name": "a"}]));
+        let mut new = Surface::default();
+        new.lists[0].incomplete = Some("tools/list id 2 was not answered".into());
+        let (findings, notes) = compare(&old, &new, "b.json");
+        assert!(findings.is_empty());
+        assert_eq!(notes.len(), 1);
+    }
+}
