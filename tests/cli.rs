@@ -2015,6 +2015,25 @@ fn files_from_reads_lines_or_nul_separated_paths_with_jobs() {
     );
     let out = run_stdin(&["check", "--format", "jsonl", "--files-from", "-"], b"-\n");
     assert_eq!(jsonl_of(&out)[0]["type"], "error");
+    // An entry longer than any path is an error of its own, bounded, and
+    // the next entry is still checked.
+    let mut long = vec![b'a'; 70_000];
+    long.extend_from_slice(b"\nfixtures/sample-session.log\n");
+    let out = run_stdin(
+        &["check", "--format", "jsonl", "-j", "1", "--files-from", "-"],
+        &long,
+    );
+    let records = jsonl_of(&out);
+    assert_eq!(records[0]["type"], "error");
+    assert!(
+        records[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 65536 bytes")
+    );
+    assert!(records[0]["path"].as_str().unwrap().len() <= 200);
+    assert_eq!(records[1]["type"], "file");
+    assert_eq!(records[1]["path"], "fixtures/sample-session.log");
     let out = run(&["check", "--files-from", list, "fixtures/sample-session.log"]);
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["check", "-0", "fixtures/sample-session.log"]);
