@@ -148,6 +148,21 @@ pub struct CheckArgs {
     #[arg(long = "stderr", value_name = "FILE", requires = "client")]
     stderr_file: Option<PathBuf>,
 
+    /// Check the files named in FILE (`-`: standard input), one per line
+    ///
+    /// For lists too long for the command line (`find ... | mcpdbg check
+    /// --files-from -`): the list is read as the checks go, never whole. A
+    /// path that cannot be read is reported (an `error` record in JSON
+    /// Lines) and the others are still checked. Empty lines are skipped;
+    /// `-` cannot be named in a list.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["files", "follow", "client"])]
+    files_from: Option<PathBuf>,
+
+    /// With --files-from: the paths are separated by NUL bytes, not
+    /// newlines (`find -print0`, `xargs -0`), so any name can be listed
+    #[arg(long, short = '0')]
+    null: bool,
+
     /// Check this many files at once (default: one per core)
     ///
     /// Each file is an independent session, so several files use all cores.
@@ -195,7 +210,8 @@ struct RuleArgs {
 /// How to report (`check`, `validate`).
 #[derive(Args)]
 struct OutputArgs {
-    /// Output format: a table, one JSON document, SARIF 2.1.0 (code
+    /// Output format: a table, one JSON document, JSON Lines (one record
+    /// per line, written as each file finishes), SARIF 2.1.0 (code
     /// scanning), GitHub Actions annotations or JUnit XML
     #[arg(long, value_enum, default_value_t = ReportFormatArg::Table)]
     format: ReportFormatArg,
@@ -219,6 +235,7 @@ Examples:
   mcpdbg check session.log
   mcpdbg check --follow /tmp/notes.log     # while `mcpdbg record` writes it
   mcpdbg check --format json a.log b.log | jq '.files[].findings[].rule'
+  find logs -name '*.log.gz' -print0 | mcpdbg check -0 --files-from - --format jsonl
   my-wrapper | mcpdbg check -
   mcpdbg check --revision 2025-06-18 --fail-on warning tail.log
   mcpdbg check --redact session.log > report.txt     # to paste in a public issue
@@ -741,6 +758,7 @@ enum EraArg {
 enum ReportFormatArg {
     Table,
     Json,
+    Jsonl,
     Sarif,
     Github,
     Junit,
@@ -869,6 +887,7 @@ impl OutputArgs {
             format: match self.format {
                 ReportFormatArg::Table => OutputFormat::Table,
                 ReportFormatArg::Json => OutputFormat::Json,
+                ReportFormatArg::Jsonl => OutputFormat::Jsonl,
                 ReportFormatArg::Sarif => OutputFormat::Sarif,
                 ReportFormatArg::Github => OutputFormat::Github,
                 ReportFormatArg::Junit => OutputFormat::Junit,
@@ -946,6 +965,11 @@ fn files_or_stdin(files: Vec<PathBuf>) -> Vec<PathBuf> {
 
 impl CheckArgs {
     pub fn into_check(self) -> Result<Check, Usage> {
+        if self.null && self.files_from.is_none() {
+            return Err(Usage(
+                "mcpdbg: -0/--null says how --files-from's list is separated; give --files-from FILE".into(),
+            ));
+        }
         let files = files_or_stdin(self.files);
         let input = if let (Some(client), Some(server)) = (self.client, self.server) {
             Input::Tee {
@@ -966,6 +990,11 @@ impl CheckArgs {
                 path: path.clone(),
                 poll: Duration::from_secs_f64(self.poll_interval),
                 status_every: Duration::from_secs_f64(self.status_interval),
+            }
+        } else if let Some(list) = self.files_from {
+            Input::FilesFrom {
+                list,
+                null: self.null,
             }
         } else {
             Input::Files(files)

@@ -29,7 +29,8 @@
 //!
 //! - Nothing but `reader`, `live/`, `cmd/` and `main` does I/O (renderers
 //!   only write to the writer they are given); only `live/` reads the clock
-//!   or waits (to stamp, pace, time out, poll and draw progress): the
+//!   or waits (to stamp, pace, time out, poll, draw progress and time a
+//!   file's check for the JSON Lines `file` record): the
 //!   analysis, the timeline, the stats and `diff` take all time from the log.
 //! - Bad input never produces `Err` or a panic: it becomes a finding. `Err`
 //!   means a file could not be opened, read or written.

@@ -84,8 +84,11 @@ pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<
     for record in opened.records {
         checker.push(record?, &mut |_| {});
     }
-    checker.lines_read(opened.lines.get());
-    Ok(checker.finish(path, opened.format, &mut |_| {}))
+    let lines = opened.lines.get();
+    checker.lines_read(lines);
+    let mut report = checker.finish(path, opened.format, &mut |_| {});
+    report.read.lines = lines;
+    Ok(report)
 }
 
 /// The pipeline of one input, fed one record at a time: what [`check`] runs
@@ -202,6 +205,7 @@ impl Checker {
             sessions,
             findings,
             message: None,
+            read: Default::default(),
         };
         (report, self.redactor)
     }
@@ -389,6 +393,7 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
         },
         &mut |_| {},
     );
+    let mut lines = 0;
     let mut open_client = std::collections::HashSet::new();
     let mut open_server = std::collections::HashSet::new();
     loop {
@@ -423,12 +428,14 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
             _ => {}
         }
         if let Some(record) = stream.take()? {
+            lines += 1;
             checker.push(record, &mut |_| {});
         }
     }
     if let Some((_, input)) = tee.stderr {
         let mut stderr = TeeStream::new(input, Dir::Stderr)?;
         while let Some(record) = stderr.take()? {
+            lines += 1;
             checker.push(record, &mut |_| {});
         }
     }
@@ -439,6 +446,7 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
         .collect::<Vec<_>>()
         .join(" + ");
     let mut report = checker.finish(&name, Format::Tee, &mut |_| {});
+    report.read.lines = lines;
     for finding in &mut report.findings {
         finding.file = match finding.dir {
             Some(Dir::ClientToServer) => Some(names[0].clone()),

@@ -1,6 +1,8 @@
 //! The report: what `check` found in each input, as plain data for the
 //! renderers. Knows no output format.
 
+use std::time::Duration;
+
 use crate::finding::Finding;
 use crate::protocol::Revision;
 use crate::rules::Severity;
@@ -20,6 +22,20 @@ pub struct FileReport {
     pub findings: Vec<Finding>,
     /// What `validate` made of its one message.
     pub message: Option<MessageReport>,
+    /// How much was read, and how long the check took.
+    pub read: Reading,
+}
+
+/// How much of an input was read and how long its check took (the JSON
+/// Lines `file` record). The pipeline counts the lines; `check` counts the
+/// bytes (as stored: before decompression) and times the file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    pub bytes: u64,
+    /// Lines read (decompressed; in a three-file capture, of all its files).
+    pub lines: u64,
+    /// From opening the file to its report; zero when not timed.
+    pub elapsed: Duration,
 }
 
 /// One message on its own, as `mcpdbg validate` sees it.
@@ -56,9 +72,28 @@ impl Report {
     /// How many findings have each severity: `[info, warning, error]`.
     pub fn tally(&self) -> [usize; 3] {
         let mut t = [0; 3];
-        for f in self.files.iter().flat_map(|f| &f.findings) {
+        for f in &self.files {
+            for (total, n) in t.iter_mut().zip(f.tally()) {
+                *total += n;
+            }
+        }
+        t
+    }
+}
+
+impl FileReport {
+    /// How many of this file's findings have each severity: `[info,
+    /// warning, error]`.
+    pub fn tally(&self) -> [usize; 3] {
+        let mut t = [0; 3];
+        for f in &self.findings {
             t[f.severity as usize] += 1;
         }
         t
+    }
+
+    /// The most severe finding, if any.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
     }
 }

@@ -285,6 +285,7 @@ fn many_findings(n: usize) -> Report {
             sessions: Vec::new(),
             findings,
             message: None,
+            read: Default::default(),
         }],
     }
 }

@@ -1736,3 +1736,438 @@ fn a_handshake_sent_as_the_server_starts_is_judged_with_the_start() {
     // A --slow above the start limit is the limit.
     assert_eq!(slow(&late, &["--slow", "60"]), Vec::<String>::new());
 }
+
+/// The keys of a JSON Lines record, in order.
+fn key_order(v: &Value) -> Vec<&str> {
+    v.as_object()
+        .expect("a record is an object")
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// `expected` keys present in `record`, in `expected`'s order, must be
+/// exactly the record's keys in its order (the optional ones may be absent).
+fn in_order(record: &Value, required: &[&str], optional: &[&str], expected: &[&str]) {
+    let have = key_order(record);
+    for k in required {
+        assert!(have.contains(k), "{record} lacks {k}");
+    }
+    let wanted: Vec<&str> = expected
+        .iter()
+        .copied()
+        .filter(|k| have.contains(k))
+        .collect();
+    assert_eq!(have, wanted, "key order of {record}");
+    for k in &have {
+        assert!(
+            required.contains(k) || optional.contains(k),
+            "{record} has unexpected key {k}"
+        );
+    }
+}
+
+fn jsonl_of(out: &std::process::Output) -> Vec<Value> {
+    String::from_utf8(out.stdout.clone())
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+const SESSION_KEYS: [&str; 13] = [
+    "name",
+    "era",
+    "protocol_version",
+    "requested_version",
+    "revision",
+    "client",
+    "server",
+    "messages",
+    "pending",
+    "pending_total",
+    "first_line",
+    "last_line",
+    "mid_session",
+];
+
+#[test]
+fn jsonl_records_version_1_are_pinned() {
+    let files = [
+        "fixtures/sample-session.log",
+        "fixtures/rules/id-reuse.log",
+        "fixtures/compressed/unanswered-request.log.gz",
+        "fixtures/formats/claude-aggregate/two-servers.log",
+    ];
+    let mut args = vec!["check", "--format", "jsonl", "--jobs", "1"];
+    args.extend(files);
+    args.push("no-such-file.log");
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(2), "an unreadable file: exit 2");
+    let records = jsonl_of(&out);
+    let doc = json_of(&run(
+        &[&["check", "--format", "json"][..], &files[..]].concat()
+    ));
+    // With one job the records come in the order of the files: each file's
+    // `file` record, its sessions, its findings; the document says the same.
+    let mut at = 0;
+    for (i, want) in doc["files"].as_array().expect("files").iter().enumerate() {
+        let path = files[i];
+        let head = &records[at];
+        in_order(
+            head,
+            &[
+                "type", "version", "path", "format", "bytes", "lines", "seconds", "sessions",
+                "summary",
+            ],
+            &[],
+            &[
+                "type", "version", "path", "format", "bytes", "lines", "seconds", "sessions",
+                "summary",
+            ],
+        );
+        assert_eq!(head["type"], "file");
+        assert_eq!(head["version"], 1);
+        assert_eq!(head["path"], path);
+        assert_eq!(head["format"], want["format"]);
+        let on_disk = std::fs::metadata(root().join(path)).expect("fixture").len();
+        assert_eq!(head["bytes"], on_disk, "{path}: bytes as stored");
+        assert!(head["lines"].as_u64().expect("lines") > 0, "{path}");
+        assert!(head["seconds"].as_f64().expect("seconds") >= 0.0);
+        keys(
+            &head["summary"],
+            &["error", "warning", "info"],
+            &[],
+            "summary",
+        );
+        let sessions = want["sessions"].as_array().expect("sessions");
+        let findings = want["findings"].as_array().expect("findings");
+        assert_eq!(head["sessions"], sessions.len());
+        for severity in ["error", "warning", "info"] {
+            let n = findings
+                .iter()
+                .filter(|f| f["severity"] == severity)
+                .count();
+            assert_eq!(head["summary"][severity], n, "{path} {severity}");
+        }
+        at += 1;
+        for (index, session) in sessions.iter().enumerate() {
+            let r = &records[at];
+            let order: Vec<&str> = ["type", "version", "path", "session"]
+                .into_iter()
+                .chain(SESSION_KEYS)
+                .collect();
+            in_order(r, &order, &[], &order);
+            assert_eq!(
+                (&r["type"], &r["version"], &r["path"]),
+                (&"session".into(), &1.into(), &path.into())
+            );
+            assert_eq!(r["session"], index);
+            for k in SESSION_KEYS {
+                assert_eq!(r[k], session[k], "{path} session {index} {k}");
+            }
+            at += 1;
+        }
+        for finding in findings {
+            let r = &records[at];
+            let optional = ["file", "time", "direction", "id", "method", "related"];
+            in_order(
+                r,
+                &[
+                    "type", "version", "path", "rule", "severity", "session", "line", "message",
+                ],
+                &optional,
+                &[
+                    "type",
+                    "version",
+                    "path",
+                    "rule",
+                    "severity",
+                    "session",
+                    "line",
+                    "file",
+                    "message",
+                    "time",
+                    "direction",
+                    "id",
+                    "method",
+                    "related",
+                ],
+            );
+            assert_eq!(
+                (&r["type"], &r["version"], &r["path"]),
+                (&"finding".into(), &1.into(), &path.into())
+            );
+            let mut fields = r.as_object().expect("object").clone();
+            for k in ["type", "version", "path"] {
+                fields.remove(k);
+            }
+            assert_eq!(&Value::Object(fields), finding, "{path}");
+            at += 1;
+        }
+    }
+    let error = &records[at];
+    in_order(
+        error,
+        &["type", "version", "path", "message"],
+        &[],
+        &["type", "version", "path", "message"],
+    );
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["path"], "no-such-file.log");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("message")
+            .contains("no-such-file.log"),
+        "{error}"
+    );
+    assert_eq!(records.len(), at + 1, "nothing after the last file");
+    // Two servers in one log are two session records.
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "session" && r["session"] == 1)
+    );
+}
+
+#[test]
+fn jsonl_exit_codes_are_those_of_json() {
+    for (args, code) in [
+        (vec!["fixtures/clean/legacy-2025-06-18.log"], 0),
+        (vec!["fixtures/sample-session.log"], 1),
+        (vec!["--fail-on", "never", "fixtures/sample-session.log"], 0),
+        (
+            vec!["fixtures/clean/legacy-2025-06-18.log", "missing.log"],
+            2,
+        ),
+    ] {
+        for format in ["json", "jsonl"] {
+            let out = run(&[&["check", "--format", format][..], &args[..]].concat());
+            assert_eq!(out.status.code(), Some(code), "{format} {args:?}");
+        }
+    }
+}
+
+/// Every `file` and `error` record's path, sorted, and the findings' (path,
+/// rule, line), sorted: what a run found, whatever order files finished in.
+type Found = (Vec<(String, String)>, Vec<(String, String, u64)>);
+
+fn found(records: &[Value]) -> Found {
+    let mut files: Vec<(String, String)> = records
+        .iter()
+        .filter(|r| r["type"] == "file" || r["type"] == "error")
+        .map(|r| {
+            (
+                r["type"].as_str().unwrap().into(),
+                r["path"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    files.sort();
+    let mut findings: Vec<(String, String, u64)> = records
+        .iter()
+        .filter(|r| r["type"] == "finding")
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().into(),
+                r["rule"].as_str().unwrap().into(),
+                r["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    findings.sort();
+    (files, findings)
+}
+
+#[test]
+fn files_from_reads_lines_or_nul_separated_paths_with_jobs() {
+    let dir = root().join("target/test-scratch/files-from");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    // A name with a newline in it can only be listed NUL-separated.
+    let odd = dir.join("two\nlines.log");
+    std::fs::copy(root().join("fixtures/rules/id-reuse.log"), &odd).expect("copy");
+    let odd = odd
+        .strip_prefix(root())
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let listed = [
+        "fixtures/sample-session.log",
+        "fixtures/compressed/unanswered-request.log.gz",
+        "fixtures/compressed/unanswered-request.log.zst",
+        "fixtures/clean/legacy-2025-06-18.log",
+        "missing.log",
+    ];
+    let direct = run(&[&["check", "--format", "jsonl", "-j", "1"][..], &listed[..]].concat());
+    let (direct_files, mut direct_findings) = found(&jsonl_of(&direct));
+    assert_eq!(direct_files.len(), 5);
+    assert!(direct_files.contains(&("error".into(), "missing.log".into())));
+
+    // Lines: CRLF, empty lines and a last line without its newline.
+    let lines = format!(
+        "{}\r\n\n{}\n{}\n\n{}\n{}",
+        listed[0], listed[1], listed[2], listed[3], listed[4]
+    );
+    for jobs in ["1", "2"] {
+        let out = run_stdin(
+            &[
+                "check",
+                "--format",
+                "jsonl",
+                "-j",
+                jobs,
+                "--files-from",
+                "-",
+            ],
+            lines.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(2), "missing.log: exit 2");
+        assert_eq!(
+            found(&jsonl_of(&out)),
+            (direct_files.clone(), direct_findings.clone()),
+            "-j {jobs}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot open missing.log"), "{stderr}");
+    }
+
+    // NUL-separated, from a file, with the odd name; the long option too.
+    let mut nul = Vec::new();
+    for p in listed.iter().copied().chain([odd.as_str()]) {
+        nul.extend_from_slice(p.as_bytes());
+        nul.push(0);
+    }
+    let list = dir.join("list0");
+    std::fs::write(&list, &nul).expect("list");
+    let list = list.to_str().unwrap();
+    let odd_direct = run(&["check", "--format", "jsonl", &odd]);
+    let (_, odd_findings) = found(&jsonl_of(&odd_direct));
+    assert!(!odd_findings.is_empty());
+    direct_findings.extend(odd_findings);
+    direct_findings.sort();
+    for flag in ["-0", "--null"] {
+        let out = run(&[
+            "check",
+            "--format",
+            "jsonl",
+            "-j",
+            "2",
+            flag,
+            "--files-from",
+            list,
+        ]);
+        let (files, findings) = found(&jsonl_of(&out));
+        assert_eq!(files.len(), 6, "{flag}");
+        assert!(
+            files.contains(&("file".into(), odd.clone())),
+            "{flag}: {files:?}"
+        );
+        assert_eq!(findings, direct_findings, "{flag}");
+    }
+    // Without -0 the same list is two lines (split at the odd name's
+    // newline), neither of which names a file.
+    let out = run(&["check", "--format", "jsonl", "--files-from", list]);
+    let records = jsonl_of(&out);
+    assert_eq!(records.len(), 2);
+    assert!(records.iter().all(|r| r["type"] == "error"), "{records:?}");
+
+    // The other formats read the list too, in its order.
+    let json = json_of(&run_stdin(
+        &["check", "--format", "json", "-j", "2", "--files-from", "-"],
+        lines.as_bytes(),
+    ));
+    let paths: Vec<&str> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, &listed[..4]);
+
+    // A list that is not there is a usage-level error; `-` in a list is an
+    // error record, and FILE arguments conflict with a list.
+    let out = run(&["check", "--files-from", "no-such-list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot open the path list no-such-list")
+    );
+    let out = run_stdin(&["check", "--format", "jsonl", "--files-from", "-"], b"-\n");
+    assert_eq!(jsonl_of(&out)[0]["type"], "error");
+    // An entry longer than any path is an error of its own, bounded, and
+    // the next entry is still checked.
+    let mut long = vec![b'a'; 70_000];
+    long.extend_from_slice(b"\nfixtures/sample-session.log\n");
+    let out = run_stdin(
+        &["check", "--format", "jsonl", "-j", "1", "--files-from", "-"],
+        &long,
+    );
+    let records = jsonl_of(&out);
+    assert_eq!(records[0]["type"], "error");
+    assert!(
+        records[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 65536 bytes")
+    );
+    assert!(records[0]["path"].as_str().unwrap().len() <= 200);
+    assert_eq!(records[1]["type"], "file");
+    assert_eq!(records[1]["path"], "fixtures/sample-session.log");
+    let out = run(&["check", "--files-from", list, "fixtures/sample-session.log"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["check", "-0", "fixtures/sample-session.log"]);
+    assert_eq!(out.status.code(), Some(2), "-0 needs --files-from");
+}
+
+/// The list is read as the checks go: the first file's records come out
+/// while the list is still open.
+#[test]
+fn files_from_streams_the_list_and_the_records() {
+    use std::io::{BufRead, BufReader, Write};
+    for jobs in ["1", "2"] {
+        let mut child = mcpdbg()
+            .args([
+                "check",
+                "--format",
+                "jsonl",
+                "-j",
+                jobs,
+                "--files-from",
+                "-",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(b"fixtures/sample-session.log\n")
+            .expect("write");
+        stdin.flush().expect("flush");
+        let stdout = child.stdout.take().expect("stdout");
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut first = String::new();
+            let mut stdout = BufReader::new(stdout);
+            let _ = stdout.read_line(&mut first);
+            let _ = send.send(first);
+            let rest: Vec<String> = stdout.lines().map_while(Result::ok).collect();
+            rest.len()
+        });
+        let first = receive
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a record before the list ends");
+        let first: Value = serde_json::from_str(&first).expect("json");
+        assert_eq!(first["type"], "file");
+        assert_eq!(first["path"], "fixtures/sample-session.log");
+        stdin
+            .write_all(b"fixtures/rules/id-reuse.log\n")
+            .expect("write");
+        drop(stdin);
+        let status = child.wait().expect("wait");
+        assert_eq!(status.code(), Some(1), "-j {jobs}");
+    }
+}

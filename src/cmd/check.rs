@@ -1,17 +1,20 @@
 //! `mcpdbg check`: files (in parallel, with a progress line), a growing
 //! file (`--follow`), or a three-file `tee` capture, through the pipeline.
 
+use std::cell::Cell;
 use std::fs::File;
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use super::{Output, emit};
+use super::{Output, emit, status};
 use crate::exit::ExitStatus;
 use crate::live::follow::{self, FollowOptions};
 use crate::live::progress::{self, Counted, Counter};
 use crate::pipeline::{self, Options, Tee};
+use crate::render::{OutputFormat, json};
 use crate::report::{FileReport, Report};
 
 /// What `check` reads.
@@ -19,6 +22,9 @@ use crate::report::{FileReport, Report};
 pub enum Input {
     /// Files checked whole (`-` is standard input).
     Files(Vec<PathBuf>),
+    /// Files named in a list (`-`: standard input), one per line or
+    /// NUL-separated (`null`), read as the checks go.
+    FilesFrom { list: PathBuf, null: bool },
     /// One file followed as it grows.
     Follow {
         path: PathBuf,
@@ -49,55 +55,125 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
     let options = &check.options;
     let mut report = Report::default();
     let mut failed = false;
-    match &check.input {
+    let paths = match &check.input {
         Input::Follow {
             path,
             poll,
             status_every,
-        } => match follow_file(path, options, *poll, *status_every)? {
-            Some(followed) => report = followed,
-            None => return Ok(ExitStatus::Error),
-        },
+        } => {
+            match follow_file(path, options, *poll, *status_every)? {
+                Some(followed) => report = followed,
+                None => return Ok(ExitStatus::Error),
+            }
+            None
+        }
         Input::Tee {
             client,
             server,
             stderr,
-        } => match check_tee(client, server, stderr.as_deref(), options) {
-            Ok(file) => report.files.push(file),
-            Err(message) => {
-                eprintln!("mcpdbg: {message}");
-                failed = true;
-            }
-        },
-        Input::Files(files) => {
-            let jobs = check
-                .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .max(1);
-            let counter = Arc::new(Counter::default());
-            let work = || check_files(files, options, jobs, &counter, check.quiet);
-            let results = if !check.quiet && io::stderr().is_terminal() {
-                let total = files
-                    .iter()
-                    .map(|f| {
-                        std::fs::metadata(f)
-                            .ok()
-                            .filter(|m| m.is_file())
-                            .map(|m| m.len())
-                    })
-                    .sum::<Option<u64>>();
-                progress::run(&counter, total, files.len(), io::stderr(), work)
-            } else {
-                work()
-            };
-            for result in results {
-                match result {
-                    Ok(file) => report.files.push(file),
-                    Err(message) => {
-                        eprintln!("mcpdbg: {message}");
-                        failed = true;
-                    }
+        } => {
+            match check_tee(client, server, stderr.as_deref(), options) {
+                Ok(file) => report.files.push(file),
+                Err(message) => {
+                    eprintln!("mcpdbg: {message}");
+                    failed = true;
                 }
+            }
+            None
+        }
+        Input::Files(files) => Some(Paths::Given(files.clone().into_iter())),
+        Input::FilesFrom { list, null } => Some(Paths::Listed(PathList::open(list, *null)?)),
+    };
+    let Some(paths) = paths else {
+        return emit(&report, &check.output, &options.filter, failed);
+    };
+    let paths = Mutex::new((0, paths));
+    let jobs = check
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let jobs = match &check.input {
+        // Standard input is read on the main thread, one file at a time.
+        Input::Files(files) if files.len() <= 1 || files.iter().any(|f| f.as_os_str() == "-") => 1,
+        _ => jobs,
+    };
+    let counter = Arc::new(Counter::default());
+    let progress = !check.quiet && io::stderr().is_terminal();
+    let (total, count) = match &check.input {
+        Input::Files(files) => (
+            files
+                .iter()
+                .map(|f| {
+                    std::fs::metadata(f)
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len())
+                })
+                .sum::<Option<u64>>(),
+            files.len(),
+        ),
+        _ => (None, 0),
+    };
+    let with_progress = |work: &mut dyn FnMut() -> io::Result<()>| {
+        if progress {
+            progress::run(&counter, total, count, io::stderr(), work)
+        } else {
+            work()
+        }
+    };
+    if check.output.format == OutputFormat::Jsonl {
+        // Streamed: each file's records as it finishes, in the order the
+        // files finish; nothing but the worst severity is kept.
+        let mut out = io::BufWriter::new(io::stdout().lock());
+        let mut worst = None;
+        with_progress(&mut || {
+            check_paths(
+                &paths,
+                options,
+                jobs,
+                &counter,
+                check.quiet,
+                &mut |_, result| {
+                    match result {
+                        Ok(file) => {
+                            worst = worst.max(file.worst());
+                            json::file_lines(&file, &mut out)?;
+                        }
+                        Err(failure) => {
+                            eprintln!("mcpdbg: {}", failure.message);
+                            failed = true;
+                            json::error_line(&failure.path, &failure.message, &mut out)?;
+                        }
+                    }
+                    out.flush()
+                },
+            )
+        })?;
+        return Ok(status(worst, check.output.fail_on, failed));
+    }
+    let mut results: Vec<Option<Result<FileReport, Failure>>> = Vec::new();
+    with_progress(&mut || {
+        check_paths(
+            &paths,
+            options,
+            jobs,
+            &counter,
+            check.quiet,
+            &mut |i, result| {
+                if results.len() <= i {
+                    results.resize_with(i + 1, || None);
+                }
+                results[i] = Some(result);
+                Ok(())
+            },
+        )
+    })?;
+    for result in results.into_iter().flatten() {
+        match result {
+            Ok(file) => report.files.push(file),
+            Err(failure) => {
+                eprintln!("mcpdbg: {}", failure.message);
+                failed = true;
             }
         }
     }
@@ -156,65 +232,280 @@ fn check_tee(
     pipeline::check_tee(tee, options).map_err(|e| format!("cannot read the capture: {e}"))
 }
 
-/// Checks one file (or standard input for `-`); the error is a message.
+/// A file that could not be checked: its path as given, and why (the
+/// message names the path too).
+#[derive(Debug)]
+struct Failure {
+    path: String,
+    message: String,
+}
+
+/// Checks one file (or standard input for `-`).
 fn check_one(
     path: &Path,
     options: &Options,
     counter: &Arc<Counter>,
     quiet: bool,
-) -> Result<FileReport, String> {
+) -> Result<FileReport, Failure> {
     let name = path.display().to_string();
-    let input: Box<dyn Read> = if name == "-" {
-        if io::stdin().is_terminal() && !quiet {
-            eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
-        }
-        Box::new(Counted::new(io::stdin(), counter.clone()))
-    } else {
-        let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
-        Box::new(Counted::new(file, counter.clone()))
-    };
-    let result =
-        pipeline::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"));
+    let bytes = Rc::new(Cell::new(0));
+    let (result, elapsed) = progress::timed(|| {
+        let input: Box<dyn Read> = if name == "-" {
+            if io::stdin().is_terminal() && !quiet {
+                eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
+            }
+            Box::new(Measured::new(
+                Counted::new(io::stdin(), counter.clone()),
+                &bytes,
+            ))
+        } else {
+            let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+            Box::new(Measured::new(Counted::new(file, counter.clone()), &bytes))
+        };
+        pipeline::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"))
+    });
     counter.file_done();
-    result
+    match result {
+        Ok(mut report) => {
+            report.read.bytes = bytes.get();
+            report.read.elapsed = elapsed;
+            Ok(report)
+        }
+        Err(message) => Err(Failure {
+            path: name,
+            message,
+        }),
+    }
 }
 
-/// Checks files on up to `jobs` threads (each file is an independent
-/// session); the results come back in the order the files were given.
-fn check_files(
-    files: &[PathBuf],
+/// A reader that counts what one file gave (before decompression).
+struct Measured<R> {
+    inner: R,
+    bytes: Rc<Cell<u64>>,
+}
+
+impl<R> Measured<R> {
+    fn new(inner: R, bytes: &Rc<Cell<u64>>) -> Measured<R> {
+        Measured {
+            inner,
+            bytes: bytes.clone(),
+        }
+    }
+}
+
+impl<R: Read> Read for Measured<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.set(self.bytes.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// The files to check: given on the command line, or read one by one from
+/// a list as the checks ask for them.
+enum Paths {
+    Given(std::vec::IntoIter<PathBuf>),
+    Listed(PathList),
+}
+
+impl Paths {
+    fn next(&mut self) -> Option<Result<PathBuf, Failure>> {
+        match self {
+            Paths::Given(files) => files.next().map(Ok),
+            Paths::Listed(list) => list.next(),
+        }
+    }
+}
+
+/// The longest path a list may name; a longer entry is an error for that
+/// entry (and a bound on what one entry holds in memory).
+const MAX_PATH: usize = 64 * 1024;
+
+/// `--files-from`: paths one per line (a trailing CR is dropped, empty
+/// lines skipped), or NUL-separated with `--null` (`find -print0`), read
+/// as they are needed, never as a whole.
+struct PathList {
+    name: String,
+    input: Box<dyn BufRead + Send>,
+    separator: u8,
+    /// The entry number, for messages.
+    entry: u64,
+    /// The list could not be read further.
+    done: bool,
+}
+
+impl PathList {
+    fn open(list: &Path, null: bool) -> io::Result<PathList> {
+        let name = list.display().to_string();
+        let input: Box<dyn BufRead + Send> = if name == "-" {
+            Box::new(io::BufReader::new(io::stdin()))
+        } else {
+            let file = File::open(list).map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot open the path list {name}: {e}"))
+            })?;
+            Box::new(io::BufReader::new(file))
+        };
+        Ok(PathList {
+            name: if name == "-" {
+                "the list on standard input".into()
+            } else {
+                name
+            },
+            input,
+            separator: if null { 0 } else { b'\n' },
+            entry: 0,
+            done: false,
+        })
+    }
+
+    /// The next path, or why the next entry names none; `None` at the end.
+    fn next(&mut self) -> Option<Result<PathBuf, Failure>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let (mut bytes, too_long) = match self.entry() {
+                Ok(Some(entry)) => entry,
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(Failure {
+                        path: self.name.clone(),
+                        message: format!("cannot read {}: {e}", self.name),
+                    }));
+                }
+            };
+            self.entry += 1;
+            let what = if self.separator == 0 { "entry" } else { "line" };
+            if too_long {
+                return Some(Err(Failure {
+                    path: String::from_utf8_lossy(&bytes[..200.min(bytes.len())]).into_owned(),
+                    message: format!(
+                        "{what} {} of {} is longer than {MAX_PATH} bytes: not a path",
+                        self.entry, self.name
+                    ),
+                }));
+            }
+            if self.separator == b'\n' && bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+            if bytes.is_empty() {
+                continue;
+            }
+            if bytes == b"-" {
+                return Some(Err(Failure {
+                    path: "-".into(),
+                    message: format!(
+                        "{what} {} of {} is `-`: standard input cannot be named in a path list",
+                        self.entry, self.name
+                    ),
+                }));
+            }
+            return Some(path_of(bytes).map_err(|bytes| Failure {
+                path: String::from_utf8_lossy(&bytes).into_owned(),
+                message: format!(
+                    "{what} {} of {} is not UTF-8, which paths must be here",
+                    self.entry, self.name
+                ),
+            }));
+        }
+    }
+
+    /// The bytes up to the next separator (without it), at most
+    /// [`MAX_PATH`] of them, and whether there were more.
+    fn entry(&mut self) -> io::Result<Option<(Vec<u8>, bool)>> {
+        let mut bytes = Vec::new();
+        let mut too_long = false;
+        let mut any = false;
+        loop {
+            let buf = match self.input.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(any.then_some((bytes, too_long)));
+            }
+            any = true;
+            let (part, found) = match memchr::memchr(self.separator, buf) {
+                Some(at) => (&buf[..at], Some(at + 1)),
+                None => (buf, None),
+            };
+            let room = MAX_PATH.saturating_sub(bytes.len());
+            if part.len() > room {
+                too_long = true;
+            }
+            bytes.extend_from_slice(&part[..part.len().min(room)]);
+            let used = found.unwrap_or(buf.len());
+            self.input.consume(used);
+            if found.is_some() {
+                return Ok(Some((bytes, too_long)));
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn path_of(bytes: Vec<u8>) -> Result<PathBuf, Vec<u8>> {
+    use std::os::unix::ffi::OsStringExt;
+    Ok(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_of(bytes: Vec<u8>) -> Result<PathBuf, Vec<u8>> {
+    String::from_utf8(bytes)
+        .map(PathBuf::from)
+        .map_err(|e| e.into_bytes())
+}
+
+/// Checks the files on up to `jobs` threads (each file is an independent
+/// session), handing each result to `sink` on this thread as it finishes,
+/// with its position in the list. The paths are taken one at a time as a
+/// thread is free, so a list is never read ahead; at most `2 * jobs`
+/// finished reports wait for `sink`. An error from `sink` stops the checks.
+fn check_paths(
+    paths: &Mutex<(usize, Paths)>,
     options: &Options,
     jobs: usize,
     counter: &Arc<Counter>,
     quiet: bool,
-) -> Vec<Result<FileReport, String>> {
-    if jobs <= 1 || files.len() <= 1 || files.iter().any(|f| f.as_os_str() == "-") {
-        return files
-            .iter()
-            .map(|f| check_one(f, options, counter, quiet))
-            .collect();
+    sink: &mut dyn FnMut(usize, Result<FileReport, Failure>) -> io::Result<()>,
+) -> io::Result<()> {
+    let next = || -> Option<(usize, Result<PathBuf, Failure>)> {
+        let mut paths = paths.lock().unwrap_or_else(|p| p.into_inner());
+        let (index, paths) = &mut *paths;
+        let path = paths.next()?;
+        *index += 1;
+        Some((*index - 1, path))
+    };
+    let check =
+        |path: Result<PathBuf, Failure>| path.and_then(|p| check_one(&p, options, counter, quiet));
+    if jobs <= 1 {
+        while let Some((i, path)) = next() {
+            sink(i, check(path))?;
+        }
+        return Ok(());
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<_, String>>>> =
-        files.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let (send, receive) = mpsc::sync_channel(2 * jobs);
     std::thread::scope(|scope| {
-        for _ in 0..jobs.min(files.len()) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    let result = check_one(path, options, counter, quiet);
-                    *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+        for _ in 0..jobs {
+            let send = send.clone();
+            scope.spawn(move || {
+                while let Some((i, path)) = next() {
+                    if send.send((i, check(path))).is_err() {
+                        // The sink stopped: no more checks.
+                        break;
+                    }
                 }
             });
         }
-    });
-    results
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .unwrap_or_else(|| Err("internal error: a file was not checked".to_string()))
-        })
-        .collect()
+        drop(send);
+        for (i, result) in receive {
+            sink(i, result)?;
+        }
+        Ok(())
+    })
 }

@@ -95,16 +95,19 @@ pub fn emit(
     let mut out = io::BufWriter::new(stdout.lock());
     render::render_with(report, output.format, style, &ci, &mut out)?;
     out.flush()?;
-    Ok(if failed {
+    Ok(status(report.worst(), output.fail_on, failed))
+}
+
+/// The exit status of a check: `failed` (an input could not be read) wins,
+/// then a `worst` finding at or above `fail_on`.
+pub fn status(worst: Option<Severity>, fail_on: Option<Severity>, failed: bool) -> ExitStatus {
+    if failed {
         ExitStatus::Error
-    } else if output
-        .fail_on
-        .is_some_and(|t| report.worst().is_some_and(|w| w >= t))
-    {
+    } else if fail_on.is_some_and(|t| worst.is_some_and(|w| w >= t)) {
         ExitStatus::Findings
     } else {
         ExitStatus::Clean
-    })
+    }
 }
 
 /// Where a command writes: a file (`--out`) or standard output.

@@ -103,6 +103,11 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
         sessions: Vec::new(),
         findings: findings.finish(),
         message: Some(report),
+        read: crate::report::Reading {
+            bytes: input.len() as u64,
+            lines: count as u64,
+            elapsed: Default::default(),
+        },
     }
 }
 

@@ -1,6 +1,7 @@
 //! What runs live and reads the clock: the recorder (`record`), replaying a
 //! session against a server (`replay`), following a growing file (`follow`)
-//! and the progress line of a long check (`progress`).
+//! and the progress line of a long check and the time of each file's check
+//! (`progress`).
 
 pub mod follow;
 pub mod probe;

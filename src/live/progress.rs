@@ -4,7 +4,8 @@
 //! logs and pipes never see it.
 //!
 //! The inputs are counted as they are read ([`Counted`]), before any
-//! decompression, so the fraction is of the files' sizes on disk.
+//! decompression, so the fraction is of the files' sizes on disk. Each
+//! file's check is timed here too ([`timed`]), for the JSON Lines output.
 
 use std::io::{self, Read, Write};
 use std::sync::Arc;
@@ -49,6 +50,13 @@ impl<R: Read> Read for Counted<R> {
         self.counter.bytes.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
+}
+
+/// Runs `work` and says how long it took (the time of one file's check).
+pub fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    let result = work();
+    (result, start.elapsed())
 }
 
 /// Runs `work`, drawing progress on `out` while it runs if it takes longer

@@ -13,13 +13,22 @@
 //! `"method"` and `"related"`. `mcpdbg validate` uses the same document with
 //! `"format": "message"`, no sessions, and a `"message"` object per file:
 //! `{"kind", "direction", "method", "id", "revision", "cannot_show"}`.
+//!
+//! JSON Lines (`--format jsonl`), the same schema version: one object per
+//! line, each starting `"type", "version", "path"`. Per file, in this order:
+//! `{"type": "file", .., "format", "bytes", "lines", "seconds", "sessions"
+//! (how many), "summary": {"error", "warning", "info"}}` (plus `"message"`
+//! for `validate`), then `{"type": "session", .., "session" (its index),
+//! SESSION's fields}` per session, then `{"type": "finding", .., FINDING's
+//! fields}` per finding; a file that could not be read is one `{"type":
+//! "error", .., "message"}`.
 
 use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
 use crate::finding::Finding;
-use crate::report::{FileReport, Report};
+use crate::report::{FileReport, MessageReport, Report};
 use crate::rules::Rule;
 use crate::session::{Implementation, Summary};
 use crate::wire::dir::Side;
@@ -39,6 +48,76 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
+/// The report as JSON Lines, file by file (what `check` streams as each
+/// file finishes).
+pub fn render_lines(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for f in &report.files {
+        file_lines(f, out)?;
+    }
+    Ok(())
+}
+
+/// One file's JSON Lines records: `file`, then a `session` per session,
+/// then a `finding` per finding.
+pub fn file_lines(f: &FileReport, out: &mut dyn Write) -> io::Result<()> {
+    let [info, warning, error] = f.tally();
+    let mut head = record("file", &f.path);
+    head.insert("format".into(), f.format.into());
+    head.insert("bytes".into(), f.read.bytes.into());
+    head.insert("lines".into(), f.read.lines.into());
+    // Microseconds, so that a small file does not read as zero.
+    head.insert(
+        "seconds".into(),
+        json!(f.read.elapsed.as_micros() as f64 / 1e6),
+    );
+    head.insert("sessions".into(), f.sessions.len().into());
+    head.insert(
+        "summary".into(),
+        json!({"error": error, "warning": warning, "info": info}),
+    );
+    if let Some(m) = &f.message {
+        head.insert("message".into(), message(m));
+    }
+    line(head, out)?;
+    for (i, s) in f.sessions.iter().enumerate() {
+        let mut r = record("session", &f.path);
+        r.insert("session".into(), i.into());
+        if let Value::Object(fields) = session(s) {
+            r.extend(fields);
+        }
+        line(r, out)?;
+    }
+    for found in &f.findings {
+        let mut r = record("finding", &f.path);
+        if let Value::Object(fields) = finding(found) {
+            r.extend(fields);
+        }
+        line(r, out)?;
+    }
+    Ok(())
+}
+
+/// The JSON Lines record of a file that could not be read.
+pub fn error_line(path: &str, message: &str, out: &mut dyn Write) -> io::Result<()> {
+    let mut r = record("error", path);
+    r.insert("message".into(), message.into());
+    line(r, out)
+}
+
+/// A record's first fields: `type`, `version`, `path`.
+fn record(kind: &str, path: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("type".into(), kind.into());
+    m.insert("version".into(), SCHEMA_VERSION.into());
+    m.insert("path".into(), path.into());
+    m
+}
+
+fn line(record: Map<String, Value>, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, &Value::Object(record))?;
+    out.write_all(b"\n")
+}
+
 fn file(f: &FileReport) -> Value {
     let mut doc = json!({
         "path": f.path,
@@ -47,16 +126,20 @@ fn file(f: &FileReport) -> Value {
         "findings": f.findings.iter().map(finding).collect::<Vec<_>>(),
     });
     if let Some(m) = &f.message {
-        doc["message"] = json!({
-            "kind": m.kind,
-            "direction": m.dir.map(|d| d.as_str()),
-            "method": m.method,
-            "id": m.id.as_ref().map(|id| id.to_json()),
-            "revision": m.revision.as_str(),
-            "cannot_show": m.cannot_show,
-        });
+        doc["message"] = message(m);
     }
     doc
+}
+
+fn message(m: &MessageReport) -> Value {
+    json!({
+        "kind": m.kind,
+        "direction": m.dir.map(|d| d.as_str()),
+        "method": m.method,
+        "id": m.id.as_ref().map(|id| id.to_json()),
+        "revision": m.revision.as_str(),
+        "cannot_show": m.cannot_show,
+    })
 }
 
 fn implementation(i: &Option<Implementation>) -> Value {

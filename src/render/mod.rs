@@ -28,6 +28,8 @@ pub enum OutputFormat {
     Table,
     /// One versioned JSON document.
     Json,
+    /// JSON Lines: one record per line (file, session, finding, error).
+    Jsonl,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
     /// GitHub Actions workflow commands (annotations).
@@ -64,6 +66,7 @@ pub fn render_with(
     match format {
         OutputFormat::Table => table::render(report, style, out),
         OutputFormat::Json => json::render(report, out),
+        OutputFormat::Jsonl => json::render_lines(report, out),
         OutputFormat::Sarif => sarif::render(report, ci, out),
         OutputFormat::Github => github::render(report, ci, out),
         OutputFormat::Junit => junit::render(report, ci, out),
