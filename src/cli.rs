@@ -524,6 +524,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<f64>,
 
+    /// Seconds to wait for the answer to the handshake (`initialize` or
+    /// `server/discover`), which includes the server's start
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_seconds)]
+    start_timeout: f64,
+
     /// Seconds to wait at the end for requests with no limit
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     grace: f64,
@@ -1140,6 +1145,7 @@ impl ReplayArgs {
             },
             max_gap: self.max_gap,
             timeout: self.timeout,
+            start_timeout: self.start_timeout,
             grace: self.grace,
             stop_on_hang: self.stop_on_hang,
             renumber: self.renumber,

@@ -63,6 +63,9 @@ pub struct Options {
     /// latency, at least 5 s (30 s when the log has no times), and no limit
     /// for requests that were never answered in the log.
     pub timeout: Option<f64>,
+    /// Seconds to wait for the handshake's answer (`initialize`,
+    /// `server/discover`): it includes the server's start.
+    pub start_timeout: f64,
     /// Seconds to wait, once everything was sent, for requests with no
     /// limit before ending the replay.
     pub grace: f64,
@@ -156,10 +159,15 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn timeout(&self, request: usize) -> Option<f64> {
+        let e = &self.capture.requests[request];
+        // The handshake is sent as the server starts: its wait includes the
+        // start, which a loaded machine can stretch to seconds.
+        if matches!(e.method.as_str(), "initialize" | "server/discover") {
+            return Some(self.options.start_timeout);
+        }
         if let Some(t) = self.options.timeout {
             return Some(t);
         }
-        let e = &self.capture.requests[request];
         match (&e.outcome, e.latency) {
             (Outcome::Open, _) => None,
             (_, Some(l)) => Some((2.0 * l).max(5.0)),
