@@ -43,6 +43,51 @@ fn hit(hits: &mut Vec<Hit>, rule: Rule, message: impl Into<String>) {
     });
 }
 
+/// The `resultType` values 2026-07-28 defines, with the tasks extension's.
+const KNOWN_RESULT_TYPES: [&str; 3] = ["complete", "input_required", "task"];
+
+/// Results that carry cache hints in 2026-07-28 (`ttlMs`, `cacheScope`).
+const CACHEABLE: [&str; 6] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// 2026-07-28: a complete cacheable result carries `ttlMs` (an integer
+/// >= 0) and `cacheScope` ("public" or "private").
+fn cache_hints(result: &Map<String, Value>, method: Option<&str>, hits: &mut Vec<Hit>) {
+    let Some(method) = method.filter(|m| CACHEABLE.contains(m)) else {
+        return;
+    };
+    let mut problems = Vec::new();
+    match result.get("ttlMs") {
+        None => problems.push("has no `ttlMs` (clients take 0: never cached)".to_string()),
+        Some(Value::Number(n)) if n.as_u64().is_some() => {}
+        Some(other) => problems.push(format!(
+            "has `ttlMs` {}, expected an integer of 0 or more",
+            crate::text::excerpt(&other.to_string())
+        )),
+    }
+    match result.get("cacheScope") {
+        None => problems.push("has no `cacheScope`".to_string()),
+        Some(Value::String(s)) if s == "public" || s == "private" => {}
+        Some(other) => problems.push(format!(
+            "has `cacheScope` {}, expected \"public\" or \"private\"",
+            crate::text::excerpt(&other.to_string())
+        )),
+    }
+    if !problems.is_empty() {
+        hit(
+            hits,
+            Rule::MissingCacheHints,
+            format!("the `{method}` result {}", problems.join(" and ")),
+        );
+    }
+}
+
 /// The rules for one message. The method-level rules (unknown method, wrong
 /// direction, revision, era) apply to requests and notifications; the result
 /// The `batch` rule: what is wrong with a batch of `items` under `revision`
@@ -403,6 +448,13 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 );
             }
         }
+        if modern && ctx.side == Side::Server && error.code == Some(-32002) {
+            hit(
+                hits,
+                Rule::RetiredErrorCode,
+                "error -32002 (resource not found) is retired in 2026-07-28: a 2026 server answers -32602",
+            );
+        }
         let mut text = error.message.unwrap_or_default();
         if let Some(data) = msg.error_data() {
             text.push('\n');
@@ -448,6 +500,28 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 method.map_or(String::new(), |m| format!(" of `{m}`"))
             ),
         );
+    }
+    if modern && ctx.side == Side::Server {
+        match result.get("resultType") {
+            Some(Value::String(t)) if KNOWN_RESULT_TYPES.contains(&t.as_str()) => {}
+            Some(Value::String(t)) => hits.push(Hit {
+                rule: Rule::InvalidResult,
+                message: format!(
+                    "`resultType` {:?} is not a defined value (complete, input_required, task); a client that does not know the extension must treat the result as invalid",
+                    crate::text::excerpt(t)
+                ),
+                severity: Some(Severity::Warning),
+            }),
+            Some(other) => hit(
+                hits,
+                Rule::InvalidResult,
+                format!("`resultType` is {}, expected a string", type_name(other)),
+            ),
+            None => {}
+        }
+        if result_type.is_none_or(|t| t == "complete") {
+            cache_hints(result, method, hits);
+        }
     }
     if result_type == Some("input_required") {
         if let Some(m) =
@@ -854,7 +928,35 @@ mod tests {
         let result = json!({"jsonrpc":"2.0","id":1,"result":{"tools":[]}});
         assert_eq!(
             rules(result, Side::Server, rev, Some("tools/list")),
-            vec![Rule::MissingResultType]
+            vec![Rule::MissingResultType, Rule::MissingCacheHints]
+        );
+        let hinted = json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"private"}});
+        assert_eq!(rules(hinted, Side::Server, rev, Some("tools/list")), vec![]);
+        // A call's result carries no cache hints; an unknown or non-string
+        // resultType is an invalid result.
+        for (result_type, expected) in [
+            (json!("complete"), vec![]),
+            (json!("task"), vec![]),
+            (json!("partial"), vec![Rule::InvalidResult]),
+            (json!(1), vec![Rule::InvalidResult]),
+        ] {
+            let call =
+                json!({"jsonrpc":"2.0","id":1,"result":{"resultType":result_type,"content":[]}});
+            assert_eq!(rules(call, Side::Server, rev, Some("tools/call")), expected);
+        }
+        let retired = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"gone"}});
+        assert_eq!(
+            rules(retired.clone(), Side::Server, rev, Some("resources/read")),
+            vec![Rule::RetiredErrorCode]
+        );
+        assert_eq!(
+            rules(
+                retired,
+                Side::Server,
+                Some(Revision::V2025_11_25),
+                Some("resources/read")
+            ),
+            vec![]
         );
         let ask = json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required"}});
         assert_eq!(

@@ -728,6 +728,22 @@ rules! {
         spec: "2026-07-28: resultType is required on every result; clients MUST treat an absent value as complete",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"ttlMs\":0,\"cacheScope\":\"private\"}}",
     },
+    RetiredErrorCode => {
+        name: "retired-error-code", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
+        summary: "a 2026 server answered with the retired error code -32002",
+        why: "Up to 2025-11-25 a missing resource was -32002; 2026-07-28 retires the code (it stays reserved) and asks for -32602. A 2026 client that dispatches on codes misreads the answer.",
+        fix: "Answer a missing resource with -32602 (invalid params) under 2026-07-28.",
+        spec: "error codes, 2026-07-28: -32002 MUST NOT be emitted; use -32602 (the code stays reserved, and clients SHOULD still accept it from older servers)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{\"uri\":\"notes://gone\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32002,\"message\":\"Resource not found\"}}",
+    },
+    MissingCacheHints => {
+        name: "missing-cache-hints", group: Modern, severity: Warning, revisions: only(Revision::V2026_07_28),
+        summary: "a complete list, read or discover result without valid `ttlMs` and `cacheScope`",
+        why: "2026-07-28 makes caching explicit: complete results of server/discover, the lists and resources/read carry `ttlMs` (an integer of 0 or more) and `cacheScope` (public or private). Without them a client treats the result as never cacheable and asks again every time; a wrong scope can leak one user's listing to another through a shared cache.",
+        fix: "Set `ttlMs` and `cacheScope` on those results (the 2026 SDKs do when you let them build the result).",
+        spec: "caching, 2026-07-28: ttlMs (integer >= 0) and cacheScope (\"public\" | \"private\") are required on complete results of server/discover, the lists and resources/read",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"tools\":[]}}",
+    },
     InputRequiredMisuse => {
         name: "input-required-misuse", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),
         summary: "an `input_required` result on the wrong method, or with nothing to ask",
