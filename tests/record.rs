@@ -536,6 +536,46 @@ fn the_transcript_is_never_overwritten_nor_written_through_a_link() {
 }
 
 #[test]
+fn a_newline_in_a_server_argument_stays_inside_the_start_event() {
+    let dir = scratch("start-newline");
+    let forged = "x\n2026-01-01T00:00:00Z > {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}\r\u{1b}[2J";
+    let out = Command::new(mcpdbg())
+        .arg("record")
+        .arg("--out")
+        .arg(dir.join("t.log"))
+        .args(["--", "sh", "-c", "echo hi", forged])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let lines = transcript_lines(&dir);
+    let start = lines
+        .iter()
+        .find(|l| l.contains(" # start "))
+        .expect("a start event");
+    assert!(
+        start.ends_with("x\\n2026-01-01T00:00:00Z > {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}\\r\\x1b[2J'"),
+        "{start}"
+    );
+    // Nothing but the server's own line is a message.
+    let s = streams(&dir.join("t.log"));
+    assert!(
+        s.client.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&s.client)
+    );
+    assert_eq!(s.server, b"hi\n");
+    let (_, report) = check_json(&dir.join("t.log"));
+    let findings = report["files"][0]["findings"].as_array().expect("findings");
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["rule"] != "invalid-json" && f["rule"] != "unanswered-request"),
+        "{findings:?}"
+    );
+}
+
+#[test]
 fn a_missing_server_command_is_a_clear_error() {
     let dir = scratch("no-server");
     let out = Command::new(mcpdbg())

@@ -527,7 +527,15 @@ impl<W: Write> Transcript<W> {
                 let closed = format!("{} closed", stream.name());
                 write_record(&mut self.out, stamp, b"#", closed.as_bytes())
             }
-            Entry::Event(stamp, text) => write_record(&mut self.out, stamp, b"#", text.as_bytes()),
+            // Text from the command line or the environment is escaped so
+            // that an event stays one record (a newline in a server argument
+            // must not write records of its own).
+            Entry::Event(stamp, text) => write_record(
+                &mut self.out,
+                stamp,
+                b"#",
+                crate::text::escape_control(text).as_bytes(),
+            ),
             Entry::Stop => Ok(()),
         }
     }
