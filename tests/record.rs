@@ -576,6 +576,49 @@ fn a_newline_in_a_server_argument_stays_inside_the_start_event() {
 }
 
 #[test]
+fn two_sessions_started_in_the_same_second_get_two_transcripts() {
+    let dir = scratch("same-second");
+    // The names {time} gives for the next seconds are taken already, as by
+    // another session started in the same second.
+    let now = chrono::Utc::now();
+    let taken: Vec<PathBuf> = (-1..20)
+        .map(|s| {
+            let t = now + chrono::Duration::seconds(s);
+            dir.join(format!("s-{}.log", t.format("%Y%m%dT%H%M%SZ")))
+        })
+        .collect();
+    for path in &taken {
+        fs::write(path, b"another session\n").expect("write");
+    }
+    let out = Command::new(mcpdbg())
+        .arg("record")
+        .arg("--out")
+        .arg(dir.join("s-{time}.log"))
+        .args(["--", "sh", "-c", "echo hi"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout, b"hi\n", "the server ran");
+    for path in &taken {
+        assert_eq!(read(path.clone()), b"another session\n");
+    }
+    let made: Vec<String> = fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("Z-2.log"))
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    let text = String::from_utf8(read(dir.join(&made[0]))).expect("utf-8");
+    assert!(text.contains(" < hi\n"), "{text}");
+}
+
+#[test]
 fn a_missing_server_command_is_a_clear_error() {
     let dir = scratch("no-server");
     let out = Command::new(mcpdbg())
