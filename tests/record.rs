@@ -619,6 +619,42 @@ fn two_sessions_started_in_the_same_second_get_two_transcripts() {
 }
 
 #[test]
+fn appending_to_a_file_cut_mid_line_starts_a_new_line() {
+    let dir = scratch("append-mid-line");
+    let out = dir.join("t.log");
+    let cut = "2026-11-30T10:00:00.000000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"res";
+    fs::write(
+        &out,
+        format!("2026-11-30T10:00:00.000000Z # start old\n{cut}"),
+    )
+    .expect("write");
+    let run = Command::new(mcpdbg())
+        .args(["record", "--append", "--out"])
+        .arg(&out)
+        .args(["--", "sh", "-c", "echo hi"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(run.status.code(), Some(0));
+    let lines = transcript_lines(&dir);
+    assert_eq!(lines[1], cut, "the old line is kept as it was");
+    assert!(lines[2].ends_with(" # start sh -c 'echo hi'"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.ends_with(" < hi")), "{lines:?}");
+    // Appending after a whole line adds no empty line.
+    let again = Command::new(mcpdbg())
+        .args(["record", "--append", "--out"])
+        .arg(&out)
+        .args(["--", "sh", "-c", "echo hi"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(again.status.code(), Some(0));
+    let lines = transcript_lines(&dir);
+    assert!(lines.iter().all(|l| !l.is_empty()), "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l.contains(" # start ")).count(), 3);
+}
+
+#[test]
 fn a_missing_server_command_is_a_clear_error() {
     let dir = scratch("no-server");
     let out = Command::new(mcpdbg())

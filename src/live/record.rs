@@ -188,6 +188,23 @@ pub fn expand_path(template: &str, pid: u32, time: &chrono::DateTime<Utc>) -> Pa
     )
 }
 
+/// Ends the last line of a transcript opened for appending when it stops
+/// mid-line (a session cut short), so that this session's first record
+/// starts a line of its own.
+fn end_last_line(mut file: &File) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let mut last = [0u8];
+    file.read_exact_at(&mut last, len - 1)?;
+    if last[0] != b'\n' {
+        file.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
 /// How many numbered names [`open_named`] tries after the first.
 const NAME_TRIES: u32 = 1000;
 
@@ -243,7 +260,7 @@ fn open_transcript(path: &PathBuf, append: bool) -> io::Result<File> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
     if append {
-        options.append(true).create(true);
+        options.read(true).append(true).create(true);
     } else {
         options.write(true).create_new(true);
     }
@@ -334,6 +351,14 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
         .split_first()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no server command given"))?;
     let (path, file) = open_named(&options.out, options.append).map_err(RecordError::Transcript)?;
+    if options.append {
+        end_last_line(&file).map_err(|e| {
+            RecordError::Transcript(io::Error::new(
+                e.kind(),
+                format!("cannot append to {}: {e}", path.display()),
+            ))
+        })?;
+    }
     let (tx, rx) = mpsc::sync_channel(QUEUE_ENTRIES);
     let in_flight = Arc::new(AtomicUsize::new(0));
     let pool = Pool::default();
