@@ -489,6 +489,48 @@ fn a_50_mb_single_line_is_handled() {
 }
 
 #[test]
+fn a_huge_id_is_shortened_in_text_views_and_kept_whole_in_json() {
+    let id = "i".repeat(1024 * 1024);
+    let input = format!(
+        "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
+> {{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"ping\"}}\n\
+> {{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"ping\"}}\n\
+< {{\"jsonrpc\":\"2.0\",\"id\":\"{id}x\",\"result\":{{}}}}\n"
+    );
+    let shown = format!("\"{}\"… (1048576 bytes)", &id[..64]);
+    let dir = root().join("target").join("test-scratch").join("huge-id");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let file = dir.join("huge-id.jsonl");
+    std::fs::write(&file, &input).expect("write");
+    let file = file.to_str().expect("utf-8");
+    for args in [
+        &["check", file][..],
+        &["timeline", file],
+        &["stats", file],
+        &["timeline", "--format", "mermaid", file],
+    ] {
+        let out = run(args);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}");
+        assert!(
+            out.stdout.len() < 16 * 1024,
+            "{args:?}: {} bytes",
+            out.stdout.len()
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        // (Mermaid spells the quotes and the ellipsis as entities.)
+        if args[0] != "stats" && args.len() == 2 {
+            assert!(text.contains(&shown), "{args:?}: {text}");
+        }
+    }
+    let doc = json_of(&run_stdin(&["check", "--format", "json", "-"], input.as_bytes()));
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let ids: Vec<&str> = findings.iter().filter_map(|f| f["id"].as_str()).collect();
+    assert!(ids.contains(&id.as_str()), "the JSON keeps the id whole");
+    assert!(ids.contains(&format!("{id}x").as_str()));
+}
+
+#[test]
 fn rules_command_lists_the_catalogue() {
     let out = run(&["rules", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
