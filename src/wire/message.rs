@@ -99,9 +99,20 @@ impl fmt::Display for RequestId {
                 Some(head) => write!(f, "{head}… ({} bytes)", s.len()),
                 None => f.write_str(s),
             },
+            // Invisible characters are shown as codes (JSON's quoting leaves
+            // them as they are).
             RequestId::Str(s) => match crate::text::head(s, ID_SHOWN_CHARS) {
-                Some(head) => write!(f, "{}… ({} bytes)", Value::from(head), s.len()),
-                None => write!(f, "{}", Value::from(&**s)),
+                Some(head) => write!(
+                    f,
+                    "{}… ({} bytes)",
+                    crate::text::escape_control(&Value::from(head).to_string()),
+                    s.len()
+                ),
+                None => write!(
+                    f,
+                    "{}",
+                    crate::text::escape_control(&Value::from(&**s).to_string())
+                ),
             },
         }
     }
