@@ -640,7 +640,9 @@ pub struct RecordArgs {
     /// Where to write the transcript; `{time}` and `{pid}` are replaced
     ///
     /// `{time}` becomes the UTC start time (20261129T140311Z) and `{pid}` the
-    /// recorder's process id, so one host config line gives a file per session.
+    /// recorder's process id, so one host config line gives a file per session
+    /// (when that name is taken, as by a session started in the same second,
+    /// -2, -3, ... is added before the extension).
     /// An existing file is never overwritten (see --append) and a symbolic link
     /// is never followed.
     #[arg(long, short, value_name = "FILE")]

@@ -47,7 +47,8 @@ fn status(result: Result<io::Result<ExitStatus>, Usage>) -> ExitStatus {
         Ok(Ok(status)) => status,
         Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitStatus::Clean,
         Ok(Err(e)) => {
-            eprintln!("mcpdbg: {e}");
+            // The message may name a file or quote the log: shown escaped.
+            eprintln!("mcpdbg: {}", mcpdbg::text::escape_control(&e.to_string()));
             ExitStatus::Error
         }
         Err(Usage(message)) => {

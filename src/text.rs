@@ -55,7 +55,22 @@ pub fn escape_control(text: &str) -> Cow<'_, str> {
 /// Whether [`escape_control`] escapes `c`.
 pub fn needs_escape(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+        || matches!(
+            c,
+            // bidirectional marks, embeddings, overrides and isolates
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+            // invisible: zero-width space, joiners, word joiner, invisible
+            // operators, BOM, soft hyphen, Mongolian vowel separator,
+            // Hangul fillers, interlinear annotation marks
+            | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2065}' | '\u{feff}' | '\u{00ad}'
+            | '\u{180e}' | '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}'
+            // line and paragraph separators (line breaks to some terminals
+            // and editors)
+            | '\u{2028}' | '\u{2029}'
+            // tag characters (invisible text)
+            | '\u{e0000}'..='\u{e007f}'
+        )
 }
 
 /// Seconds as a short human duration: `850 ms`, `7.2 s`, `3 min 05 s`.
@@ -107,6 +122,14 @@ mod tests {
         assert_eq!(escape_control("\x1b[2Jgone\x07"), "\\x1b[2Jgone\\x07");
         assert_eq!(escape_control("a\nb\rc\td"), "a\\nb\\rc\\td");
         assert_eq!(escape_control("\u{9b}x\u{202e}y"), "\\x9bx\\u{202e}y");
+        // Invisible and line-breaking characters.
+        assert_eq!(
+            escape_control(
+                "a\u{200b}b\u{200d}c\u{061c}d\u{ad}e\u{2028}f\u{2029}g\u{e0041}h\u{feff}"
+            ),
+            "a\\u{200b}b\\u{200d}c\\u{061c}d\\xade\\u{2028}f\\u{2029}g\\u{e0041}h\\u{feff}"
+        );
+        assert_eq!(escape_control("café 日本 \u{1F600}"), "café 日本 \u{1F600}");
     }
 
     #[test]

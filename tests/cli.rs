@@ -393,6 +393,70 @@ fn text_from_the_log_cannot_drive_the_terminal() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("\\x1b[2J"));
 }
 
+#[test]
+fn invisible_and_line_breaking_characters_are_shown_as_codes() {
+    // Zero-width space and joiner, U+061C, soft hyphen, a tag character
+    // (as its surrogate pair), U+2028/2029, a BOM and a newline, in the
+    // client's and server's names, an id and a tool name.
+    let input = concat!(
+        r#"> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c\nfake row\u200b\u2028x\u00ad\u061c","version":"1\udb40\udc41"}}}"#,
+        "\n",
+        r#"< {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s\u2029\u200dz\ufeff","version":"1"}}}"#,
+        "\n",
+        r#"> {"jsonrpc":"2.0","id":"a\u200bb","method":"tools/call","params":{"name":"t\u2028x"}}"#,
+        "\n",
+    );
+    let dir = root().join("target").join("test-scratch").join("invisible");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let file = dir.join("invisible.jsonl");
+    std::fs::write(&file, input).expect("write");
+    let file = file.to_str().expect("utf-8");
+    let invisible = [
+        '\u{200b}',
+        '\u{200d}',
+        '\u{061c}',
+        '\u{ad}',
+        '\u{e0041}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{feff}',
+    ];
+    for args in [&["check", file][..], &["timeline", file], &["stats", file]] {
+        let out = run(args);
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        for c in invisible {
+            assert!(
+                !text.contains(c),
+                "{args:?} prints U+{:04X} raw:\n{text}",
+                c as u32
+            );
+        }
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.contains("fake row") && !l.contains("c\\nfake row")),
+            "{args:?}: a newline in a name starts a row:\n{text}"
+        );
+        if args[0] != "stats" {
+            assert!(text.contains("\\u{200b}"), "{args:?}: {text}");
+        }
+    }
+    // A file name with an escape sequence, in the "cannot open" error.
+    for command in ["check", "timeline", "stats"] {
+        let out = run(&[command, "no\x1b[31msuch\u{2028}file"]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let err = String::from_utf8(out.stderr).expect("utf-8");
+        assert!(
+            !err.contains('\x1b') && !err.contains('\u{2028}'),
+            "{command}: {err}"
+        );
+        assert!(
+            err.contains("no\\x1b[31msuch\\u{2028}file"),
+            "{command}: {err}"
+        );
+    }
+}
+
 fn assert_survives(name: &str, input: &[u8]) {
     for format in ["json", "table"] {
         let out = run_stdin(&["check", "--format", format, "-"], input);
@@ -486,6 +550,51 @@ fn a_50_mb_single_line_is_handled() {
         out.stdout.len() < 64 * 1024,
         "findings quote excerpts, not lines"
     );
+}
+
+#[test]
+fn a_huge_id_is_shortened_in_text_views_and_kept_whole_in_json() {
+    let id = "i".repeat(1024 * 1024);
+    let input = format!(
+        "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
+> {{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"ping\"}}\n\
+> {{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"ping\"}}\n\
+< {{\"jsonrpc\":\"2.0\",\"id\":\"{id}x\",\"result\":{{}}}}\n"
+    );
+    let shown = format!("\"{}\"… (1048576 bytes)", &id[..64]);
+    let dir = root().join("target").join("test-scratch").join("huge-id");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let file = dir.join("huge-id.jsonl");
+    std::fs::write(&file, &input).expect("write");
+    let file = file.to_str().expect("utf-8");
+    for args in [
+        &["check", file][..],
+        &["timeline", file],
+        &["stats", file],
+        &["timeline", "--format", "mermaid", file],
+    ] {
+        let out = run(args);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}");
+        assert!(
+            out.stdout.len() < 16 * 1024,
+            "{args:?}: {} bytes",
+            out.stdout.len()
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        // (Mermaid spells the quotes and the ellipsis as entities.)
+        if args[0] != "stats" && args.len() == 2 {
+            assert!(text.contains(&shown), "{args:?}: {text}");
+        }
+    }
+    let doc = json_of(&run_stdin(
+        &["check", "--format", "json", "-"],
+        input.as_bytes(),
+    ));
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let ids: Vec<&str> = findings.iter().filter_map(|f| f["id"].as_str()).collect();
+    assert!(ids.contains(&id.as_str()), "the JSON keeps the id whole");
+    assert!(ids.contains(&format!("{id}x").as_str()));
 }
 
 #[test]

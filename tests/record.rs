@@ -536,6 +536,125 @@ fn the_transcript_is_never_overwritten_nor_written_through_a_link() {
 }
 
 #[test]
+fn a_newline_in_a_server_argument_stays_inside_the_start_event() {
+    let dir = scratch("start-newline");
+    let forged = "x\n2026-01-01T00:00:00Z > {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}\r\u{1b}[2J";
+    let out = Command::new(mcpdbg())
+        .arg("record")
+        .arg("--out")
+        .arg(dir.join("t.log"))
+        .args(["--", "sh", "-c", "echo hi", forged])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let lines = transcript_lines(&dir);
+    let start = lines
+        .iter()
+        .find(|l| l.contains(" # start "))
+        .expect("a start event");
+    assert!(
+        start.ends_with("x\\n2026-01-01T00:00:00Z > {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}\\r\\x1b[2J'"),
+        "{start}"
+    );
+    // Nothing but the server's own line is a message.
+    let s = streams(&dir.join("t.log"));
+    assert!(
+        s.client.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&s.client)
+    );
+    assert_eq!(s.server, b"hi\n");
+    let (_, report) = check_json(&dir.join("t.log"));
+    let findings = report["files"][0]["findings"].as_array().expect("findings");
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["rule"] != "invalid-json" && f["rule"] != "unanswered-request"),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn two_sessions_started_in_the_same_second_get_two_transcripts() {
+    let dir = scratch("same-second");
+    // The names {time} gives for the next seconds are taken already, as by
+    // another session started in the same second.
+    let now = chrono::Utc::now();
+    let taken: Vec<PathBuf> = (-1..20)
+        .map(|s| {
+            let t = now + chrono::Duration::seconds(s);
+            dir.join(format!("s-{}.log", t.format("%Y%m%dT%H%M%SZ")))
+        })
+        .collect();
+    for path in &taken {
+        fs::write(path, b"another session\n").expect("write");
+    }
+    let out = Command::new(mcpdbg())
+        .arg("record")
+        .arg("--out")
+        .arg(dir.join("s-{time}.log"))
+        .args(["--", "sh", "-c", "echo hi"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout, b"hi\n", "the server ran");
+    for path in &taken {
+        assert_eq!(read(path.clone()), b"another session\n");
+    }
+    let made: Vec<String> = fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("Z-2.log"))
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    let text = String::from_utf8(read(dir.join(&made[0]))).expect("utf-8");
+    assert!(text.contains(" < hi\n"), "{text}");
+}
+
+#[test]
+fn appending_to_a_file_cut_mid_line_starts_a_new_line() {
+    let dir = scratch("append-mid-line");
+    let out = dir.join("t.log");
+    let cut = "2026-11-30T10:00:00.000000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"res";
+    fs::write(
+        &out,
+        format!("2026-11-30T10:00:00.000000Z # start old\n{cut}"),
+    )
+    .expect("write");
+    let run = Command::new(mcpdbg())
+        .args(["record", "--append", "--out"])
+        .arg(&out)
+        .args(["--", "sh", "-c", "echo hi"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(run.status.code(), Some(0));
+    let lines = transcript_lines(&dir);
+    assert_eq!(lines[1], cut, "the old line is kept as it was");
+    assert!(lines[2].ends_with(" # start sh -c 'echo hi'"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.ends_with(" < hi")), "{lines:?}");
+    // Appending after a whole line adds no empty line.
+    let again = Command::new(mcpdbg())
+        .args(["record", "--append", "--out"])
+        .arg(&out)
+        .args(["--", "sh", "-c", "echo hi"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(again.status.code(), Some(0));
+    let lines = transcript_lines(&dir);
+    assert!(lines.iter().all(|l| !l.is_empty()), "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l.contains(" # start ")).count(), 3);
+}
+
+#[test]
 fn a_missing_server_command_is_a_clear_error() {
     let dir = scratch("no-server");
     let out = Command::new(mcpdbg())

@@ -75,7 +75,7 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
             match check_tee(client, server, stderr.as_deref(), options) {
                 Ok(file) => report.files.push(file),
                 Err(message) => {
-                    eprintln!("mcpdbg: {message}");
+                    eprintln!("mcpdbg: {}", crate::text::escape_control(&message));
                     failed = true;
                 }
             }
@@ -140,7 +140,7 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
                             json::file_lines(&file, &mut out)?;
                         }
                         Err(failure) => {
-                            eprintln!("mcpdbg: {}", failure.message);
+                            eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
                             failed = true;
                             json::error_line(&failure.path, &failure.message, &mut out)?;
                         }
@@ -172,7 +172,7 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
         match result {
             Ok(file) => report.files.push(file),
             Err(failure) => {
-                eprintln!("mcpdbg: {}", failure.message);
+                eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
                 failed = true;
             }
         }
@@ -206,7 +206,10 @@ fn follow_file(
     match follow::follow(path, &follow, &stop, &mut io::stdout(), &mut io::stderr()) {
         Ok(report) => Ok(Some(report)),
         Err(e) => {
-            eprintln!("mcpdbg: cannot follow {}: {e}", path.display());
+            eprintln!(
+                "mcpdbg: cannot follow {}: {e}",
+                crate::text::escape_control(&path.display().to_string())
+            );
             Ok(None)
         }
     }

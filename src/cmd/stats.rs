@@ -33,7 +33,10 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
             match File::open(path) {
                 Ok(f) => Box::new(f),
                 Err(e) => {
-                    eprintln!("mcpdbg: cannot open {name}: {e}");
+                    eprintln!(
+                        "mcpdbg: cannot open {}: {e}",
+                        crate::text::escape_control(&name)
+                    );
                     failed = true;
                     continue;
                 }
@@ -41,9 +44,15 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
         };
         match stats::collect(&mut all, &name, input, s.input, &mut redactor) {
             Ok(None) => {}
-            Ok(Some(short)) => eprintln!("mcpdbg: {name}: {short}"),
+            Ok(Some(short)) => eprintln!(
+                "mcpdbg: {}",
+                crate::text::escape_control(&format!("{name}: {short}"))
+            ),
             Err(e) => {
-                eprintln!("mcpdbg: cannot read {name}: {e}");
+                eprintln!(
+                    "mcpdbg: {}",
+                    crate::text::escape_control(&format!("cannot read {name}: {e}"))
+                );
                 failed = true;
             }
         }

@@ -19,7 +19,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -188,6 +188,70 @@ pub fn expand_path(template: &str, pid: u32, time: &chrono::DateTime<Utc>) -> Pa
     )
 }
 
+/// Ends the last line of a transcript opened for appending when it stops
+/// mid-line (a session cut short), so that this session's first record
+/// starts a line of its own.
+fn end_last_line(mut file: &File) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let mut last = [0u8];
+    file.read_exact_at(&mut last, len - 1)?;
+    if last[0] != b'\n' {
+        file.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// How many numbered names [`open_named`] tries after the first.
+const NAME_TRIES: u32 = 1000;
+
+/// Opens the transcript named by the `--out` template. A template with
+/// `{time}` or `{pid}` asks for a new file: when its name is taken (two
+/// sessions started in the same second), `-2`, `-3`, ... is added before the
+/// extension until a free name is found.
+fn open_named(template: &str, append: bool) -> io::Result<(PathBuf, File)> {
+    let path = expand_path(template, std::process::id(), &Utc::now());
+    let numbered = !append && (template.contains("{time}") || template.contains("{pid}"));
+    let mut tried = path.clone();
+    for n in 1..=NAME_TRIES + 1 {
+        if n > 1 {
+            tried = numbered_name(&path, n);
+        }
+        match open_transcript(&tried, append) {
+            Ok(file) => return Ok((tried, file)),
+            Err(e) if numbered && e.kind() == io::ErrorKind::AlreadyExists && !is_link(&tried) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "cannot open {} for recording: it and {NAME_TRIES} numbered names after it exist",
+            path.display()
+        ),
+    ))
+}
+
+/// `dir/s-T.log` as `dir/s-T-N.log` (the number before the last extension).
+fn numbered_name(path: &Path, n: u32) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let numbered = match name.rfind('.').filter(|&i| i > 0) {
+        Some(dot) => format!("{}-{n}{}", &name[..dot], &name[dot..]),
+        None => format!("{name}-{n}"),
+    };
+    path.with_file_name(numbered)
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// Opens the transcript: owner-only, never through a symlink, never over an
 /// existing file unless appending.
 fn open_transcript(path: &PathBuf, append: bool) -> io::Result<File> {
@@ -196,7 +260,7 @@ fn open_transcript(path: &PathBuf, append: bool) -> io::Result<File> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
     if append {
-        options.append(true).create(true);
+        options.read(true).append(true).create(true);
     } else {
         options.write(true).create_new(true);
     }
@@ -282,12 +346,19 @@ pub struct Recorded {
 
 /// Runs the server under the recorder until it exits.
 pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
-    let path = expand_path(&options.out, std::process::id(), &Utc::now());
     let (program, args) = options
         .command
         .split_first()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no server command given"))?;
-    let file = open_transcript(&path, options.append).map_err(RecordError::Transcript)?;
+    let (path, file) = open_named(&options.out, options.append).map_err(RecordError::Transcript)?;
+    if options.append {
+        end_last_line(&file).map_err(|e| {
+            RecordError::Transcript(io::Error::new(
+                e.kind(),
+                format!("cannot append to {}: {e}", path.display()),
+            ))
+        })?;
+    }
     let (tx, rx) = mpsc::sync_channel(QUEUE_ENTRIES);
     let in_flight = Arc::new(AtomicUsize::new(0));
     let pool = Pool::default();
@@ -527,7 +598,15 @@ impl<W: Write> Transcript<W> {
                 let closed = format!("{} closed", stream.name());
                 write_record(&mut self.out, stamp, b"#", closed.as_bytes())
             }
-            Entry::Event(stamp, text) => write_record(&mut self.out, stamp, b"#", text.as_bytes()),
+            // Text from the command line or the environment is escaped so
+            // that an event stays one record (a newline in a server argument
+            // must not write records of its own).
+            Entry::Event(stamp, text) => write_record(
+                &mut self.out,
+                stamp,
+                b"#",
+                crate::text::escape_control(text).as_bytes(),
+            ),
             Entry::Stop => Ok(()),
         }
     }
@@ -664,6 +743,26 @@ mod tests {
             PathBuf::from("/tmp/s-20261129T080706Z-42.log")
         );
         assert_eq!(expand_path("plain.log", 1, &t), PathBuf::from("plain.log"));
+    }
+
+    #[test]
+    fn numbered_names_go_before_the_extension() {
+        assert_eq!(
+            numbered_name(Path::new("d/s-20261129T080706Z.log"), 2),
+            PathBuf::from("d/s-20261129T080706Z-2.log")
+        );
+        assert_eq!(
+            numbered_name(Path::new("d/t.x.log"), 3),
+            PathBuf::from("d/t.x-3.log")
+        );
+        assert_eq!(
+            numbered_name(Path::new("d/plain"), 2),
+            PathBuf::from("d/plain-2")
+        );
+        assert_eq!(
+            numbered_name(Path::new("d/.hidden"), 2),
+            PathBuf::from("d/.hidden-2")
+        );
     }
 
     #[test]

@@ -124,11 +124,11 @@ fn implementation(i: &Option<Implementation>) -> String {
         Some(Implementation {
             name,
             version: Some(v),
-        }) => format!("{name} {v}"),
+        }) => format!("{} {}", escape_control(name), escape_control(v)),
         Some(Implementation {
             name,
             version: None,
-        }) => name.clone(),
+        }) => escape_control(name).into_owned(),
         None => "-".to_string(),
     }
 }
@@ -184,7 +184,7 @@ fn summary(s: &Summary) -> String {
             .map(|p| {
                 format!(
                     "{} id {} (line {}, {})",
-                    p.method,
+                    escape_control(&p.method),
                     p.id,
                     p.line,
                     p.dir.arrow()

@@ -84,13 +84,36 @@ fn integral(n: &serde_json::Number) -> Option<i64> {
 /// What an integer written as a float is called in `invalid-id-type`.
 pub const INTEGRAL_FLOAT: &str = "an integer written as a float";
 
+/// How many characters of a long id the text outputs show (the JSON
+/// outputs keep it whole).
+pub const ID_SHOWN_CHARS: usize = 64;
+
 /// Strings print with their quotes so that `7` and `"7"` look different.
+/// An id longer than [`ID_SHOWN_CHARS`] characters is shown as its head,
+/// `…` and its length in bytes, so that a huge id cannot flood a view.
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RequestId::Int(n) => write!(f, "{n}"),
-            RequestId::Num(s) => f.write_str(s),
-            RequestId::Str(s) => write!(f, "{}", Value::from(&**s)),
+            RequestId::Num(s) => match crate::text::head(s, ID_SHOWN_CHARS) {
+                Some(head) => write!(f, "{head}… ({} bytes)", s.len()),
+                None => f.write_str(s),
+            },
+            // Invisible characters are shown as codes (JSON's quoting leaves
+            // them as they are).
+            RequestId::Str(s) => match crate::text::head(s, ID_SHOWN_CHARS) {
+                Some(head) => write!(
+                    f,
+                    "{}… ({} bytes)",
+                    crate::text::escape_control(&Value::from(head).to_string()),
+                    s.len()
+                ),
+                None => write!(
+                    f,
+                    "{}",
+                    crate::text::escape_control(&Value::from(&**s).to_string())
+                ),
+            },
         }
     }
 }
@@ -496,6 +519,31 @@ mod tests {
         assert!(matches!(classify(json!(42)), Frame::Invalid(_)));
         assert!(matches!(classify(json!([])), Frame::Invalid(_)));
         assert!(matches!(classify(json!({"method": 3})), Frame::Invalid(_)));
+    }
+
+    #[test]
+    fn long_ids_are_shown_short_and_kept_whole() {
+        let long = "x".repeat(200_000);
+        let id = RequestId::Str(long.as_str().into());
+        let shown = id.to_string();
+        assert_eq!(
+            shown,
+            format!("\"{}\"… (200000 bytes)", "x".repeat(ID_SHOWN_CHARS))
+        );
+        assert_eq!(id.to_json(), Value::from(long));
+        let digits = "7".repeat(400);
+        let num = RequestId::Num(digits.as_str().into());
+        assert_eq!(
+            num.to_string(),
+            format!("{}… (400 bytes)", "7".repeat(ID_SHOWN_CHARS))
+        );
+        // Up to the cap, shown as written.
+        let edge = "é".repeat(ID_SHOWN_CHARS);
+        assert_eq!(
+            RequestId::Str(edge.as_str().into()).to_string(),
+            format!("\"{edge}\"")
+        );
+        assert_eq!(RequestId::Int(-5).to_string(), "-5");
     }
 
     #[test]

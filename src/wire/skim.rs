@@ -19,7 +19,7 @@
 //! the walk is unsure of (a bad escape, an unterminated string) is left to
 //! serde_json, whose verdict and error message stand.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::ops::Range;
 
@@ -27,7 +27,7 @@ use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::wire::message::{Frame, classify};
+use crate::wire::message::{Frame, IdField, Problem, RequestId, classify};
 
 /// Strings under these keys inside `params` or `result` are payload (a text
 /// block, base64 data, a resource's text or blob).
@@ -53,6 +53,24 @@ pub fn parse(text: &str) -> Result<Frame, serde_json::Error> {
 /// [`parse`] without keeping the line: `true` when a string was cut, and the
 /// caller hands the line over with [`Frame::keep_line`] (moved, not copied).
 pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
+    match parse_as_is(text, false) {
+        Ok(done) => Ok(done),
+        // JSON that serde_json refuses but the grammar allows: a lone
+        // surrogate escape, a number beyond a double's range. Read again
+        // with those mended (see [`mend`]), nothing cut (so that the kept
+        // line is never read whole again).
+        Err(e) => match mend(text) {
+            Some(mended) => match parse_as_is(&mended, true) {
+                Ok(done) => Ok(done),
+                Err(_) => Err(e),
+            },
+            None => Err(e),
+        },
+    }
+}
+
+/// [`parse_cut`] on the text as it is; `whole` when nothing may be cut.
+fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Error> {
     let excised = if text.len() >= EXCISE_MIN_LINE {
         excise(text)
     } else {
@@ -67,6 +85,8 @@ pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
         original: text,
         taken,
         cut: Cell::new(false),
+        whole,
+        big_id: RefCell::new(None),
     };
     let mut de = serde_json::Deserializer::from_str(short);
     let root = Skim {
@@ -76,7 +96,113 @@ pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
     };
     let value = root.deserialize(&mut de)?;
     de.end()?;
-    Ok((classify(value), ctx.cut.get()))
+    let mut frame = classify(value);
+    if let (Frame::Message(m), Some(text)) = (&mut frame, ctx.big_id.take()) {
+        // An integer id beyond 64 bits: compared by its exact text, never
+        // by the double it rounds to.
+        m.id = IdField::Id(RequestId::Num(text.into()));
+        for p in &mut m.problems {
+            if let Problem::InvalidIdType(what) = p {
+                *what = TOO_LARGE;
+            }
+        }
+    }
+    Ok((frame, ctx.cut.get()))
+}
+
+/// What an integer id beyond 64 bits is called in `invalid-id-type`.
+const TOO_LARGE: &str = "an integer too large for 64 bits";
+
+/// The value of a message's `id` member, given as written: an integer of
+/// up to 18 digits is read directly; one beyond 64 bits is noted in
+/// `big_id` (its exact text) and stands as the nearest double.
+fn id_value(raw: &str, big_id: &RefCell<Option<String>>) -> Result<Value, serde_json::Error> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+        if let Ok(n) = raw.parse::<i64>() {
+            return Ok(Value::from(n));
+        }
+        if let Ok(n) = raw.parse::<u64>() {
+            return Ok(Value::from(n));
+        }
+        *big_id.borrow_mut() = Some(raw.to_owned());
+        let f: f64 = raw.parse().unwrap_or(f64::INFINITY);
+        return Ok(Value::from(f.clamp(f64::MIN, f64::MAX)));
+    }
+    serde_json::from_str(raw)
+}
+
+/// The text with what JSON allows but serde_json refuses mended: a lone
+/// surrogate escape (`\ud83d` without its pair, which a JavaScript string
+/// sliced inside an emoji gives) becomes `\ufffd`, and a number beyond a
+/// double's range (a 309-digit integer) becomes the largest double of its
+/// sign. `None` when there is nothing to mend.
+fn mend(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    let hex = |at: usize| -> Option<u32> {
+        let digits = text.get(at..at + 4)?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] != b'\\' {
+                        i += 1;
+                        continue;
+                    }
+                    if b.get(i + 1) != Some(&b'u') {
+                        i += 2;
+                        continue;
+                    }
+                    let Some(unit) = hex(i + 2) else {
+                        i += 2;
+                        continue;
+                    };
+                    let paired = (0xd800..0xdc00).contains(&unit)
+                        && text.get(i + 6..i + 8) == Some("\\u")
+                        && hex(i + 8).is_some_and(|low| (0xdc00..0xe000).contains(&low));
+                    if paired {
+                        i += 12;
+                    } else if (0xd800..0xe000).contains(&unit) {
+                        out.push_str(&text[copied..i]);
+                        out.push_str("\\ufffd");
+                        i += 6;
+                        copied = i;
+                    } else {
+                        i += 6;
+                    }
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    out.push_str(&text[copied..start]);
+                    if token.starts_with('-') {
+                        out.push('-');
+                    }
+                    out.push_str("1.7976931348623157e308");
+                    copied = i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    Some(out)
 }
 
 /// A string literal taken out of the line: where its empty stand-in `""`
@@ -400,6 +526,10 @@ struct Ctx<'a> {
     original: &'a str,
     taken: &'a [Taken],
     cut: Cell<bool>,
+    /// Nothing is cut (a mended line, which cannot be read whole again).
+    whole: bool,
+    /// The exact text of the message's integer id when it is beyond 64 bits.
+    big_id: RefCell<Option<String>>,
 }
 
 impl Ctx<'_> {
@@ -410,7 +540,7 @@ impl Ctx<'_> {
             Ok(i) if raw == "\"\"" => &self.original[self.taken[i].span.clone()],
             _ => raw,
         };
-        if skim && literal.len() > SKIM_MIN_BYTES && literal.starts_with('"') {
+        if skim && !self.whole && literal.len() > SKIM_MIN_BYTES && literal.starts_with('"') {
             self.cut.set(true);
             return Ok(Value::String(unescape_head(literal, SKIM_KEEP_CHARS)));
         }
@@ -476,7 +606,10 @@ impl<'de> Visitor<'de> for Skim<'_> {
         // it twice per message (2-3% of `check`).
         let mut obj = Map::with_capacity(4);
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let value = if BULK_KEYS.contains(&&*key) {
+            let value = if self.root && &*key == "id" {
+                let raw: &'de RawValue = map.next_value()?;
+                id_value(raw.get(), &self.ctx.big_id).map_err(de::Error::custom)?
+            } else if BULK_KEYS.contains(&&*key) {
                 let raw: &'de RawValue = map.next_value()?;
                 self.ctx
                     .payload(raw.get(), self.skim)
@@ -725,6 +858,68 @@ mod tests {
                 Ok(Frame::Invalid(_)) => proptest::prop_assert!(expected.is_ok() || lenient),
                 Err(_) => proptest::prop_assert!(expected.is_err(), "{}", line),
             }
+        }
+    }
+
+    #[test]
+    fn what_json_allows_is_accepted() {
+        // A lone surrogate (a JavaScript string sliced inside an emoji),
+        // alone, before a plain escape, and as a low half; a good pair stays.
+        let line = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a\ud83d b \ude00\n \ud83d\ude00"}]}}"#;
+        let Ok(Frame::Message(m)) = parse(line) else {
+            panic!("refused: {line}")
+        };
+        assert_eq!(
+            m.result().unwrap()["content"][0]["text"],
+            "a\u{fffd} b \u{fffd}\n \u{1F600}"
+        );
+        // A 320-digit integer (what Python's factorial(200) writes).
+        let digits = "1".repeat(320);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"result":{{"n":{digits},"m":-{digits},"s":"{digits}"}}}}"#
+        );
+        let Ok(Frame::Message(m)) = parse(&line) else {
+            panic!("refused: {line}")
+        };
+        assert_eq!(m.id, IdField::Id(RequestId::Int(3)));
+        assert_eq!(m.result().unwrap()["n"], f64::MAX);
+        assert_eq!(m.result().unwrap()["m"], f64::MIN);
+        assert_eq!(m.result().unwrap()["s"], digits);
+        // Still refused: what JSON refuses.
+        assert!(parse(r#"{"id":1,"x":"\ud83"}"#).is_err());
+        assert!(parse(r#"{"id":1,"x":1e999"#).is_err());
+    }
+
+    #[test]
+    fn ids_beyond_64_bits_keep_their_exact_text() {
+        let ids = [
+            "18446744073709551616",
+            "18446744073709551617",
+            "-9223372036854775809",
+            &"7".repeat(400),
+        ];
+        let mut seen = Vec::new();
+        for id in ids {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let Ok(Frame::Message(m)) = parse(&line) else {
+                panic!("refused: {line}")
+            };
+            assert_eq!(m.id, IdField::Id(RequestId::Num(id.into())));
+            assert_eq!(m.problems, vec![Problem::InvalidIdType(TOO_LARGE)]);
+            seen.push(m.id);
+        }
+        assert_ne!(seen[0], seen[1]);
+        // 64-bit ids are plain integers as before.
+        for (id, want) in [
+            ("9223372036854775807", true),
+            ("18446744073709551615", false),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let Ok(Frame::Message(m)) = parse(&line) else {
+                panic!("refused")
+            };
+            assert_eq!(matches!(m.id, IdField::Id(RequestId::Int(_))), want, "{id}");
+            assert!(m.id.id().unwrap().to_string() == id);
         }
     }
 
