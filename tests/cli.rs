@@ -71,7 +71,7 @@ fn every_rule_fires_on_its_own_fixture() {
     let mut missing = Vec::new();
     // Rules whose input is too large to keep as a fixture have a test that
     // generates it (below).
-    let generated = ["open-request-limit"];
+    let generated = ["open-request-limit", "line-too-long"];
     // The baseline rules compare a server with a baseline file, not a log
     // on its own: tests/probe.rs fires each of them.
     for rule in Rule::ALL
@@ -549,6 +549,7 @@ fn every_rule_example_triggers_its_rule() {
         "too-many-findings",
         "corrupt-compressed-input",
         "open-request-limit",
+        "line-too-long",
     ];
     let mut failures = Vec::new();
     for rule in Rule::ALL {
@@ -1096,6 +1097,52 @@ fn compressed_logs_are_read_transparently() {
     assert!(
         fired.contains(&"stray-output".to_string()),
         "the decoded part was analysed: {fired:?}"
+    );
+}
+
+#[test]
+fn a_gzip_bomb_line_is_cut_at_the_line_limit_and_reading_goes_on() {
+    use std::io::Write;
+    // One line of 40 MB of zeros in a 40 KB gzip file, then a request, read
+    // under a line limit of 4 MiB: the line is cut, the request is analysed.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"< ").unwrap();
+    let zeros = vec![b'0'; 1 << 20];
+    for _ in 0..40 {
+        gz.write_all(&zeros).unwrap();
+    }
+    gz.write_all(b"\n> {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n")
+        .unwrap();
+    let bomb = gz.finish().unwrap();
+    let out = common::mcpdbg()
+        .env("MCPDBG_MAX_LINE", "4M")
+        .args(["check", "--format", "json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(&bomb)?;
+            child.wait_with_output()
+        })
+        .expect("binary runs");
+    let doc = json_of(&out);
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let cut: Vec<_> = findings
+        .iter()
+        .filter(|f| f["rule"] == "line-too-long")
+        .collect();
+    assert_eq!(cut.len(), 1, "{findings:?}");
+    assert_eq!(cut[0]["line"], 1);
+    let message = cut[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{} bytes", 2 + (40 << 20))) && message.contains("4 MiB"),
+        "{message}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "unanswered-request" && f["line"] == 2),
+        "the line after the cut one is read: {findings:?}"
     );
 }
 
