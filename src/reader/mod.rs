@@ -22,6 +22,7 @@ pub mod socat;
 pub mod strace;
 pub mod vscode;
 pub mod zed;
+pub mod zstd;
 
 use crate::wire::dir::Dir;
 use crate::wire::event::Event;
@@ -421,7 +422,8 @@ impl Read for Forgiving {
     }
 }
 
-/// Wraps gzip (`1f 8b`) and zstd (`28 b5 2f fd`) inputs in a decoder, by
+/// Wraps gzip (`1f 8b`) and zstd (`28 b5 2f fd`, or a skippable frame
+/// first, as pzstd writes) inputs in a decoder, by
 /// their magic bytes: rotated host logs are often compressed.
 fn decompress(
     mut input: Box<dyn Read>,
@@ -435,14 +437,8 @@ fn decompress(
             Box::new(flate2::read::MultiGzDecoder::new(input)),
             Some("gzip"),
         )
-    } else if magic == [0x28, 0xb5, 0x2f, 0xfd] {
-        match ruzstd::decoding::StreamingDecoder::new(input) {
-            Ok(d) => (Box::new(d), Some("zstd")),
-            Err(e) => {
-                *error.borrow_mut() = Some(e.to_string());
-                (Box::new(io::empty()), Some("zstd"))
-            }
-        }
+    } else if zstd::is_zstd(&magic) {
+        (Box::new(zstd::Zstd::new(input)), Some("zstd"))
     } else {
         return Ok((input, None));
     };
