@@ -166,6 +166,21 @@ pub fn undecodable(error: &str, lines_read: u64) -> Finding {
     )
 }
 
+/// A line longer than the line cap: its head was kept, the rest skipped.
+pub fn overlong(line: u64, length: u64) -> Finding {
+    let mib = |n: u64| n as f64 / (1u64 << 20) as f64;
+    Finding::new(
+        Rule::LineTooLong,
+        line,
+        format!(
+            "line {line} is {length} bytes ({:.1} MiB), longer than the line limit of {:.0} MiB (MCPDBG_MAX_LINE): its first {} KiB were kept and analysed, the rest was skipped; reading went on",
+            mib(length),
+            mib(crate::reader::max_line() as u64),
+            crate::reader::HEAD >> 10,
+        ),
+    )
+}
+
 /// Per-direction transport state.
 #[derive(Default)]
 struct Stream {
@@ -295,6 +310,7 @@ impl Transport {
             Body::Undecodable { error, lines_read } => {
                 findings.push(undecodable(&error, lines_read))
             }
+            Body::Overlong { length } => findings.push(overlong(at.line, length)),
             Body::Unreadable(bytes) => findings.push(
                 Finding::new(
                     Rule::MalformedRecord,

@@ -71,7 +71,7 @@ fn every_rule_fires_on_its_own_fixture() {
     let mut missing = Vec::new();
     // Rules whose input is too large to keep as a fixture have a test that
     // generates it (below).
-    let generated = ["open-request-limit"];
+    let generated = ["open-request-limit", "line-too-long"];
     // The baseline rules compare a server with a baseline file, not a log
     // on its own: tests/probe.rs fires each of them.
     for rule in Rule::ALL
@@ -658,6 +658,7 @@ fn every_rule_example_triggers_its_rule() {
         "too-many-findings",
         "corrupt-compressed-input",
         "open-request-limit",
+        "line-too-long",
     ];
     let mut failures = Vec::new();
     for rule in Rule::ALL {
@@ -1205,6 +1206,167 @@ fn compressed_logs_are_read_transparently() {
     assert!(
         fired.contains(&"stray-output".to_string()),
         "the decoded part was analysed: {fired:?}"
+    );
+}
+
+/// A session of `n` answered tools/list requests, ids from `from`, as lines.
+fn answered_session(from: u32, n: u32) -> String {
+    (from..from + n)
+        .map(|i| {
+            format!(
+                "> {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/list\"}}\n< {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"tools\":[]}}}}\n"
+            )
+        })
+        .collect()
+}
+
+fn zstd(data: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
+fn check_json(input: &[u8]) -> Value {
+    json_of(&run_stdin(&["check", "--format", "json", "-"], input))
+}
+
+fn rules_of(doc: &Value) -> Vec<String> {
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn zstd_is_read_to_its_last_frame_and_pzstd_output_is_recognised() {
+    // Two frames, the second holding an unanswered request; then the same
+    // behind a skippable frame first, as pzstd writes.
+    let mut input = zstd(answered_session(0, 1000).as_bytes());
+    input.extend(zstd(
+        b"> {\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"tools/list\"}\n",
+    ));
+    let mut pzstd = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+    pzstd.extend_from_slice(&input);
+    for input in [input, pzstd] {
+        let doc = check_json(&input);
+        let rules = rules_of(&doc);
+        assert!(
+            rules.contains(&"unanswered-request".to_string()),
+            "{rules:?}"
+        );
+        assert!(
+            !rules.contains(&"corrupt-compressed-input".to_string()),
+            "{rules:?}"
+        );
+        assert_eq!(doc["files"][0]["format"], "native");
+    }
+}
+
+#[test]
+fn a_cut_zstd_file_is_analysed_up_to_its_cut() {
+    let plain = answered_session(0, 40_000);
+    let mut input = zstd(plain.as_bytes());
+    let cut = input.len() * 3 / 4;
+    input.truncate(cut);
+    let doc = check_json(&input);
+    let findings = doc["files"][0]["findings"].as_array().unwrap();
+    let corrupt = findings
+        .iter()
+        .find(|f| f["rule"] == "corrupt-compressed-input")
+        .expect("the cut is reported");
+    // The lines read reach into the last quarter of the file (the window
+    // the decoder kept is not lost), and the message says how many.
+    let lines = corrupt["line"].as_u64().unwrap();
+    assert!(lines > 80_000 * 2 / 3, "{lines} of 80,000 lines read");
+    assert!(
+        corrupt["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("the first {lines} lines were analysed")),
+        "{corrupt}"
+    );
+    // A small cut file: its lines are read, not "the first 0".
+    let mut small = zstd(answered_session(0, 50).as_bytes());
+    small.truncate(small.len() - 3);
+    let doc = check_json(&small);
+    let findings = doc["files"][0]["findings"].as_array().unwrap();
+    let corrupt = findings
+        .iter()
+        .find(|f| f["rule"] == "corrupt-compressed-input")
+        .expect("the cut is reported");
+    assert!(corrupt["line"].as_u64().unwrap() > 50, "{corrupt}");
+}
+
+#[test]
+fn a_zstd_window_over_the_limit_is_refused_with_a_finding() {
+    // A frame asking for a 1 GiB window (`zstd --long=30` from a pipe), and
+    // one whose single segment claims 2^40 bytes: each a finding, no panic.
+    let long = [0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xa0, 1, 0, 0].to_vec();
+    let mut crafted = vec![0x28, 0xb5, 0x2f, 0xfd, 0xe0];
+    crafted.extend((1u64 << 40).to_le_bytes());
+    crafted.extend([1, 0, 0]);
+    for (input, window) in [(long, "1024 MiB"), (crafted, "1048576 MiB")] {
+        let out = run_stdin(&["check", "--format", "json", "-"], &input);
+        // A warning: exit 0, not a panic's 101.
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let doc = json_of(&out);
+        let findings = doc["files"][0]["findings"].as_array().unwrap();
+        let message = findings
+            .iter()
+            .find(|f| f["rule"] == "corrupt-compressed-input")
+            .and_then(|f| f["message"].as_str())
+            .expect("a finding");
+        assert!(
+            message.contains(&format!("needs a window of {window}"))
+                && message.contains("limit of 128 MiB"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_gzip_bomb_line_is_cut_at_the_line_limit_and_reading_goes_on() {
+    use std::io::Write;
+    // One line of 40 MB of zeros in a 40 KB gzip file, then a request, read
+    // under a line limit of 4 MiB: the line is cut, the request is analysed.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"< ").unwrap();
+    let zeros = vec![b'0'; 1 << 20];
+    for _ in 0..40 {
+        gz.write_all(&zeros).unwrap();
+    }
+    gz.write_all(b"\n> {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n")
+        .unwrap();
+    let bomb = gz.finish().unwrap();
+    let out = common::mcpdbg()
+        .env("MCPDBG_MAX_LINE", "4M")
+        .args(["check", "--format", "json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(&bomb)?;
+            child.wait_with_output()
+        })
+        .expect("binary runs");
+    let doc = json_of(&out);
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let cut: Vec<_> = findings
+        .iter()
+        .filter(|f| f["rule"] == "line-too-long")
+        .collect();
+    assert_eq!(cut.len(), 1, "{findings:?}");
+    assert_eq!(cut[0]["line"], 1);
+    let message = cut[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{} bytes", 2 + (40 << 20))) && message.contains("4 MiB"),
+        "{message}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "unanswered-request" && f["line"] == 2),
+        "the line after the cut one is read: {findings:?}"
     );
 }
 

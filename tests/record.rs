@@ -76,7 +76,8 @@ fn streams(transcript: &Path) -> Streams {
             Body::Partial { .. }
             | Body::HostParseError(_)
             | Body::Note(_)
-            | Body::Undecodable { .. } => {
+            | Body::Undecodable { .. }
+            | Body::Overlong { .. } => {
                 panic!("the native format has no partial messages or notes")
             }
             Body::Unreadable(line) => panic!(

@@ -22,6 +22,7 @@ pub mod socat;
 pub mod strace;
 pub mod vscode;
 pub mod zed;
+pub mod zstd;
 
 use crate::wire::dir::Dir;
 use crate::wire::event::Event;
@@ -53,6 +54,9 @@ pub enum Body {
     /// record of such an input): the decoder's words, and how many lines
     /// were read before.
     Undecodable { error: String, lines_read: u64 },
+    /// A line longer than the line cap ([`max_line`]): its length in bytes.
+    /// The line itself follows as its head only.
+    Overlong { length: u64 },
     /// A line the format cannot interpret, kept for the report.
     Unreadable(Vec<u8>),
 }
@@ -418,7 +422,8 @@ impl Read for Forgiving {
     }
 }
 
-/// Wraps gzip (`1f 8b`) and zstd (`28 b5 2f fd`) inputs in a decoder, by
+/// Wraps gzip (`1f 8b`) and zstd (`28 b5 2f fd`, or a skippable frame
+/// first, as pzstd writes) inputs in a decoder, by
 /// their magic bytes: rotated host logs are often compressed.
 fn decompress(
     mut input: Box<dyn Read>,
@@ -432,14 +437,8 @@ fn decompress(
             Box::new(flate2::read::MultiGzDecoder::new(input)),
             Some("gzip"),
         )
-    } else if magic == [0x28, 0xb5, 0x2f, 0xfd] {
-        match ruzstd::decoding::StreamingDecoder::new(input) {
-            Ok(d) => (Box::new(d), Some("zstd")),
-            Err(e) => {
-                *error.borrow_mut() = Some(e.to_string());
-                (Box::new(io::empty()), Some("zstd"))
-            }
-        }
+    } else if zstd::is_zstd(&magic) {
+        (Box::new(zstd::Zstd::new(input)), Some("zstd"))
     } else {
         return Ok((input, None));
     };
@@ -462,6 +461,7 @@ fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Open
     let format = forced.unwrap_or_else(|| detect(&prefix));
     let lines = Lines::new(Box::new(io::Cursor::new(prefix).chain(input)));
     let count = lines.count.clone();
+    let cuts = lines.cuts.clone();
     let records: Records = match format {
         Format::Native => Box::new(native::NativeReader::new(lines)),
         Format::Ndjson => Box::new(ndjson::NdjsonReader::new(lines)),
@@ -501,6 +501,8 @@ fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Open
         error,
         lines: count.clone(),
         reported: false,
+        cuts,
+        held: None,
     });
     Ok(Opened {
         format,
@@ -519,13 +521,50 @@ struct DecodeTail {
     /// The error was handed on (the decoder stays stopped: the error is
     /// kept, and a kept error makes every read return nothing).
     reported: bool,
+    /// Lines cut at the line cap, reported just before the first record
+    /// at or after them.
+    cuts: Cuts,
+    /// A record read while a cut before it was reported.
+    held: Option<io::Result<Record>>,
+}
+
+impl DecodeTail {
+    /// The next cut line at or before `line` (every one left at the end).
+    fn cut_before(&mut self, line: Option<u64>) -> Option<Record> {
+        let mut cuts = self.cuts.borrow_mut();
+        let &(at, length) = cuts.front()?;
+        if line.is_some_and(|l| l < at) {
+            return None;
+        }
+        cuts.pop_front();
+        Some(Record {
+            line: at,
+            time: None,
+            body: Body::Overlong { length },
+            terminated: true,
+            source: None,
+        })
+    }
 }
 
 impl Iterator for DecodeTail {
     type Item = io::Result<Record>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self.records.next() {
+        let next = match self.held.take() {
+            Some(held) => Some(held),
+            None => self.records.next(),
+        };
+        let line = match &next {
+            Some(Ok(record)) => Some(record.line),
+            Some(Err(_)) => return next,
+            None => None,
+        };
+        if let Some(cut) = self.cut_before(line) {
+            self.held = next;
+            return Some(Ok(cut));
+        }
+        match next {
             None if self.reported => None,
             None => {
                 let error = self.error.borrow().clone()?;
@@ -559,6 +598,38 @@ pub type LineCount = std::rc::Rc<std::cell::Cell<u64>>;
 /// Bytes read at a time; a line longer than this is gathered on its own.
 const CHUNK: usize = 1 << 20;
 
+/// The longest line held, in bytes: 256 MiB, or `MCPDBG_MAX_LINE` (bytes,
+/// with an optional `K`, `M` or `G` suffix for KiB, MiB, GiB). A longer line
+/// is cut: its first [`HEAD`] bytes are kept, the rest is skipped, and a
+/// [`Body::Overlong`] record says so.
+pub fn max_line() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        std::env::var("MCPDBG_MAX_LINE")
+            .ok()
+            .and_then(|v| parse_size(&v))
+            .unwrap_or(256 << 20)
+    })
+}
+
+fn parse_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let (digits, shift) = match text.as_bytes().last()? {
+        b'K' | b'k' => (&text[..text.len() - 1], 10),
+        b'M' | b'm' => (&text[..text.len() - 1], 20),
+        b'G' | b'g' => (&text[..text.len() - 1], 30),
+        _ => (text, 0),
+    };
+    let n: usize = digits.parse().ok()?;
+    n.checked_mul(1 << shift).filter(|&n| n >= CHUNK)
+}
+
+/// What is kept of a line longer than the cap.
+pub const HEAD: usize = 64 << 10;
+
+/// Lines cut at the cap: (line number, length in bytes), oldest first.
+pub type Cuts = std::rc::Rc<std::cell::RefCell<std::collections::VecDeque<(u64, u64)>>>;
+
 /// Splits a byte stream into lines, keeping each line's bytes exactly
 /// (without the `\n`) and whether it was terminated. Reads into chunks that
 /// the lines share ([`LineBytes`]): a line is not copied out of them.
@@ -570,10 +641,19 @@ pub struct Lines {
     end: usize,
     line_no: u64,
     count: LineCount,
+    /// The line cap, and the lines cut at it.
+    cap: usize,
+    cuts: Cuts,
 }
 
 impl Lines {
     pub fn new(source: Box<dyn Read>) -> Lines {
+        Lines::with_cap(source, max_line())
+    }
+
+    /// Lines of at most `cap` bytes (a line shorter than half a chunk,
+    /// 512 KiB, is never cut).
+    pub fn with_cap(source: Box<dyn Read>, cap: usize) -> Lines {
         Lines {
             source,
             chunk: std::rc::Rc::new(Vec::new()),
@@ -581,7 +661,14 @@ impl Lines {
             end: 0,
             line_no: 0,
             count: LineCount::default(),
+            cap: cap.max(HEAD),
+            cuts: Cuts::default(),
         }
+    }
+
+    /// The lines cut at the cap so far, taken: (line number, length).
+    pub fn take_cuts(&self) -> Vec<(u64, u64)> {
+        self.cuts.borrow_mut().drain(..).collect()
     }
 
     /// The next line as `(line number, bytes, terminated)`, in a vector of
@@ -607,30 +694,51 @@ impl Lines {
     fn next_raw(&mut self) -> io::Result<Option<(u64, Raw, bool)>> {
         let mut scanned = self.start;
         let mut long: Option<Vec<u8>> = None;
+        // Past the cap: the line's head is in `long`, and this many bytes
+        // of it were read in all.
+        let mut cut: Option<u64> = None;
         // A read of 0 bytes ends the input for now; a later call reads again
         // (`check --follow` feeds the reader as the file grows).
         let mut at_end = false;
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.chunk[scanned..self.end]) {
                 let end = scanned + i;
-                let raw = self.line_ending_at(long.take(), end);
+                self.cut_last(&mut long, &mut cut, end);
+                let raw = self.line_ending_at(long.take(), end, cut);
+                let tail = end - self.start;
                 self.start = end + 1;
-                return Ok(Some((self.count_line(), raw, true)));
+                return Ok(Some((self.count_line(cut, tail), raw, true)));
             }
             if at_end {
                 if self.start == self.end && long.is_none() {
                     return Ok(None);
                 }
-                let raw = self.line_ending_at(long.take(), self.end);
-                self.start = self.end;
-                return Ok(Some((self.count_line(), raw, false)));
+                let end = self.end;
+                self.cut_last(&mut long, &mut cut, end);
+                let raw = self.line_ending_at(long.take(), end, cut);
+                let tail = end - self.start;
+                self.start = end;
+                return Ok(Some((self.count_line(cut, tail), raw, false)));
             }
             // No newline in what is buffered: make room, then read more.
             let pending = self.end - self.start;
             if pending >= CHUNK / 2 {
-                // A long line: gathered on its own, the chunk reused for reading.
-                long.get_or_insert_with(Vec::new)
-                    .extend_from_slice(&self.chunk[self.start..self.end]);
+                // A long line: gathered on its own, the chunk reused for
+                // reading; past the cap, only counted.
+                let bytes = &self.chunk[self.start..self.end];
+                if let Some(read) = &mut cut {
+                    *read += bytes.len() as u64;
+                } else {
+                    let v = long.get_or_insert_with(Vec::new);
+                    if v.len() + bytes.len() > self.cap {
+                        cut = Some((v.len() + bytes.len()) as u64);
+                        v.truncate(HEAD);
+                        v.shrink_to_fit();
+                    } else {
+                        grow_within(v, bytes.len(), self.cap);
+                        v.extend_from_slice(bytes);
+                    }
+                }
                 self.start = self.end;
             }
             let pending = self.end - self.start;
@@ -661,11 +769,23 @@ impl Lines {
         }
     }
 
+    /// Cuts a long line whose last piece, up to `end`, takes it past the cap.
+    fn cut_last(&self, long: &mut Option<Vec<u8>>, cut: &mut Option<u64>, end: usize) {
+        if let (Some(v), None) = (long.as_mut(), *cut) {
+            if v.len() + (end - self.start) > self.cap {
+                *cut = Some(v.len() as u64);
+                v.truncate(HEAD);
+                v.shrink_to_fit();
+            }
+        }
+    }
+
     /// The line that ends at `end` of the chunk: a range of it, or the end
     /// of a long line gathered so far.
-    fn line_ending_at(&self, long: Option<Vec<u8>>, end: usize) -> Raw {
+    fn line_ending_at(&self, long: Option<Vec<u8>>, end: usize, cut: Option<u64>) -> Raw {
         let range = self.start..end;
         match long {
+            Some(v) if cut.is_some() => Raw::Long(v),
             Some(mut v) => {
                 v.extend_from_slice(&self.chunk[range]);
                 Raw::Long(v)
@@ -674,10 +794,27 @@ impl Lines {
         }
     }
 
-    fn count_line(&mut self) -> u64 {
+    /// Counts a line; `cut` is how much of it was read before its last
+    /// `tail` bytes when it went past the cap.
+    fn count_line(&mut self, cut: Option<u64>, tail: usize) -> u64 {
         self.line_no += 1;
         self.count.set(self.line_no);
+        if let Some(read) = cut {
+            self.cuts
+                .borrow_mut()
+                .push_back((self.line_no, read + tail as u64));
+        }
         self.line_no
+    }
+}
+
+/// Makes room in `v` for `more` bytes, doubling but never past `cap`: a
+/// line near the cap does not reserve twice the cap.
+fn grow_within(v: &mut Vec<u8>, more: usize, cap: usize) {
+    let need = v.len() + more;
+    if need > v.capacity() {
+        let want = (v.capacity() * 2).clamp(need, cap.max(need));
+        v.reserve_exact(want - v.len());
     }
 }
 
@@ -717,6 +854,34 @@ mod tests {
         assert_eq!(recs[0].line, 1);
         assert_eq!(recs[2].line, 3);
         assert!(recs[0].terminated && !recs[2].terminated);
+    }
+
+    #[test]
+    fn a_line_past_the_cap_keeps_its_head_and_reading_goes_on() {
+        let cap = 1 << 20;
+        for (len, newline) in [(3 * cap + 17, true), (cap + 1, true), (5 * cap, false)] {
+            let mut input = b"> first\n".to_vec();
+            input.extend(std::iter::repeat_n(b'x', len));
+            if newline {
+                input.extend_from_slice(b"\n> after\n");
+            }
+            let mut lines = Lines::with_cap(Box::new(io::Cursor::new(input)), cap);
+            assert_eq!(&*lines.next_line().unwrap().unwrap().1, b"> first");
+            let (no, head, terminated) = lines.next_line().unwrap().unwrap();
+            assert_eq!((no, head.len(), terminated), (2, HEAD, newline), "{len}");
+            assert_eq!(lines.take_cuts(), vec![(2, len as u64)], "{len}");
+            if newline {
+                let (no, after, _) = lines.next_line().unwrap().unwrap();
+                assert_eq!((no, &*after), (3, &b"> after"[..]));
+            }
+            assert!(lines.next_line().unwrap().is_none());
+            assert!(lines.take_cuts().is_empty());
+        }
+        // At the cap exactly: whole.
+        let input = vec![b'y'; cap];
+        let mut lines = Lines::with_cap(Box::new(io::Cursor::new(input)), cap);
+        assert_eq!(lines.next_line().unwrap().unwrap().1.len(), cap);
+        assert!(lines.take_cuts().is_empty());
     }
 
     #[test]

@@ -319,6 +319,15 @@ rules! {
         example: "# gap: 73400320 bytes of stdout were not recorded",
     },
 
+    LineTooLong => {
+        name: "line-too-long", group: Transport, severity: Warning, revisions: ALL,
+        summary: "a line longer than the line limit (256 MiB) was cut",
+        why: "To keep memory bounded, mcpdbg holds at most 256 MiB of one line (`MCPDBG_MAX_LINE` sets another limit). A longer line is a decompression bomb, a stream of bytes without newlines (`/dev/zero`), or a message far larger than any client accepts: its first 64 KiB are kept and analysed (they usually fail to parse), the rest is skipped, and reading goes on with the next line.",
+        fix: "Look at what wrote the line: a server that sends a result of that size should page it or write it to a resource; if the message is genuine, raise MCPDBG_MAX_LINE.",
+        spec: "mcpdbg's own note",
+        example: "(a line over 256 MiB; not printable here)",
+    },
+
     CorruptCompressedInput => {
         name: "corrupt-compressed-input", group: Transport, severity: Warning, revisions: ALL,
         summary: "a gzip or zstd log that ends early or is damaged",
