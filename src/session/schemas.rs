@@ -339,6 +339,15 @@ mod tests {
             t.arguments("r", Some(&json!({"next": {"next": 3}})))
                 .is_some()
         );
+        // A `$ref` outside the schema is not fetched: the schema is not compiled.
+        let t = listed(json!([{"name": "x", "inputSchema": {"type": "object",
+            "properties": {"a": {"$ref": "https://example.com/s.json"}}, "required": ["b"]}}]));
+        assert!(t.arguments("x", Some(&json!({"a": 1}))).is_none());
+        // A pattern that backtracks exponentially elsewhere runs in linear time.
+        let t = listed(json!([{"name": "p", "inputSchema": {"type": "object",
+            "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}}]));
+        let s = format!("{}b", "a".repeat(5000));
+        assert!(t.arguments("p", Some(&json!({"s": s}))).is_some());
         // Violations are capped.
         let t = listed(json!([{"name": "m", "inputSchema": {"type": "object",
             "additionalProperties": {"type": "integer"}}}]));
