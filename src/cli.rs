@@ -109,6 +109,18 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
 
+    /// Check tool calls and results against the schemas the server listed
+    ///
+    /// Each `tools/call`'s arguments are validated against the `inputSchema`
+    /// of the tool's latest `tools/list` entry (arguments-violate-input-schema),
+    /// and a successful result's `structuredContent` against its
+    /// `outputSchema` (structured-content-mismatch). Schemas are compiled once
+    /// per listing; at most 1024 tools are kept per session, and a schema
+    /// over 4096 JSON values or 32 levels deep, or a value over 16384 JSON
+    /// values, is not checked.
+    #[arg(long)]
+    schema_check: bool,
+
     /// Read the input as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
     input: Option<InputArg>,
@@ -912,6 +924,7 @@ impl OutputArgs {
             },
             sarif_base: self.sarif_base.clone(),
             baseline: false,
+            schema_check: false,
         }
     }
 }
@@ -1012,12 +1025,16 @@ impl CheckArgs {
                 session: Config {
                     revision: self.revision,
                     slow_seconds: self.slow,
+                    schema_check: self.schema_check,
                 },
                 format: input_format(self.input),
                 filter: self.rules.filter(),
                 redact: self.redact,
             },
-            output: self.output.output(),
+            output: Output {
+                schema_check: self.schema_check,
+                ..self.output.output()
+            },
             jobs: self.jobs,
             quiet: self.quiet,
         })
@@ -1050,6 +1067,7 @@ impl TimelineArgs {
                 session: Config {
                     revision: self.revision,
                     slow_seconds: self.slow,
+                    schema_check: false,
                 },
                 format: input_format(self.input),
                 filter: Filter::default(),

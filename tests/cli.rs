@@ -17,16 +17,31 @@ mod common;
 use common::*;
 use serde_json::Value;
 
+/// The rules that only `check --schema-check` runs.
+const SCHEMA_RULES: [&str; 2] = [
+    "arguments-violate-input-schema",
+    "structured-content-mismatch",
+];
+
+/// The flags a fixture is checked with: `--schema-check` for the fixtures of
+/// the rules it runs and for the clean fixture made for it.
+fn flags_for(path: &str) -> &'static [&'static str] {
+    if SCHEMA_RULES.iter().any(|r| path.contains(r)) || path.contains("schema-check") {
+        &["--schema-check"]
+    } else {
+        &[]
+    }
+}
+
 #[test]
 fn every_fixture_matches_its_snapshot() {
     let mut failures = Vec::new();
     for fixture in fixtures() {
-        let out = run(&[
-            "check",
-            "--color",
-            "never",
-            fixture.to_str().expect("utf-8 path"),
-        ]);
+        let path = fixture.to_str().expect("utf-8 path");
+        let mut args = vec!["check", "--color", "never"];
+        args.extend(flags_for(path));
+        args.push(path);
+        let out = run(&args);
         let rel = fixture
             .strip_prefix("fixtures")
             .expect("under fixtures")
@@ -57,7 +72,10 @@ fn json_output_of_the_sample_matches_its_snapshot() {
 }
 
 fn rules_fired(path: &str) -> Vec<String> {
-    let doc = json_of(&run(&["check", "--format", "json", path]));
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(flags_for(path));
+    args.push(path);
+    let doc = json_of(&run(&args));
     doc["files"][0]["findings"]
         .as_array()
         .expect("findings")
@@ -123,6 +141,51 @@ fn clean_sessions_have_no_findings() {
         let path = fixture.to_str().expect("utf-8");
         let out = run(&["check", "--format", "json", "--fail-on", "info", path]);
         assert_eq!(rules_fired(path), Vec::<String>::new(), "{path}");
+        assert_eq!(out.status.code(), Some(0), "{path}");
+    }
+}
+
+#[test]
+fn schema_check_is_opt_in_and_silent_on_conforming_sessions() {
+    // Without the flag the schema rules stay silent on their own fixtures.
+    for rule in SCHEMA_RULES {
+        let path = format!("fixtures/rules/{rule}.log");
+        let doc = json_of(&run(&["check", "--format", "json", &path]));
+        let fired: Vec<&str> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["rule"].as_str())
+            .collect();
+        assert!(
+            !fired.contains(&rule),
+            "{path} fires {rule} without --schema-check"
+        );
+        assert!(rules_fired(&path).iter().any(|r| r == rule), "{path}");
+    }
+    // With it, every clean fixture still reports nothing.
+    let clean: Vec<_> = fixtures()
+        .into_iter()
+        .filter(|f| f.starts_with("fixtures/clean"))
+        .collect();
+    assert!(
+        clean
+            .iter()
+            .any(|f| f.to_string_lossy().contains("schema-check"))
+    );
+    for fixture in clean {
+        let path = fixture.to_str().expect("utf-8");
+        let out = run(&[
+            "check",
+            "--schema-check",
+            "--format",
+            "json",
+            "--fail-on",
+            "info",
+            path,
+        ]);
+        let doc = json_of(&out);
+        assert_eq!(doc["files"][0]["findings"], Value::Array(vec![]), "{path}");
         assert_eq!(out.status.code(), Some(0), "{path}");
     }
 }
@@ -667,7 +730,10 @@ fn every_rule_example_triggers_its_rule() {
         if described.contains(&info.name) || info.group == Group::Baseline {
             continue;
         }
-        let out = run_stdin(&["check", "--format", "json", "-"], info.example.as_bytes());
+        let mut args = vec!["check", "--format", "json"];
+        args.extend(flags_for(info.name));
+        args.push("-");
+        let out = run_stdin(&args, info.example.as_bytes());
         let doc = json_of(&out);
         let fired: Vec<String> = doc["files"][0]["findings"]
             .as_array()

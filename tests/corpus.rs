@@ -1,6 +1,7 @@
 //! The corpus: sessions recorded with `mcpdbg record` from published MCP software and
 //! generic JSON-RPC libraries (tests/corpus/*/*.log), each with an expectation written from
-//! its raw lines (*.expect.json). For every session `mcpdbg check --format json` must report
+//! its raw lines (*.expect.json). For every session `mcpdbg check --schema-check --format
+//! json` must report
 //! each `must_fire` rule at its line, none of the `must_not_fire` rules, the expected
 //! negotiated version, nothing at error or warning level when the session is `clean`, and
 //! every `known_wrong` entry must still be wrong, so that fixing a class of mistakes makes
@@ -80,7 +81,7 @@ fn check(expect_path: &Path, rules: &BTreeSet<String>) -> Vec<String> {
         }
     }
 
-    let report = mcpdbg(&["check", "--format", "json", &log]);
+    let report = mcpdbg(&["check", "--schema-check", "--format", "json", &log]);
     let file = &report["files"][0];
     let findings: Vec<(&str, u64, &str)> = list(file, "findings")
         .iter()
@@ -242,6 +243,46 @@ fn corpus_sessions_match_their_expectations() {
         expectations.len(),
         problems.join("\n")
     );
+}
+
+/// The findings of `check` on a log, as `rule@line`, with the given flags.
+fn findings_of(log: &str, flags: &[&str]) -> BTreeSet<String> {
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(flags);
+    args.push(log);
+    let report = mcpdbg(&args);
+    list(&report["files"][0], "findings")
+        .iter()
+        .map(|f| format!("{}@{}", text(f, "rule"), f["line"].as_u64().unwrap_or(0)))
+        .collect()
+}
+
+/// `--schema-check` adds no finding to any session the corpus calls clean: the
+/// schemas real servers list are compiled and their own calls and results conform.
+#[test]
+fn schema_check_adds_nothing_to_clean_sessions() {
+    let mut clean = 0;
+    let mut problems = Vec::new();
+    for path in expectations() {
+        let expect: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+        if expect["clean"].as_bool() != Some(true) {
+            continue;
+        }
+        clean += 1;
+        let rel = path.strip_prefix(root()).expect("under root");
+        let log = rel.to_string_lossy().replace(".expect.json", ".log");
+        let plain = findings_of(&log, &[]);
+        let checked = findings_of(&log, &["--schema-check"]);
+        if plain != checked {
+            problems.push(format!(
+                "{log}: --schema-check adds {:?}",
+                checked.difference(&plain).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(clean >= 10, "only {clean} clean sessions in the corpus");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// Every transcript has its expectation (a recording without one is checked by nothing).

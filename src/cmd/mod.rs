@@ -61,6 +61,9 @@ pub struct Output {
     /// A baseline was compared (`probe --baseline`): its rules are in
     /// effect, so JUnit lists them as test cases.
     pub baseline: bool,
+    /// `check --schema-check` ran: its rules are in effect, so JUnit lists
+    /// them as test cases.
+    pub schema_check: bool,
 }
 
 impl Default for Output {
@@ -71,6 +74,7 @@ impl Default for Output {
             fail_on: Some(Severity::Error),
             sarif_base: None,
             baseline: false,
+            schema_check: false,
         }
     }
 }
@@ -91,6 +95,7 @@ pub fn emit(
         filter: filter.clone(),
         base: output.sarif_base.clone(),
         baseline: output.baseline,
+        schema_check: output.schema_check,
     };
     let mut out = io::BufWriter::new(stdout.lock());
     render::render_with(report, output.format, style, &ci, &mut out)?;

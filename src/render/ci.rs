@@ -22,6 +22,9 @@ pub struct CiOptions {
     /// A baseline was compared: the baseline rules apply (JUnit lists
     /// them as test cases only then).
     pub baseline: bool,
+    /// `check --schema-check` ran: the schema rules apply (JUnit lists them
+    /// as test cases only then).
+    pub schema_check: bool,
 }
 
 impl Default for CiOptions {
@@ -31,6 +34,7 @@ impl Default for CiOptions {
             filter: Filter::default(),
             base: None,
             baseline: false,
+            schema_check: false,
         }
     }
 }

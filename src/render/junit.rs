@@ -75,6 +75,9 @@ impl<'a> Suite<'a> {
                 // The baseline rules apply only where a baseline was compared.
                 let in_revision =
                     in_revision && (options.baseline || rule.info().group != Group::Baseline);
+                // The schema rules apply only where `--schema-check` ran.
+                let in_revision =
+                    in_revision && (options.schema_check || !rule.needs_schema_check());
                 (!found.is_empty() || on && in_revision).then_some((rule, found))
             })
             .collect();

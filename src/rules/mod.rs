@@ -140,6 +140,16 @@ impl Revisions {
     }
 }
 
+impl Rule {
+    /// The rule runs only under `check --schema-check`.
+    pub fn needs_schema_check(self) -> bool {
+        matches!(
+            self,
+            Rule::ArgumentsViolateInputSchema | Rule::StructuredContentMismatch
+        )
+    }
+}
+
 impl RuleInfo {
     /// The rule's severity under `revision` (the default when it is not
     /// known).
@@ -693,7 +703,22 @@ rules! {
         spec: "schema, all revisions: CallToolResult.content is required",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"structuredContent\":{\"notes\":412}}}",
     },
-
+    ArgumentsViolateInputSchema => {
+        name: "arguments-violate-input-schema", group: Tools, severity: Warning, revisions: ALL,
+        summary: "`tools/call` arguments the tool's listed `inputSchema` rejects (with `--schema-check`)",
+        why: "The server listed the tool's input schema earlier in the session, and the call does not match it: a missing required argument, a string where a number is declared, a value outside an enum. The tool fails or, worse, runs on coerced data. It usually means the client (or the model behind it) built the arguments without the schema, or from an older listing. The finding names each failing path and the line of the listing. The server's right answer depends on the revision: a -32602 protocol error up to 2025-06-18, an `isError: true` result from 2025-11-25.",
+        fix: "Build the arguments from the tool's latest `inputSchema` and validate them before sending; after `notifications/tools/list_changed`, list the tools again.",
+        spec: "schema, all revisions: Tool.inputSchema is \"a JSON Schema object defining the expected parameters for the tool\"; 2025-11-25: input validation errors are reported in tool execution errors (isError), up to 2025-06-18 invalid arguments are a -32602 protocol error",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"add\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},\"required\":[\"a\"]}}]}}\n> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":\"two\"}}}",
+    },
+    StructuredContentMismatch => {
+        name: "structured-content-mismatch", group: Tools, severity: Error, revisions: range(Revision::V2025_06_18, Revision::LATEST).worded("2025-06-18 and later"),
+        summary: "a `tools/call` result whose `structuredContent` breaks the tool's listed `outputSchema`, or is missing (with `--schema-check`)",
+        why: "A tool that declares an output schema promises results its callers can parse by it; SDK clients validate `structuredContent` against it and reject a non-conforming result with an error of their own, so the caller never sees the data, and nothing of that rejection is on the wire. The finding names each failing path and the line of the listing.",
+        fix: "Return `structuredContent` that matches the declared `outputSchema` (fix the handler or the schema), on every successful result of the tool.",
+        spec: "tools, 2025-06-18 and later: if an output schema is provided, servers MUST provide structured results that conform to this schema (structuredContent: an object up to 2025-11-25, any JSON value in 2026-07-28)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"count\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\"}},\"required\":[\"count\"]}}]}}\n> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"count\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"total\\\":\\\"12\\\"}\"}],\"structuredContent\":{\"total\":\"12\"}}}",
+    },
     // ---- security ----
     LeakedInternals => {
         name: "leaked-internals", group: Security, severity: Warning, revisions: ALL,

@@ -28,6 +28,7 @@ pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 mod crash;
 mod features;
 pub mod pairing;
+pub mod schemas;
 
 pub use pairing::MAX_OPEN;
 
@@ -119,6 +120,9 @@ pub struct Config {
     pub revision: Option<Revision>,
     /// Responses slower than this many seconds are reported.
     pub slow_seconds: f64,
+    /// `--schema-check`: judge tool calls and results against the schemas
+    /// the server listed.
+    pub schema_check: bool,
 }
 
 impl Default for Config {
@@ -126,6 +130,7 @@ impl Default for Config {
         Config {
             revision: None,
             slow_seconds: 5.0,
+            schema_check: false,
         }
     }
 }
@@ -399,10 +404,15 @@ pub struct Session {
     /// The log holds the host's calls, not the wire: it has no handshake
     /// to miss, so the session is not said to start mid-way.
     no_handshake: bool,
+    /// The listed tools and their compiled schemas (`--schema-check` only).
+    tools: Option<Box<schemas::Tools>>,
 }
 
 impl Session {
     pub fn new(config: Config) -> Session {
+        let tools = config
+            .schema_check
+            .then(|| Box::new(schemas::Tools::default()));
         Session {
             config,
             era: None,
@@ -434,6 +444,7 @@ impl Session {
             features: features::State::default(),
             name: None,
             no_handshake: false,
+            tools,
         }
     }
 
@@ -746,6 +757,110 @@ impl Session {
         if let (Some(id), false) = (msg.id.id(), is_notification_method) {
             self.request_features(at, side, id, msg);
         }
+        if side == Side::Client && method == "tools/call" {
+            self.call_arguments(msg, report, findings);
+        }
+    }
+
+    /// `--schema-check`: a `tools/call`'s arguments against the tool's
+    /// listed `inputSchema`.
+    fn call_arguments(
+        &self,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let (Some(tools), Some(params)) = (&self.tools, msg.params()) else {
+            return;
+        };
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(v) = tools.arguments(name, params.get("arguments")) else {
+            return;
+        };
+        let answer = match self.revision() {
+            Some(r) if r <= Revision::V2025_06_18 => {
+                format!("; under {r} the server answers with a -32602 protocol error")
+            }
+            Some(r) => format!("; under {r} the server answers with an `isError: true` result"),
+            None => String::new(),
+        };
+        findings.push(
+            report(
+                Rule::ArgumentsViolateInputSchema,
+                format!(
+                    "`{}`'s arguments break the inputSchema listed at line {}: {}{}{answer}",
+                    excerpt(name),
+                    v.listed_at,
+                    v.errors.join("; "),
+                    if v.more { "; and more" } else { "" }
+                ),
+            )
+            .related(v.listed_at),
+        );
+    }
+
+    /// `--schema-check`: a `tools/call` result against the tool's listed
+    /// `outputSchema`, and a `tools/list` result's schemas kept.
+    fn tool_results(
+        &mut self,
+        at: &At,
+        open: &Open,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let Some(result) = msg.result() else {
+            return;
+        };
+        let revision = self.revision();
+        let Some(tools) = &mut self.tools else {
+            return;
+        };
+        match &*open.method {
+            "tools/list" => tools.listed(at.line, result),
+            "tools/call" => {
+                // Structured output is from 2025-06-18; an error result, a
+                // task or a 2026 input-required answer is not the tool's output.
+                let structured_era = revision.is_none_or(|r| r >= Revision::V2025_06_18);
+                let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+                let output =
+                    result.get("content").is_some() || result.get("structuredContent").is_some();
+                let Some(name) = open.subject.as_deref() else {
+                    return;
+                };
+                if !structured_era || is_error || !output {
+                    return;
+                }
+                let (text, line) = match tools.output(name, result) {
+                    schemas::Output::Conforms => return,
+                    schemas::Output::Missing { listed_at } => (
+                        format!(
+                            "`{name}` (called at line {}) declared an outputSchema at line {listed_at}, but its result has no structuredContent",
+                            open.line
+                        ),
+                        listed_at,
+                    ),
+                    schemas::Output::Violates(v) => (
+                        format!(
+                            "`{name}`'s structuredContent (called at line {}) breaks the outputSchema listed at line {}: {}{}",
+                            open.line,
+                            v.listed_at,
+                            v.errors.join("; "),
+                            if v.more { "; and more" } else { "" }
+                        ),
+                        v.listed_at,
+                    ),
+                };
+                findings.push(
+                    report(Rule::StructuredContentMismatch, text)
+                        .method(Some("tools/call"))
+                        .related(line),
+                );
+            }
+            _ => {}
+        }
     }
 
     /// A client's `initialize` in a session already initialised (the
@@ -847,6 +962,12 @@ impl Session {
         self.lifecycle(side, msg, report, findings);
         self.gate(side, msg, report, findings);
         self.notification_features(at, side, msg, report, findings);
+        if side == Side::Server && msg.method.as_deref() == Some("notifications/tools/list_changed")
+        {
+            if let Some(tools) = &mut self.tools {
+                tools.changed();
+            }
+        }
     }
 
     /// The handshake, for client messages and early server requests.
@@ -1166,6 +1287,7 @@ impl Session {
         if requester != Side::Client {
             return;
         }
+        self.tool_results(at, &open, msg, report, findings);
         match (&*open.method, &self.phase) {
             ("initialize", Phase::Initializing) => {
                 self.initialize_answered(at, msg, report, findings)

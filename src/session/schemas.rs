@@ -1,0 +1,394 @@
+//! `--schema-check`: the tools a server listed, with their `inputSchema`
+//! and `outputSchema` compiled once per listing, to judge `tools/call`
+//! arguments and structured results against them.
+//!
+//! Every table and every piece of work is bounded: at most [`MAX_TOOLS`]
+//! tools are kept (the rest of a listing is not checked), a schema larger
+//! than [`MAX_SCHEMA_NODES`] JSON values or nested deeper than
+//! [`MAX_DEPTH`] is not compiled, a value larger than [`MAX_VALUE_NODES`] is
+//! not validated, and a finding quotes at most [`MAX_ERRORS`] violations.
+//! Patterns are compiled with the `regex` engine (linear time, size-limited)
+//! and `$ref`s outside the schema are not fetched (such a schema is not
+//! compiled), so a hostile schema costs at most its bounded size.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use foldhash::HashMap;
+use jsonschema::{PatternOptions, Validator};
+use serde_json::Value;
+
+/// Tools kept per session (a session may list thousands).
+pub const MAX_TOOLS: usize = 1024;
+/// JSON values in a schema that is compiled.
+pub const MAX_SCHEMA_NODES: usize = 4096;
+/// Nesting of a schema that is compiled.
+pub const MAX_DEPTH: usize = 32;
+/// JSON values in arguments or structured content that are validated.
+pub const MAX_VALUE_NODES: usize = 16384;
+/// Violations quoted in one finding.
+pub const MAX_ERRORS: usize = 3;
+/// The compiled size limit of one pattern (bytes).
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+struct Tool {
+    /// The line of the `tools/list` result that declared it.
+    line: u64,
+    /// A fingerprint of its two schemas: a listing that repeats them keeps
+    /// what was compiled (hosts list the tools again and again).
+    print: u64,
+    input: Option<Validator>,
+    output: Option<Validator>,
+    /// It declared an `outputSchema` (compiled or not).
+    declares_output: bool,
+}
+
+/// The tools listed so far in one session.
+#[derive(Default)]
+pub struct Tools {
+    tools: HashMap<Box<str>, Tool>,
+    /// A `notifications/tools/list_changed` came: the next listing replaces.
+    stale: bool,
+    /// Tools not kept because of [`MAX_TOOLS`].
+    pub dropped: u64,
+    /// Tool entries whose schemas were compiled.
+    compiled: u64,
+}
+
+/// What a check found: the violations (at most [`MAX_ERRORS`]), how many
+/// there were in all (capped at what was looked at) and the listing line.
+pub struct Violations {
+    pub errors: Vec<String>,
+    pub more: bool,
+    pub listed_at: u64,
+}
+
+/// What a result is, judged against the tool's `outputSchema`.
+pub enum Output {
+    Conforms,
+    Missing { listed_at: u64 },
+    Violates(Violations),
+}
+
+/// Counts the JSON values in `v` up to `limit`, and whether it nests deeper
+/// than `depth`. Returns `None` when either bound is passed.
+fn within(v: &Value, limit: usize, depth: usize) -> Option<usize> {
+    let mut count = 0usize;
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    while let Some((v, d)) = stack.pop() {
+        count += 1;
+        if count > limit || d > depth {
+            return None;
+        }
+        match v {
+            Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+            Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+            _ => {}
+        }
+    }
+    Some(count)
+}
+
+/// A 64-bit fingerprint of a JSON value (bounded by the caller's size check).
+fn fingerprint(v: &Value, h: &mut impl Hasher) {
+    match v {
+        Value::Null => h.write_u8(0),
+        Value::Bool(b) => h.write_u8(1 + u8::from(*b)),
+        Value::Number(n) => {
+            h.write_u8(3);
+            n.to_string().hash(h);
+        }
+        Value::String(s) => {
+            h.write_u8(4);
+            s.hash(h);
+        }
+        Value::Array(a) => {
+            h.write_u8(5);
+            h.write_usize(a.len());
+            a.iter().for_each(|x| fingerprint(x, h));
+        }
+        Value::Object(o) => {
+            h.write_u8(6);
+            h.write_usize(o.len());
+            for (k, x) in o {
+                k.hash(h);
+                fingerprint(x, h);
+            }
+        }
+    }
+}
+
+fn print_of(tool: &Value) -> u64 {
+    let mut h = foldhash::fast::FixedState::with_seed(0x5c4e_3a11).build_hasher();
+    for key in ["inputSchema", "outputSchema"] {
+        match tool.get(key) {
+            Some(v) if within(v, MAX_SCHEMA_NODES, MAX_DEPTH).is_some() => fingerprint(v, &mut h),
+            Some(_) => h.write_u8(7),
+            None => h.write_u8(8),
+        }
+    }
+    h.finish()
+}
+
+fn compile(schema: &Value) -> Option<Validator> {
+    if !schema.is_object() && !schema.is_boolean() {
+        return None;
+    }
+    within(schema, MAX_SCHEMA_NODES, MAX_DEPTH)?;
+    jsonschema::options()
+        .with_pattern_options(PatternOptions::regex().size_limit(REGEX_SIZE_LIMIT))
+        .build(schema)
+        .ok()
+}
+
+/// `/a/0/b` as `base.a[0].b`.
+fn path(base: &str, pointer: &str) -> String {
+    let mut out = base.to_string();
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{seg}]"));
+        } else {
+            out.push('.');
+            out.push_str(&seg);
+        }
+    }
+    out
+}
+
+fn violations(validator: &Validator, value: &Value, base: &str, line: u64) -> Option<Violations> {
+    within(value, MAX_VALUE_NODES, usize::MAX)?;
+    let mut errors = Vec::new();
+    let mut more = false;
+    for error in validator.iter_errors(value) {
+        if errors.len() == MAX_ERRORS {
+            more = true;
+            break;
+        }
+        let text = crate::text::excerpt(&error.to_string());
+        errors.push(format!(
+            "{}: {text}",
+            path(base, error.instance_path().as_str())
+        ));
+    }
+    (!errors.is_empty()).then_some(Violations {
+        errors,
+        more,
+        listed_at: line,
+    })
+}
+
+impl Tools {
+    /// A server's `notifications/tools/list_changed`.
+    pub fn changed(&mut self) {
+        self.stale = true;
+    }
+
+    /// A `tools/list` result at `line`. Pages of one listing add up; the
+    /// first listing after a `list_changed` replaces what was kept.
+    pub fn listed(&mut self, line: u64, result: &Value) {
+        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
+        if std::mem::take(&mut self.stale) {
+            self.tools.clear();
+        }
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if self.tools.len() >= MAX_TOOLS && !self.tools.contains_key(name) {
+                self.dropped += 1;
+                continue;
+            }
+            let print = print_of(tool);
+            if let Some(kept) = self.tools.get_mut(name).filter(|t| t.print == print) {
+                kept.line = line;
+                continue;
+            }
+            self.compiled += 1;
+            let input = tool.get("inputSchema").and_then(compile);
+            let output_schema = tool.get("outputSchema");
+            let output = output_schema.and_then(compile);
+            self.tools.insert(
+                name.into(),
+                Tool {
+                    line,
+                    print,
+                    input,
+                    output,
+                    declares_output: output_schema.is_some(),
+                },
+            );
+        }
+    }
+
+    /// The violations of a `tools/call`'s arguments (`None`: conforming, or
+    /// nothing to judge them by). Absent arguments are an empty object.
+    pub fn arguments(&self, name: &str, arguments: Option<&Value>) -> Option<Violations> {
+        let tool = self.tools.get(name)?;
+        let validator = tool.input.as_ref()?;
+        let empty = Value::Object(Default::default());
+        violations(
+            validator,
+            arguments.unwrap_or(&empty),
+            "arguments",
+            tool.line,
+        )
+    }
+
+    /// A successful `tools/call` result, against the tool's `outputSchema`.
+    pub fn output(&self, name: &str, result: &Value) -> Output {
+        let Some(tool) = self.tools.get(name) else {
+            return Output::Conforms;
+        };
+        if !tool.declares_output {
+            return Output::Conforms;
+        }
+        let Some(structured) = result.get("structuredContent") else {
+            return Output::Missing {
+                listed_at: tool.line,
+            };
+        };
+        match tool
+            .output
+            .as_ref()
+            .and_then(|v| violations(v, structured, "structuredContent", tool.line))
+        {
+            Some(v) => Output::Violates(v),
+            None => Output::Conforms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn listed(tools: Value) -> Tools {
+        let mut t = Tools::default();
+        t.listed(6, &json!({ "tools": tools }));
+        t
+    }
+
+    #[test]
+    fn arguments_are_judged_with_their_paths() {
+        let t = listed(json!([{"name": "add", "inputSchema": {"type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"]}}]));
+        let v = t
+            .arguments("add", Some(&json!({"a": "two"})))
+            .expect("violates");
+        assert_eq!(v.listed_at, 6);
+        assert_eq!(v.errors.len(), 2, "{:?}", v.errors);
+        assert!(v.errors.iter().any(|e| e.starts_with("arguments.a: ")));
+        assert!(
+            v.errors
+                .iter()
+                .any(|e| e.starts_with("arguments: ") && e.contains("\"b\""))
+        );
+        assert!(t.arguments("add", Some(&json!({"a": 1, "b": 2}))).is_none());
+        assert!(t.arguments("unlisted", Some(&json!({}))).is_none());
+    }
+
+    #[test]
+    fn output_is_missing_or_violating() {
+        let t = listed(json!([{"name": "n", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "required": ["count"]}}]));
+        assert!(matches!(
+            t.output("n", &json!({"content": []})),
+            Output::Missing { listed_at: 6 }
+        ));
+        assert!(matches!(
+            t.output(
+                "n",
+                &json!({"content": [], "structuredContent": {"total": "12"}})
+            ),
+            Output::Violates(_)
+        ));
+        assert!(matches!(
+            t.output(
+                "n",
+                &json!({"content": [], "structuredContent": {"count": 1}})
+            ),
+            Output::Conforms
+        ));
+    }
+
+    #[test]
+    fn tables_and_work_are_bounded() {
+        let many: Vec<Value> = (0..MAX_TOOLS + 5)
+            .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}))
+            .collect();
+        let t = listed(Value::Array(many));
+        assert_eq!(t.tools.len(), MAX_TOOLS);
+        assert_eq!(t.dropped, 5);
+        // A schema nested past the bound is not compiled, so nothing is judged.
+        let mut deep = json!({"type": "object"});
+        for _ in 0..MAX_DEPTH {
+            deep = json!({"type": "object", "properties": {"x": deep}});
+        }
+        let t = listed(json!([{"name": "deep", "inputSchema": deep}]));
+        assert!(t.arguments("deep", Some(&json!(1))).is_none());
+        // A recursive $ref compiles and terminates on a finite value.
+        let t = listed(
+            json!([{"name": "r", "inputSchema": {"$defs": {"n": {"type": "object",
+            "properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}}]),
+        );
+        assert!(
+            t.arguments("r", Some(&json!({"next": {"next": 3}})))
+                .is_some()
+        );
+        // A `$ref` outside the schema is not fetched: the schema is not compiled.
+        let t = listed(json!([{"name": "x", "inputSchema": {"type": "object",
+            "properties": {"a": {"$ref": "https://example.com/s.json"}}, "required": ["b"]}}]));
+        assert!(t.arguments("x", Some(&json!({"a": 1}))).is_none());
+        // A pattern that backtracks exponentially elsewhere runs in linear time.
+        let t = listed(json!([{"name": "p", "inputSchema": {"type": "object",
+            "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}}]));
+        let s = format!("{}b", "a".repeat(5000));
+        assert!(t.arguments("p", Some(&json!({"s": s}))).is_some());
+        // Violations are capped.
+        let t = listed(json!([{"name": "m", "inputSchema": {"type": "object",
+            "additionalProperties": {"type": "integer"}}}]));
+        let args: serde_json::Map<String, Value> =
+            (0..10).map(|i| (format!("k{i}"), json!("s"))).collect();
+        let v = t
+            .arguments("m", Some(&Value::Object(args)))
+            .expect("violates");
+        assert_eq!(v.errors.len(), MAX_ERRORS);
+        assert!(v.more);
+    }
+
+    #[test]
+    fn a_repeated_listing_keeps_what_was_compiled_and_a_changed_one_does_not() {
+        let schema = json!({"type": "object", "required": ["x"]});
+        let mut t = listed(json!([{"name": "a", "inputSchema": schema}]));
+        t.listed(9, &json!({"tools": [{"name": "a", "inputSchema": schema}]}));
+        assert_eq!(t.compiled, 1);
+        assert_eq!(t.arguments("a", None).expect("violates").listed_at, 9);
+        t.listed(
+            12,
+            &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
+        );
+        assert_eq!(t.compiled, 2);
+        assert!(t.arguments("a", None).is_none(), "the new schema is used");
+    }
+
+    #[test]
+    fn a_list_after_list_changed_replaces() {
+        let mut t =
+            listed(json!([{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}]));
+        t.listed(
+            8,
+            &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+        );
+        assert!(t.arguments("a", None).is_some(), "pages add up");
+        t.changed();
+        t.listed(
+            9,
+            &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+        );
+        assert!(t.arguments("a", None).is_none(), "a was removed");
+    }
+}
