@@ -778,6 +778,10 @@ fn revision_gated_rules_stay_silent_where_the_revision_allows() {
             "silent/task-cancel-before-tasks-2025-06-18",
         ),
         ("progress-after-response", "clean/legacy-2025-11-25"),
+        (
+            "invalid-arguments-wrong-channel",
+            "silent/invalid-arguments-as-error-2025-06-18",
+        ),
     ] {
         let path = format!("fixtures/{fixture}.log");
         assert!(root().join(&path).exists(), "{path} missing");
@@ -787,6 +791,111 @@ fn revision_gated_rules_stay_silent_where_the_revision_allows() {
             "{rule} fired on {path}: {fired:?}"
         );
     }
+}
+
+/// The tool-error channel rules by revision: invalid arguments answered
+/// `isError: true` are wrong up to 2025-06-18 and right from 2025-11-25
+/// (with `--schema-check` as the evidence, or the answer's own words); an
+/// unknown tool answered `isError: true` is wrong in every revision.
+#[test]
+fn tool_error_channels_follow_the_revision() {
+    let session = |rev: &str, answer: &str| {
+        format!(
+            concat!(
+                "> {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{rev}\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"h\",\"version\":\"1\"}}}}}}\n",
+                "< {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{rev}\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n",
+                "> {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n",
+                "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}\n",
+                "< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"tools\":[{{\"name\":\"add\",\"inputSchema\":{{\"type\":\"object\",\"properties\":{{\"a\":{{\"type\":\"number\"}}}}}}}}]}}}}\n",
+                "> {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"add\",\"arguments\":{{\"a\":\"two\"}}}}}}\n",
+                "< {{\"jsonrpc\":\"2.0\",\"id\":2,{answer}}}\n",
+            ),
+            rev = rev,
+            answer = answer
+        )
+    };
+    let is_error =
+        r#""result":{"content":[{"type":"text","text":"a: expected a number"}],"isError":true}"#;
+    let protocol = r#""error":{"code":-32602,"message":"a: expected a number"}"#;
+    let fired = |input: String, flags: &[&str]| -> Vec<String> {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend(flags);
+        args.push("-");
+        let doc = json_of(&run_stdin(&args, input.as_bytes()));
+        doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| format!("{}@{}", f["rule"].as_str().unwrap(), f["line"]))
+            .collect()
+    };
+    let rule = "invalid-arguments-wrong-channel@7";
+    let schema = &["--schema-check"][..];
+    assert!(fired(session("2025-06-18", is_error), schema).contains(&rule.to_string()));
+    assert!(!fired(session("2025-06-18", protocol), schema).contains(&rule.to_string()));
+    assert!(fired(session("2025-11-25", protocol), schema).contains(&rule.to_string()));
+    assert!(!fired(session("2025-11-25", is_error), schema).contains(&rule.to_string()));
+    // Without the schema verdict the answer's words do not say the
+    // arguments were the cause: silent.
+    assert!(!fired(session("2025-06-18", is_error), &[]).contains(&rule.to_string()));
+    let unknown =
+        r#""result":{"content":[{"type":"text","text":"Tool add not found"}],"isError":true}"#;
+    for rev in ["2024-11-05", "2025-06-18", "2025-11-25"] {
+        let got = fired(session(rev, unknown), &[]);
+        assert!(
+            got.contains(&"unknown-tool-as-tool-error@7".to_string()),
+            "{rev}: {got:?}"
+        );
+        assert!(
+            !got.iter().any(|r| r.starts_with("invalid-arguments")),
+            "{rev}: {got:?}"
+        );
+    }
+}
+
+/// Every list result's shape: one `invalid-result` per bad listing (the
+/// first problems quoted), none for a well-formed one.
+#[test]
+fn list_results_are_judged_by_their_shape() {
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/shapes/list-results.log",
+    ]));
+    let found: Vec<(String, u64, String)> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let lines: Vec<u64> = found
+        .iter()
+        .filter(|(r, ..)| r == "invalid-result")
+        .map(|(_, l, _)| *l)
+        .collect();
+    assert_eq!(lines, [6, 8, 10], "{found:?}");
+    let tools = &found[0].2;
+    for part in [
+        "`result.nextCursor` is a number",
+        "`result.tools[1].title` is a number",
+        "`result.tools[1].inputSchema` has no `type`",
+        "and 1 more",
+    ] {
+        assert!(tools.contains(part), "{part} not in {tools}");
+    }
+    assert!(
+        found[1]
+            .2
+            .contains("arguments[0].required` is a string, expected a boolean")
+    );
+    assert!(found[2].2.contains("`result.resources[0].name` is missing"));
 }
 
 #[test]

@@ -617,7 +617,262 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 }
             }
         }
+        Some(
+            m @ ("tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "tasks/list"),
+        ) => {
+            let mut list = ListShape::default();
+            list_result(&mut list, m, result, ctx.revision);
+            if let Some(text) = list.text(m) {
+                hit(shape.hits, Rule::InvalidResult, text);
+            }
+        }
         _ => {}
+    }
+}
+
+/// The problems found in one list result: the first few quoted, all counted.
+#[derive(Default)]
+struct ListShape {
+    quoted: Vec<String>,
+    count: usize,
+}
+
+/// Problems quoted in one `invalid-result` finding on a list.
+const LIST_PROBLEMS_QUOTED: usize = 3;
+/// Entries of one list that are looked at (the rest are not judged).
+const LIST_ENTRIES_JUDGED: usize = 4096;
+
+impl ListShape {
+    fn problem(&mut self, text: String) {
+        self.count += 1;
+        if self.quoted.len() < LIST_PROBLEMS_QUOTED {
+            self.quoted.push(text);
+        }
+    }
+
+    fn wrong(&mut self, path: &str, expected: &str, found: &Value) {
+        self.problem(format!(
+            "`{path}` is {}, expected {expected}",
+            type_name(found)
+        ));
+    }
+
+    fn required_string(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
+        match obj.get(key) {
+            None => self.problem(format!("`{path}.{key}` is missing")),
+            Some(v) if !v.is_string() => self.wrong(&format!("{path}.{key}"), "a string", v),
+            Some(_) => {}
+        }
+    }
+
+    fn optional(&mut self, obj: &Map<String, Value>, key: &str, path: &str, kind: Want) {
+        if let Some(v) = obj.get(key) {
+            let ok = match kind {
+                Want::String => v.is_string(),
+                Want::Bool => v.is_boolean(),
+                Want::Number => v.is_number(),
+                Want::Object => v.is_object(),
+                Want::Array => v.is_array(),
+            };
+            if !ok {
+                self.wrong(&format!("{path}.{key}"), kind.words(), v);
+            }
+        }
+    }
+
+    fn text(&self, method: &str) -> Option<String> {
+        if self.count == 0 {
+            return None;
+        }
+        let more = self.count - self.quoted.len();
+        Some(format!(
+            "`{method}` result: {}{}; SDK clients validate the whole result and drop the listing over one bad value",
+            self.quoted.join("; "),
+            if more > 0 {
+                format!("; and {more} more")
+            } else {
+                String::new()
+            }
+        ))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Want {
+    String,
+    Bool,
+    Number,
+    Object,
+    Array,
+}
+
+impl Want {
+    fn words(self) -> &'static str {
+        match self {
+            Want::String => "a string",
+            Want::Bool => "a boolean",
+            Want::Number => "a number",
+            Want::Object => "an object",
+            Want::Array => "an array",
+        }
+    }
+}
+
+/// A list result's shape (`tools/list`, `prompts/list`, `resources/list`,
+/// `resources/templates/list`, `tasks/list`): the list, its entries' required
+/// and typed fields, and `nextCursor` a string.
+fn list_result(
+    list: &mut ListShape,
+    method: &str,
+    result: &Map<String, Value>,
+    revision: Option<Revision>,
+) {
+    let key = match method {
+        "tools/list" => "tools",
+        "prompts/list" => "prompts",
+        "resources/list" => "resources",
+        "resources/templates/list" => "resourceTemplates",
+        _ => "tasks",
+    };
+    if let Some(cursor) = result.get("nextCursor") {
+        if !cursor.is_string() {
+            list.wrong("result.nextCursor", "a string (omitted at the end)", cursor);
+        }
+    }
+    let entries = match result.get(key) {
+        None => {
+            list.problem(format!("`result.{key}` is missing"));
+            return;
+        }
+        Some(Value::Array(entries)) => entries,
+        Some(other) => {
+            list.wrong(&format!("result.{key}"), "an array", other);
+            return;
+        }
+    };
+    for (i, entry) in entries.iter().take(LIST_ENTRIES_JUDGED).enumerate() {
+        let path = format!("result.{key}[{i}]");
+        let Value::Object(e) = entry else {
+            list.wrong(&path, "an object", entry);
+            continue;
+        };
+        match key {
+            "tools" => tool_entry(list, e, &path, revision),
+            "prompts" => {
+                list.required_string(e, "name", &path);
+                list.optional(e, "title", &path, Want::String);
+                list.optional(e, "description", &path, Want::String);
+                match e.get("arguments") {
+                    Some(Value::Array(args)) => {
+                        for (j, arg) in args.iter().enumerate() {
+                            let path = format!("{path}.arguments[{j}]");
+                            let Value::Object(a) = arg else {
+                                list.wrong(&path, "an object", arg);
+                                continue;
+                            };
+                            list.required_string(a, "name", &path);
+                            list.optional(a, "description", &path, Want::String);
+                            list.optional(a, "required", &path, Want::Bool);
+                        }
+                    }
+                    Some(other) => list.wrong(&format!("{path}.arguments"), "an array", other),
+                    None => {}
+                }
+            }
+            "resources" | "resourceTemplates" => {
+                let uri = if key == "resources" {
+                    "uri"
+                } else {
+                    "uriTemplate"
+                };
+                list.required_string(e, uri, &path);
+                list.required_string(e, "name", &path);
+                for k in ["title", "description", "mimeType"] {
+                    list.optional(e, k, &path, Want::String);
+                }
+                list.optional(e, "annotations", &path, Want::Object);
+                if key == "resources" {
+                    list.optional(e, "size", &path, Want::Number);
+                }
+            }
+            _ => {
+                list.required_string(e, "taskId", &path);
+                list.required_string(e, "status", &path);
+            }
+        }
+    }
+}
+
+/// One `tools/list` entry: `name`, the optional strings, the annotations'
+/// types, and `inputSchema` an object schema with `type: "object"`.
+fn tool_entry(
+    list: &mut ListShape,
+    tool: &Map<String, Value>,
+    path: &str,
+    revision: Option<Revision>,
+) {
+    list.required_string(tool, "name", path);
+    list.optional(tool, "title", path, Want::String);
+    list.optional(tool, "description", path, Want::String);
+    list.optional(tool, "icons", path, Want::Array);
+    list.optional(tool, "execution", path, Want::Object);
+    match tool.get("annotations") {
+        Some(Value::Object(a)) => {
+            let path = format!("{path}.annotations");
+            list.optional(a, "title", &path, Want::String);
+            for hint in [
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+            ] {
+                list.optional(a, hint, &path, Want::Bool);
+            }
+        }
+        Some(other) => list.wrong(&format!("{path}.annotations"), "an object", other),
+        None => {}
+    }
+    match tool.get("inputSchema") {
+        None => list.problem(format!("`{path}.inputSchema` is missing")),
+        Some(Value::Object(schema)) => match schema.get("type") {
+            Some(Value::String(t)) if t == "object" => {}
+            Some(other) => list.problem(format!(
+                "`{path}.inputSchema.type` is {}, expected \"object\"",
+                shown(other)
+            )),
+            None => list.problem(format!(
+                "`{path}.inputSchema` has no `type`, expected `\"type\": \"object\"`"
+            )),
+        },
+        Some(other) => list.wrong(&format!("{path}.inputSchema"), "an object schema", other),
+    }
+    match tool.get("outputSchema") {
+        None => {}
+        Some(Value::Object(schema)) => {
+            // 2026: any schema; before, an object schema.
+            let object_only = revision.is_none_or(|r| r < Revision::V2026_07_28);
+            if object_only && schema.get("type").and_then(Value::as_str) != Some("object") {
+                list.problem(format!(
+                    "`{path}.outputSchema.type` is {}, expected \"object\"",
+                    schema.get("type").map_or("missing".to_string(), shown)
+                ));
+            }
+        }
+        Some(Value::Bool(_)) if revision.is_some_and(|r| r >= Revision::V2026_07_28) => {}
+        Some(other) => list.wrong(&format!("{path}.outputSchema"), "an object schema", other),
+    }
+}
+
+/// A short rendering of a JSON value for a message.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{:?}", crate::text::excerpt(s)),
+        Value::Array(_) | Value::Object(_) => type_name(v).to_string(),
+        other => other.to_string(),
     }
 }
 

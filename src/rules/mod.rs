@@ -687,6 +687,22 @@ rules! {
         spec: "tools, all revisions: errors that originate from the tool SHOULD be reported inside the result object with isError set to true, not as an MCP protocol-level error response",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"file not found: a.txt\"}}",
     },
+    UnknownToolAsToolError => {
+        name: "unknown-tool-as-tool-error", group: Tools, severity: Warning, revisions: ALL,
+        summary: "a call of an unknown tool answered with `isError: true` instead of a -32602 error",
+        why: "An unknown tool is a protocol error in every revision: the caller asked for something the server does not have, and only a -32602 error tells the host so (it can list the tools again, or drop a stale name). Answered as a tool failure, the model reads it as the tool having run and failed, and retries or reasons about a tool that is not there. mcpdbg fires when the server's complete `tools/list` lacks the name, or the answer's text says the tool is unknown; otherwise it cannot tell the two apart and stays silent.",
+        fix: "Answer a `tools/call` of a name the server does not have with `{\"code\": -32602, \"message\": \"Unknown tool: x\"}`; keep `isError: true` for tools that ran and failed.",
+        spec: "tools, all revisions: unknown tools are a protocol error (-32602, invalid params); errors that originate from the tool are reported in the result with isError",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_all\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Unknown tool: delete_all\"}],\"isError\":true}}",
+    },
+    InvalidArgumentsWrongChannel => {
+        name: "invalid-arguments-wrong-channel", group: Tools, severity: Warning, revisions: ALL.worded("all (the right answer changes in 2025-11-25)"),
+        summary: "rejected tool arguments answered the way the other revisions ask",
+        why: "Where invalid arguments go changed in 2025-11-25: up to 2025-06-18 they are a -32602 protocol error, from 2025-11-25 an `isError: true` result, so the model sees what it got wrong and can call again with fixed arguments. A server answering the other way is judged by a client of the negotiated revision as the wrong kind of failure. mcpdbg fires only when the log shows the arguments were the cause (the answer's text says so, or `--schema-check` found them breaking the listed `inputSchema`) and the answer is not about an unknown tool.",
+        fix: "Up to 2025-06-18 answer invalid arguments with a -32602 error; from 2025-11-25 return `{\"content\": [{\"type\": \"text\", \"text\": \"a: expected a number\"}], \"isError\": true}`.",
+        spec: "tools: invalid arguments are a protocol error (-32602) up to 2025-06-18; from 2025-11-25, input validation errors are tool execution errors (isError: true), not protocol errors",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"calc\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":\"two\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"Invalid arguments for tool add: a must be a number\"}}",
+    },
     ArgsNotArguments => {
         name: "args-not-arguments", group: Tools, severity: Error, revisions: ALL,
         summary: "`tools/call` params with `args` and no `arguments`",
@@ -823,9 +839,9 @@ rules! {
     InvalidResult => {
         name: "invalid-result", group: Shapes, severity: Error, revisions: ALL,
         summary: "a result with a wrong type or a missing required field",
-        why: "The caller validates the result and rejects it, so it sees an error instead of the answer, or works with a missing value. mcpdbg checks the results of `initialize` and `tools/call` and their content blocks, and names the JSON path of the problem (`result.content[0].type`).",
+        why: "The caller validates the result and rejects it, so it sees an error instead of the answer, or works with a missing value. mcpdbg checks the results of `initialize` and `tools/call` and their content blocks, and every list result (`tools/list`: each tool's `name`, `title`, `description` and annotation types, `inputSchema` an object schema with `type: \"object\"`; `prompts/list`, `resources/list`, `resources/templates/list`, `tasks/list`; `nextCursor` a string), and names the JSON path of the problem (`result.content[0].type`). A listing matters most: SDK clients validate the whole result, and one bad tool makes them drop every tool, silently.",
         fix: "Send the field with the schema's type (see the path in the finding).",
-        spec: "schema per revision: InitializeResult, CallToolResult, ContentBlock",
+        spec: "schema per revision: InitializeResult, CallToolResult, ContentBlock, ListToolsResult (Tool.inputSchema has type: \"object\"), ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ListTasksResult (2025-11-25); PaginatedResult.nextCursor is a string",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"text\":\"412 notes\"}]}}",
     },
 

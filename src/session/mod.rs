@@ -29,6 +29,7 @@ mod crash;
 mod features;
 pub mod pairing;
 pub mod schemas;
+mod tool_errors;
 
 pub use pairing::MAX_OPEN;
 
@@ -182,6 +183,9 @@ struct Open {
     /// needed", a user's abort): the canceller's choice, not a hang.
     chosen: Option<Box<str>>,
     counts: Counts,
+    /// `--schema-check` found its `tools/call` arguments breaking the
+    /// listed `inputSchema`.
+    bad_arguments: bool,
     /// Its id was already in use when it was sent (`id-reuse`).
     reused: bool,
 }
@@ -406,6 +410,8 @@ pub struct Session {
     no_handshake: bool,
     /// The listed tools and their compiled schemas (`--schema-check` only).
     tools: Option<Box<schemas::Tools>>,
+    /// The names of the server's last complete `tools/list`.
+    listing: tool_errors::Listing,
 }
 
 impl Session {
@@ -445,6 +451,7 @@ impl Session {
             name: None,
             no_handshake: false,
             tools,
+            listing: Default::default(),
         }
     }
 
@@ -757,27 +764,32 @@ impl Session {
         if let (Some(id), false) = (msg.id.id(), is_notification_method) {
             self.request_features(at, side, id, msg);
         }
-        if side == Side::Client && method == "tools/call" {
-            self.call_arguments(msg, report, findings);
+        if side == Side::Client
+            && method == "tools/call"
+            && self.call_arguments(msg, report, findings)
+        {
+            if let Some(open) = msg.id.id().and_then(|id| self.open.get_mut(side, id)) {
+                open.bad_arguments = true;
+            }
         }
     }
 
     /// `--schema-check`: a `tools/call`'s arguments against the tool's
-    /// listed `inputSchema`.
+    /// listed `inputSchema`. True when they break it.
     fn call_arguments(
         &self,
         msg: &Message,
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
-    ) {
+    ) -> bool {
         let (Some(tools), Some(params)) = (&self.tools, msg.params()) else {
-            return;
+            return false;
         };
         let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return;
+            return false;
         };
         let Some(v) = tools.arguments(name, params.get("arguments")) else {
-            return;
+            return false;
         };
         let answer = match self.revision() {
             Some(r) if r <= Revision::V2025_06_18 => {
@@ -799,6 +811,110 @@ impl Session {
             )
             .related(v.listed_at),
         );
+        true
+    }
+
+    /// A `tools/call` failure answered on the other channel than the spec
+    /// assigns (`unknown-tool-as-tool-error`, `invalid-arguments-wrong-channel`);
+    /// a `tools/list` result's names kept for it.
+    fn tool_error_channel(
+        &mut self,
+        at: &At,
+        open: &Open,
+        msg: &Message,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        if &*open.method == "tools/list" {
+            if let Some(result) = msg.result() {
+                self.listing.page(at.line, result);
+            }
+            return;
+        }
+        if &*open.method != "tools/call" {
+            return;
+        }
+        // A name cut to an excerpt is not compared with the listing.
+        let name = open.subject.as_deref().unwrap_or("");
+        let whole_name = !name.is_empty() && !name.ends_with('…');
+        let unlisted = if whole_name {
+            self.listing.lacks(name)
+        } else {
+            None
+        };
+        let revision = self.revision();
+        let report_on = |rule: Rule, text: String| {
+            report(rule, text)
+                .method(Some("tools/call"))
+                .related(open.line)
+        };
+        if let Some(result) = msg.result() {
+            if result.get("isError") != Some(&Value::Bool(true))
+                || result
+                    .get("resultType")
+                    .is_some_and(|t| t.as_str() != Some("complete"))
+            {
+                return;
+            }
+            // The texts whole: the parser may have cut long ones.
+            let fields = msg.fields();
+            let text = fields
+                .get("result")
+                .map(tool_errors::result_text)
+                .unwrap_or_default();
+            let said = tool_errors::says_unknown_tool(&text, name);
+            if said || unlisted.is_some() {
+                let evidence = match unlisted {
+                    Some(line) => format!("the tools listed at line {line} do not include it"),
+                    None => format!("its text says {:?}", excerpt(&text)),
+                };
+                findings.push(report_on(
+                    Rule::UnknownToolAsToolError,
+                    format!(
+                        "`tools/call` of `{}` (line {}) is answered with `isError: true`, and {evidence}: an unknown tool is a -32602 protocol error in every revision",
+                        excerpt(name),
+                        open.line
+                    ),
+                ));
+                return;
+            }
+            if let Some(rev) = revision.filter(|r| *r <= Revision::V2025_06_18) {
+                if open.bad_arguments || tool_errors::says_invalid_arguments(&text) {
+                    findings.push(report_on(
+                        Rule::InvalidArgumentsWrongChannel,
+                        format!(
+                            "`tools/call` of `{}` (line {}) had invalid arguments and is answered with `isError: true`; under {rev} invalid arguments are a -32602 protocol error",
+                            excerpt(name),
+                            open.line
+                        ),
+                    ));
+                }
+            }
+            return;
+        }
+        let Some(error) = msg.error() else {
+            return;
+        };
+        let message = error.message.as_deref().unwrap_or("");
+        let Some(rev) = revision.filter(|r| *r >= Revision::V2025_11_25) else {
+            return;
+        };
+        if error.code != Some(-32602)
+            || unlisted.is_some()
+            || tool_errors::says_unknown_tool(message, name)
+        {
+            return;
+        }
+        if open.bad_arguments || tool_errors::says_invalid_arguments(message) {
+            findings.push(report_on(
+                Rule::InvalidArgumentsWrongChannel,
+                format!(
+                    "`tools/call` of `{}` (line {}) had invalid arguments and is answered with a -32602 error; from 2025-11-25 (this session: {rev}) input validation failures are an `isError: true` result, which the model sees and can correct",
+                    excerpt(name),
+                    open.line
+                ),
+            ));
+        }
     }
 
     /// `--schema-check`: a `tools/call` result against the tool's listed
@@ -932,6 +1048,7 @@ impl Session {
             cancelled: None,
             chosen: None,
             counts: self.counts,
+            bad_arguments: false,
             reused,
         };
         if let Opened::Full = self.open.open(side, id, request) {
@@ -967,6 +1084,7 @@ impl Session {
             if let Some(tools) = &mut self.tools {
                 tools.changed();
             }
+            self.listing.changed();
         }
     }
 
@@ -1288,6 +1406,7 @@ impl Session {
             return;
         }
         self.tool_results(at, &open, msg, report, findings);
+        self.tool_error_channel(at, &open, msg, report, findings);
         match (&*open.method, &self.phase) {
             ("initialize", Phase::Initializing) => {
                 self.initialize_answered(at, msg, report, findings)
