@@ -898,6 +898,34 @@ fn list_results_are_judged_by_their_shape() {
     assert!(found[2].2.contains("`result.resources[0].name` is missing"));
 }
 
+/// 2026 `input_required` answers may ask only for elicitation, sampling or
+/// roots, and only for kinds the request declared.
+#[test]
+fn input_required_asks_only_for_declared_kinds() {
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/modern/input-required-kinds.log",
+    ]));
+    let found: Vec<String> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            format!(
+                "{}@{}: {}",
+                f["rule"].as_str().unwrap(),
+                f["line"],
+                f["message"]
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("input-required-misuse@5") && found[0].contains("no `sampling`"));
+    assert!(found[1].starts_with("input-required-misuse@7") && found[1].contains("`tools/list`"));
+}
+
 #[test]
 fn validate_judges_one_message() {
     let json = |args: &[&str]| {

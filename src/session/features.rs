@@ -56,6 +56,102 @@ pub(super) struct State {
     input_required: HashMap<RequestId, Box<str>>,
     /// `subscriptions/listen` ids the server acknowledged.
     acked: HashSet<RequestId>,
+    /// 2026 client requests that may be answered `input_required`: the
+    /// input kinds their `clientCapabilities` declare ([`INPUT_KINDS`] bits).
+    declared: HashMap<RequestId, u8>,
+    /// `input_required` answers awaiting their retry, by method and subject:
+    /// the answer's line and its `requestState`.
+    awaiting_retry: HashMap<Subject, (u64, Option<Value>)>,
+    /// What each open `subscriptions/listen` asked for.
+    listens: HashMap<RequestId, Filter>,
+    /// A 2026 listing in pages: the method, the first page's line and its
+    /// `cacheScope`, while a `nextCursor` says more pages follow.
+    pages: HashMap<Box<str>, (u64, Value)>,
+}
+
+/// A request's method and the tool, prompt or resource it is about.
+type Subject = (Box<str>, Box<str>);
+
+/// The kinds an `input_required` result may ask for, with the
+/// `clientCapabilities` member that declares each.
+const INPUT_KINDS: [(&str, &str); 3] = [
+    ("elicitation/create", "elicitation"),
+    ("sampling/createMessage", "sampling"),
+    ("roots/list", "roots"),
+];
+
+/// Resource URIs kept per listen filter.
+const LISTEN_URIS: usize = 256;
+
+/// The notification types a `subscriptions/listen` asked for.
+#[derive(Debug, Default)]
+struct Filter {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    /// `resourceSubscriptions` (at most [`LISTEN_URIS`]; `None` when there were more).
+    uris: Option<Vec<Box<str>>>,
+}
+
+impl Filter {
+    fn of(params: Option<&serde_json::Map<String, Value>>) -> Filter {
+        let n = params.and_then(|p| p.get("notifications"));
+        let flag = |k: &str| n.and_then(|n| n.get(k)) == Some(&Value::Bool(true));
+        let uris = match n.and_then(|n| n.get("resourceSubscriptions")) {
+            Some(Value::Array(list)) if list.len() > LISTEN_URIS => None,
+            Some(Value::Array(list)) => Some(
+                list.iter()
+                    .filter_map(Value::as_str)
+                    .map(Into::into)
+                    .collect(),
+            ),
+            _ => Some(Vec::new()),
+        };
+        Filter {
+            tools: flag("toolsListChanged"),
+            prompts: flag("promptsListChanged"),
+            resources: flag("resourcesListChanged"),
+            uris,
+        }
+    }
+
+    /// Whether `method` (with its params) is of a type this filter asked for;
+    /// `None` when it cannot tell.
+    fn asked(&self, method: &str, msg: &Message) -> Option<bool> {
+        Some(match method {
+            "notifications/tools/list_changed" => self.tools,
+            "notifications/prompts/list_changed" => self.prompts,
+            "notifications/resources/list_changed" => self.resources,
+            "notifications/resources/updated" => {
+                let uris = self.uris.as_ref()?;
+                let uri = msg.params()?.get("uri")?.as_str()?;
+                // The URI may be a sub-resource of a subscribed one.
+                uris.iter().any(|u| uri.starts_with(&**u))
+            }
+            _ => return None,
+        })
+    }
+
+    fn words(&self) -> String {
+        let mut asked: Vec<&str> = Vec::new();
+        for (on, name) in [
+            (self.tools, "toolsListChanged"),
+            (self.prompts, "promptsListChanged"),
+            (self.resources, "resourcesListChanged"),
+        ] {
+            if on {
+                asked.push(name);
+            }
+        }
+        if self.uris.as_ref().is_some_and(|u| !u.is_empty()) {
+            asked.push("resourceSubscriptions");
+        }
+        if asked.is_empty() {
+            "nothing".to_string()
+        } else {
+            asked.join(", ")
+        }
+    }
 }
 
 type Report<'a> = &'a dyn Fn(Rule, String) -> Finding;
@@ -190,6 +286,7 @@ impl Session {
         if side != Side::Client {
             return;
         }
+        self.request_state_echo(msg, report, findings);
         if let Some(method) = self.features.input_required.remove(id) {
             let retry = msg.params().is_some_and(|p| {
                 p.contains_key("inputResponses") || p.contains_key("requestState")
@@ -203,8 +300,64 @@ impl Session {
         }
     }
 
+    /// `request-state-not-echoed`: a 2026 retry (it carries `inputResponses`
+    /// or `requestState`) of a request answered `input_required` must send
+    /// the answer's `requestState` back unchanged, or none if it had none.
+    fn request_state_echo(&mut self, msg: &Message, report: Report, findings: &mut Findings) {
+        let Some(params) = msg.params() else { return };
+        if !params.contains_key("inputResponses") && !params.contains_key("requestState") {
+            return;
+        }
+        let method = msg.method.as_deref().unwrap_or_default();
+        let key: Subject = (method.into(), subject_of(params).into());
+        let Some((line, given)) = self.features.awaiting_retry.remove(&key) else {
+            return;
+        };
+        let sent = params.get("requestState");
+        let what = match (given.as_ref(), sent) {
+            (Some(g), Some(s)) if g == s => return,
+            (None, None) => return,
+            (Some(_), Some(_)) => "alters the `requestState` of",
+            (Some(_), None) => "drops the `requestState` of",
+            (None, Some(_)) => "sends a `requestState` that was not in",
+        };
+        findings.push(
+            report(
+                Rule::RequestStateNotEchoed,
+                format!(
+                    "the retry of `{method}` {what} the `input_required` answer at line {line}; a retry echoes it exactly, or sends none when none was given"
+                ),
+            )
+            .related(line),
+        );
+    }
+
     /// Remembers a request's progress token and task augmentation.
     pub(super) fn request_features(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message) {
+        let modern_request =
+            side == Side::Client && msg.meta(protocol::META_PROTOCOL_VERSION).is_some();
+        match msg.method.as_deref() {
+            Some("tools/call" | "prompts/get" | "resources/read") if modern_request => {
+                let caps = msg.meta(protocol::META_CLIENT_CAPABILITIES);
+                let mut bits = 0u8;
+                for (i, (_, cap)) in INPUT_KINDS.iter().enumerate() {
+                    if caps.and_then(|c| c.get(*cap)).is_some_and(|v| !v.is_null()) {
+                        bits |= 1 << i;
+                    }
+                }
+                if caps.is_some_and(Value::is_object) {
+                    bounded_insert(&mut self.features.declared, id.clone(), bits);
+                }
+            }
+            Some("subscriptions/listen") if modern_request => {
+                bounded_insert(
+                    &mut self.features.listens,
+                    id.clone(),
+                    Filter::of(msg.params()),
+                );
+            }
+            _ => {}
+        }
         let task = msg.params().is_some_and(|p| p.contains_key("task"));
         if task {
             self.remember_task_request(side, id);
@@ -283,6 +436,27 @@ impl Session {
         else {
             return;
         };
+        if self.era() == Some(Era::Modern) && side == Side::Server {
+            let listen = self
+                .open
+                .get(Side::Client, &id)
+                .is_some_and(|o| &*o.method == "subscriptions/listen");
+            if listen {
+                self.open.answer(Side::Client, &id);
+                self.features.acked.remove(&id);
+                self.features.listens.remove(&id);
+                return;
+            }
+            let what = match self.open.get(Side::Client, &id) {
+                Some(open) => format!("the client's `{}` (line {})", open.method, open.line),
+                None => format!("request {id}, which is no open `subscriptions/listen`"),
+            };
+            findings.push(report(
+                Rule::ServerCancelNotListen,
+                format!("the server cancelled {what}; in 2026-07-28 a server sends `notifications/cancelled` only to end a `subscriptions/listen`"),
+            ));
+            return;
+        }
         let legacy_2025_11_25 = self.revision() == Some(Revision::V2025_11_25);
         if side == Side::Client
             && self.init_id.as_ref() == Some(&id)
@@ -313,18 +487,6 @@ impl Session {
         }
         if task {
             return; // answered with its task long ago: the rule above says it all
-        }
-        // 2026: the server ends a client's `subscriptions/listen` this way.
-        if self.era() == Some(Era::Modern) && side == Side::Server {
-            let listen = self
-                .open
-                .get(Side::Client, &id)
-                .is_some_and(|o| &*o.method == "subscriptions/listen");
-            if listen {
-                self.open.answer(Side::Client, &id);
-                self.features.acked.remove(&id);
-                return;
-            }
         }
         let message = match self.used[side.index()].get(&id) {
             Some(used) => format!(
@@ -464,11 +626,28 @@ impl Session {
             ));
         } else if method == "notifications/subscriptions/acknowledged" {
             self.features.acked.insert(sid);
-        } else if !self.features.acked.contains(&sid) {
-            findings.push(report(
-                Rule::SubscriptionNotificationUnacknowledged,
-                format!("`{method}` on subscription {sid} came before its `notifications/subscriptions/acknowledged`"),
-            ));
+        } else {
+            if !self.features.acked.contains(&sid) {
+                findings.push(report(
+                    Rule::SubscriptionNotificationUnacknowledged,
+                    format!("`{method}` on subscription {sid} came before its `notifications/subscriptions/acknowledged`"),
+                ));
+            }
+            if let Some(filter) = self.features.listens.get(&sid) {
+                if filter.asked(method, msg) == Some(false) {
+                    let listen_line = self.open.get(Side::Client, &sid).map_or(0, |o| o.line);
+                    findings.push(
+                        report(
+                            Rule::SubscriptionNotificationNotRequested,
+                            format!(
+                                "`{method}` on subscription {sid}, whose `subscriptions/listen` (line {listen_line}) asked for {}",
+                                filter.words()
+                            ),
+                        )
+                        .related(listen_line),
+                    );
+                }
+            }
         }
     }
 
@@ -502,6 +681,11 @@ impl Session {
                 }
             }
         }
+        let declared = if requester == Side::Client {
+            self.features.declared.remove(id)
+        } else {
+            None
+        };
         let Some(result) = msg.result() else { return };
         match &*open.method {
             "tasks/get" | "tasks/cancel" => self.task_status(
@@ -517,6 +701,10 @@ impl Session {
                 }
             }
         }
+        if requester == Side::Client && self.era() == Some(Era::Modern) {
+            self.inputs_asked(at, open, result, declared, report, findings);
+            self.page_scope(at, open, result, report, findings);
+        }
         if requester == Side::Client
             && result.get("resultType").and_then(Value::as_str) == Some("input_required")
         {
@@ -529,8 +717,143 @@ impl Session {
         }
         if &*open.method == "subscriptions/listen" {
             self.features.acked.remove(id);
+            self.features.listens.remove(id);
         }
     }
+
+    /// An `input_required` answer: what it asks for (`input-required-misuse`
+    /// for a kind that is not elicitation, sampling or roots, or one the
+    /// request's `clientCapabilities` did not declare), and its
+    /// `requestState` kept for the retry.
+    fn inputs_asked(
+        &mut self,
+        at: &At,
+        open: &Open,
+        result: &Value,
+        declared: Option<u8>,
+        report: Report,
+        findings: &mut Findings,
+    ) {
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return;
+        }
+        let key: Subject = (
+            open.method.clone(),
+            open.subject.clone().unwrap_or_default(),
+        );
+        bounded_insert(
+            &mut self.features.awaiting_retry,
+            key,
+            (at.line, result.get("requestState").cloned()),
+        );
+        let Some(Value::Object(requests)) = result.get("inputRequests") else {
+            return;
+        };
+        let mut problems = Vec::new();
+        for (key, request) in requests.iter().take(64) {
+            let method = request.get("method").and_then(Value::as_str);
+            match INPUT_KINDS.iter().position(|(m, _)| Some(*m) == method) {
+                None => problems.push(format!(
+                    "`{}` asks for {}, which is not elicitation/create, sampling/createMessage or roots/list",
+                    excerpt(key),
+                    method.map_or("no method".to_string(), |m| format!("`{}`", excerpt(m)))
+                )),
+                Some(i) if declared.is_some_and(|bits| bits & (1 << i) == 0) => {
+                    problems.push(format!(
+                        "`{}` asks for `{}`, but the request (line {}) declared no `{}` in its clientCapabilities",
+                        excerpt(key),
+                        INPUT_KINDS[i].0,
+                        open.line,
+                        INPUT_KINDS[i].1
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if !problems.is_empty() {
+            findings.push(
+                report(
+                    Rule::InputRequiredMisuse,
+                    format!(
+                        "the `input_required` answer to `{}`: {}",
+                        open.method,
+                        problems.join("; ")
+                    ),
+                )
+                .related(open.line),
+            );
+        }
+    }
+
+    /// `cache-scope-changed`: the pages of one 2026 listing (followed by
+    /// `cursor`) with different `cacheScope`s.
+    fn page_scope(
+        &mut self,
+        at: &At,
+        open: &Open,
+        result: &Value,
+        report: Report,
+        findings: &mut Findings,
+    ) {
+        if !matches!(
+            &*open.method,
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
+        ) || result.get("resultType").is_some_and(|t| t != "complete")
+        {
+            return;
+        }
+        let scope = result.get("cacheScope").cloned();
+        let more = result.get("nextCursor").is_some_and(Value::is_string);
+        let pages = &mut self.features.pages;
+        let first = if open.paged {
+            pages.remove(&open.method)
+        } else {
+            pages.remove(&open.method);
+            None
+        };
+        if let (Some((line, was)), Some(now)) = (&first, &scope) {
+            if was != now {
+                findings.push(
+                    report(
+                        Rule::CacheScopeChanged,
+                        format!(
+                            "this page of `{}` has `cacheScope` {now}, the listing's first page (line {line}) {was}; every page must share one",
+                            open.method
+                        ),
+                    )
+                    .related(*line),
+                );
+            }
+        }
+        if more {
+            let entry = match (first, scope) {
+                (Some(first), _) => Some(first),
+                (None, Some(scope)) => Some((at.line, scope)),
+                (None, None) => None,
+            };
+            if let Some(entry) = entry {
+                bounded_insert(pages, open.method.clone(), entry);
+            }
+        }
+    }
+}
+
+/// The tool, prompt or resource a request is about (`name` or `uri`).
+fn subject_of(params: &serde_json::Map<String, Value>) -> String {
+    ["name", "uri"]
+        .iter()
+        .find_map(|k| params.get(*k).and_then(Value::as_str))
+        .map(excerpt)
+        .unwrap_or_default()
+}
+
+/// Inserts into a table kept below [`KEPT`] entries (emptied when full: what
+/// it remembers is the recent past).
+fn bounded_insert<K: std::hash::Hash + Eq, V>(map: &mut HashMap<K, V>, key: K, value: V) {
+    if map.len() >= KEPT {
+        map.clear();
+    }
+    map.insert(key, value);
 }
 
 /// Whether a cancellation's reason says the canceller gave up waiting

@@ -183,6 +183,8 @@ struct Open {
     /// needed", a user's abort): the canceller's choice, not a hang.
     chosen: Option<Box<str>>,
     counts: Counts,
+    /// A list request that carried a `cursor` (a later page).
+    paged: bool,
     /// `--schema-check` found its `tools/call` arguments breaking the
     /// listed `inputSchema`.
     bad_arguments: bool,
@@ -1049,6 +1051,7 @@ impl Session {
             chosen: None,
             counts: self.counts,
             bad_arguments: false,
+            paged: msg.params().is_some_and(|p| p.contains_key("cursor")),
             reused,
         };
         if let Opened::Full = self.open.open(side, id, request) {
