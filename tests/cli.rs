@@ -1364,6 +1364,59 @@ fn host_logs_show_stray_stdout_through_the_host() {
     }
 }
 
+/// A Claude Desktop server log whose first screens are the server's
+/// stderr (Python warnings, a traceback, a rich banner, a pretty-printed
+/// object) is still read as Claude's: each parse error the host reports
+/// is one `stray-output` at its line, and the request open when the server
+/// died is a hang that says so. Stray text inside a socat chunk is reported
+/// at its own line.
+#[test]
+fn host_logs_under_much_stderr_keep_their_verdicts() {
+    let found = |path: &str| -> Vec<String> {
+        let doc = json_of(&run(&["check", "--format", "json", path]));
+        doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| format!("{}@{}", f["rule"].as_str().unwrap(), f["line"]))
+            .collect()
+    };
+    let path = "fixtures/formats/claude-server/stderr-first-screens.log";
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    assert_eq!(doc["files"][0]["format"], "claude-server");
+    assert_eq!(
+        doc["files"][0]["sessions"][0]["protocol_version"],
+        "2025-06-18"
+    );
+    assert_eq!(
+        found(path),
+        [
+            "format-assumption@54",
+            "stray-output@55",
+            "unanswered-request@68",
+            "stray-output@69",
+            "stray-output@70"
+        ]
+    );
+    let hang = doc["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "unanswered-request")
+        .expect("the hang");
+    assert!(
+        hang["message"]
+            .as_str()
+            .unwrap()
+            .contains("likely: the server died with the request open"),
+        "{hang}"
+    );
+    assert_eq!(
+        found("fixtures/formats/socat/stray-inside-chunk.log"),
+        ["format-assumption@1", "stray-output@4", "stray-output@12"]
+    );
+}
+
 #[test]
 fn forcing_the_wrong_format_says_so() {
     for (input, path) in [

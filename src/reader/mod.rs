@@ -249,9 +249,12 @@ pub fn detect(prefix: &[u8]) -> Format {
         } else if native::parse_prefix(line).is_some() {
             native += 1;
         } else if claude::matches(&text, claude::Layout::PerServer) {
-            host[0].0 += 1;
+            // Claude's full prefix (time with milliseconds and `Z`, the
+            // server's name, a level) is the host's own: it outweighs the
+            // screenfuls of stderr a server writes between its lines.
+            host[0].0 += 4;
         } else if claude::matches(&text, claude::Layout::Aggregate) {
-            host[1].0 += 1;
+            host[1].0 += 4;
         } else if cursor::matches(&text) {
             // Cursor's lines have VS Code's prefix: its own words decide.
             host[14].0 += 4;
@@ -318,6 +321,8 @@ fn below_a_screenful(prefix: &[u8]) -> Option<Format> {
         (0, Format::GhAwServer),
         (0, Format::Codex),
         (0, Format::ClaudeCodeDebug),
+        (0, Format::ClaudeServer),
+        (0, Format::ClaudeAggregate),
     ];
     let mut json = 0usize;
     for line in prefix.split(|&b| b == b'\n') {
@@ -336,6 +341,10 @@ fn below_a_screenful(prefix: &[u8]) -> Option<Format> {
             counts[2].0 += 1;
         } else if claude_code::matches_debug(&text) {
             counts[3].0 += 1;
+        } else if claude::matches(&text, claude::Layout::PerServer) {
+            counts[4].0 += 1;
+        } else if claude::matches(&text, claude::Layout::Aggregate) {
+            counts[5].0 += 1;
         }
     }
     let (best, format) = counts.into_iter().max_by_key(|(n, _)| *n)?;
@@ -844,6 +853,34 @@ mod tests {
         assert_eq!(detect(b"{\"jsonrpc\":\"2.0\"}\n{}\n"), Format::Ndjson);
         assert_eq!(detect(b"banner\n{\"a\":1}\n{\"b\":1}\n"), Format::Ndjson);
         assert_eq!(detect(b""), Format::Native);
+    }
+
+    /// Claude's own prefix outweighs a screenful of a server's stderr, in
+    /// the first lines or only further down the bounded prefix.
+    #[test]
+    fn claude_lines_outweigh_a_screenful_of_stderr() {
+        let claude =
+            "2026-09-14T08:12:03.101Z [w] [info] Initializing server... { metadata: undefined }\n";
+        let mut log = String::from(claude);
+        for i in 0..30 {
+            log.push_str(&format!("  File \"/srv/w/m{i}.py\", line {i}, in load\n"));
+        }
+        log.push_str(claude);
+        log.push_str(claude);
+        assert_eq!(detect(log.as_bytes()), Format::ClaudeServer);
+        let mut late = String::new();
+        for i in 0..60 {
+            late.push_str(&format!("warning {i}: deprecated\n"));
+        }
+        late.push_str(claude);
+        late.push_str(claude);
+        assert_eq!(detect(late.as_bytes()), Format::ClaudeServer);
+        // One Claude-like line in a log of JSON does not decide.
+        let mut json = String::from(claude);
+        for _ in 0..40 {
+            json.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n");
+        }
+        assert_eq!(detect(json.as_bytes()), Format::Ndjson);
     }
 
     #[test]

@@ -1828,6 +1828,12 @@ impl Session {
                     )
                 }
             }),
+            // The host saw the process go: that, not the stray text before
+            // it, is why the request stayed open.
+            (_, true, None, true, false) => Some(format!(
+                "the {} died with the request open (it had written non-message text on its JSON stream after it)",
+                owner.as_str()
+            )),
             (_, true, ..) => Some(format!(
                 "the {} wrote non-message text on its JSON stream after it, which the reader may have choked on",
                 owner.as_str()
