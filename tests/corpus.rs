@@ -309,3 +309,35 @@ fn every_corpus_transcript_has_an_expectation() {
         }
     }
 }
+
+/// tests/corpus/README.md names every session once, in a row of its table,
+/// and no session that is not in the corpus.
+#[test]
+fn the_corpus_readme_lists_every_session() {
+    let readme = std::fs::read_to_string(root().join("tests/corpus/README.md"))
+        .expect("tests/corpus/README.md");
+    let listed: Vec<String> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    let sessions: Vec<String> = expectations()
+        .iter()
+        .map(|p| {
+            p.strip_prefix(root().join("tests/corpus"))
+                .expect("under tests/corpus")
+                .to_string_lossy()
+                .replace(".expect.json", "")
+        })
+        .collect();
+    let listed_set: BTreeSet<&String> = listed.iter().collect();
+    assert_eq!(listed.len(), listed_set.len(), "a session is listed twice");
+    let sessions_set: BTreeSet<&String> = sessions.iter().collect();
+    let missing: Vec<_> = sessions_set.difference(&listed_set).collect();
+    let extra: Vec<_> = listed_set.difference(&sessions_set).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "tests/corpus/README.md does not list {missing:?}; it lists sessions that do not exist: {extra:?}"
+    );
+}
