@@ -754,6 +754,7 @@ fn list_result(
             return;
         }
     };
+    let titled = revision.is_none_or(|r| r >= Revision::V2025_06_18);
     for (i, entry) in entries.iter().take(LIST_ENTRIES_JUDGED).enumerate() {
         let path = format!("result.{key}[{i}]");
         let Value::Object(e) = entry else {
@@ -764,7 +765,9 @@ fn list_result(
             "tools" => tool_entry(list, e, &path, revision),
             "prompts" => {
                 list.required_string(e, "name", &path);
-                list.optional(e, "title", &path, Want::String);
+                if titled {
+                    list.optional(e, "title", &path, Want::String);
+                }
                 list.optional(e, "description", &path, Want::String);
                 match e.get("arguments") {
                     Some(Value::Array(args)) => {
@@ -792,7 +795,9 @@ fn list_result(
                 list.required_string(e, uri, &path);
                 list.required_string(e, "name", &path);
                 for k in ["title", "description", "mimeType"] {
-                    list.optional(e, k, &path, Want::String);
+                    if k != "title" || titled {
+                        list.optional(e, k, &path, Want::String);
+                    }
                 }
                 list.optional(e, "annotations", &path, Want::Object);
                 if key == "resources" {
@@ -815,12 +820,20 @@ fn tool_entry(
     path: &str,
     revision: Option<Revision>,
 ) {
+    // A field before the revision that defines it is an unknown member,
+    // which clients ignore: its type is judged from that revision on.
+    let since = |r: Revision| revision.is_none_or(|rev| rev >= r);
     list.required_string(tool, "name", path);
-    list.optional(tool, "title", path, Want::String);
+    if since(Revision::V2025_06_18) {
+        list.optional(tool, "title", path, Want::String);
+    }
     list.optional(tool, "description", path, Want::String);
-    list.optional(tool, "icons", path, Want::Array);
-    list.optional(tool, "execution", path, Want::Object);
+    if since(Revision::V2025_11_25) {
+        list.optional(tool, "icons", path, Want::Array);
+        list.optional(tool, "execution", path, Want::Object);
+    }
     match tool.get("annotations") {
+        _ if !since(Revision::V2025_03_26) => {}
         Some(Value::Object(a)) => {
             let path = format!("{path}.annotations");
             list.optional(a, "title", &path, Want::String);
@@ -851,6 +864,7 @@ fn tool_entry(
         Some(other) => list.wrong(&format!("{path}.inputSchema"), "an object schema", other),
     }
     match tool.get("outputSchema") {
+        _ if !since(Revision::V2025_06_18) => {}
         None => {}
         Some(Value::Object(schema)) => {
             // 2026: any schema; before, an object schema.
