@@ -896,6 +896,29 @@ fn list_results_are_judged_by_their_shape() {
             .contains("arguments[0].required` is a string, expected a boolean")
     );
     assert!(found[2].2.contains("`result.resources[0].name` is missing"));
+    // `validate` judges one listing the same way, and a field by the revision
+    // that defines it: `title` is no member of a 2024-11-05 tool.
+    let listing = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","title":3,"inputSchema":{"type":"object"}}]}}"#;
+    let judged = |rev: &str| -> Vec<String> {
+        let doc = json_of(&run(&[
+            "validate",
+            "--format",
+            "json",
+            "--revision",
+            rev,
+            "--answers",
+            "tools/list",
+            listing,
+        ]));
+        doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(judged("2025-06-18"), ["invalid-result"]);
+    assert!(judged("2024-11-05").is_empty());
 }
 
 /// 2026 `input_required` answers may ask only for elicitation, sampling or
