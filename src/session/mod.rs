@@ -1445,6 +1445,15 @@ impl Session {
 
     fn modern_answer(&mut self, msg: &Message) {
         if self.era() == Some(Era::Modern) {
+            // The codes only a 2026 server answers (header mismatch, a
+            // missing client capability) accept the request's version as a
+            // result does; -32022 refuses it.
+            let modern_error = msg
+                .error()
+                .is_some_and(|e| matches!(e.code, Some(-32020 | -32021)));
+            if modern_error && self.negotiated.is_none() {
+                self.negotiated = self.requested.clone();
+            }
             if let Some(result) = msg.result() {
                 if self.negotiated.is_none() {
                     self.negotiated = self.requested.clone();
