@@ -37,6 +37,7 @@ impl Color {
     /// The style for output to `stream`.
     pub fn style(self, stream: &impl IsTerminal) -> Style {
         Style {
+            width: None,
             color: match self {
                 Color::Always => true,
                 Color::Never => false,
@@ -64,6 +65,8 @@ pub struct Output {
     /// `check --schema-check` ran: its rules are in effect, so JUnit lists
     /// them as test cases.
     pub schema_check: bool,
+    /// `--width`: the columns the table fits in, terminal or not.
+    pub width: Option<usize>,
 }
 
 impl Default for Output {
@@ -75,8 +78,40 @@ impl Default for Output {
             sarif_base: None,
             baseline: false,
             schema_check: false,
+            width: None,
         }
     }
+}
+
+/// The columns human output fits in: `forced` (`--width`) wins; on a
+/// terminal, `COLUMNS` or the terminal's own width; otherwise `None`, the
+/// fixed layout, so that pipes and files read the same everywhere.
+pub fn width(forced: Option<usize>, stream: &impl IsTerminal) -> Option<usize> {
+    if forced.is_some() {
+        return forced;
+    }
+    if !stream.is_terminal() {
+        return None;
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .or_else(terminal_columns)
+}
+
+/// The width of the terminal on standard output, from the kernel.
+#[cfg(unix)]
+fn terminal_columns() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ writes a `winsize` into the struct we pass.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then_some(usize::from(size.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_columns() -> Option<usize> {
+    None
 }
 
 /// Renders a report to standard output and maps it to an exit status:
@@ -89,7 +124,10 @@ pub fn emit(
     failed: bool,
 ) -> io::Result<ExitStatus> {
     let stdout = io::stdout();
-    let style = output.color.style(&stdout);
+    let style = Style {
+        width: width(output.width, &stdout),
+        ..output.color.style(&stdout)
+    };
     let ci = CiOptions {
         fail_on: output.fail_on,
         filter: filter.clone(),

@@ -149,7 +149,7 @@ fn implementation(i: &Option<Implementation>) -> Value {
     }
 }
 
-fn session(s: &Summary) -> Value {
+pub(crate) fn session(s: &Summary) -> Value {
     let c = &s.counts;
     json!({
         "name": s.name,
@@ -179,7 +179,7 @@ fn session(s: &Summary) -> Value {
     })
 }
 
-fn finding(f: &Finding) -> Value {
+pub(crate) fn finding(f: &Finding) -> Value {
     let mut m = Map::new();
     m.insert("rule".into(), f.rule.name().into());
     m.insert("severity".into(), f.severity.as_str().into());
