@@ -261,7 +261,9 @@ Examples:
 Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
-  2  usage error, or a file could not be read";
+  2  usage error, a file could not be read, or a file holds no MCP message
+     (said on stderr, with the likely reason); when no file could be
+     checked, nothing is printed on stdout";
 
 /// Start a server, talk to it as a host does, record the session and check it
 ///

@@ -134,7 +134,7 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
                 &counter,
                 check.quiet,
                 &mut |_, result| {
-                    match result {
+                    match result.and_then(|f| has_messages(f, options.format.is_some())) {
                         Ok(file) => {
                             worst = worst.max(file.worst());
                             json::file_lines(&file, &mut out)?;
@@ -169,7 +169,7 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
         )
     })?;
     for result in results.into_iter().flatten() {
-        match result {
+        match result.and_then(|f| has_messages(f, options.format.is_some())) {
             Ok(file) => report.files.push(file),
             Err(failure) => {
                 eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
@@ -177,7 +177,63 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
             }
         }
     }
+    if failed && report.files.is_empty() {
+        // Nothing could be checked: the reasons are on stderr, and an empty
+        // report on stdout would read as "no findings".
+        return Ok(ExitStatus::Error);
+    }
     emit(&report, &check.output, &options.filter, failed)
+}
+
+/// A file in which no MCP message was found (and nothing else went wrong:
+/// no finding at warning or above) is no capture of a session, whatever
+/// its format: a failure that says so, with the likely reason. A log whose
+/// format carries no JSON-RPC (tool events, lifecycle lines) is kept.
+fn has_messages(file: FileReport, forced: bool) -> Result<FileReport, Failure> {
+    let messages: u64 = file
+        .sessions
+        .iter()
+        .map(|s| s.counts.messages.iter().sum::<u64>())
+        .sum();
+    let carries_messages = !matches!(
+        file.format,
+        "claude-code" | "claude-code-debug" | "codex" | "cursor" | "gh-aw-server"
+    );
+    // A finding at warning or above already says what is wrong; so does
+    // the reader's note when `--input` forced a format on a log of another.
+    let serious = file.findings.iter().any(|f| {
+        f.severity >= crate::rules::Severity::Warning
+            || (forced && f.rule == crate::rules::Rule::FormatAssumption)
+    });
+    if messages > 0 || !carries_messages || serious || file.message.is_some() {
+        return Ok(file);
+    }
+    let name = if file.path == "-" {
+        "standard input"
+    } else {
+        &file.path
+    };
+    let lines = file.read.lines;
+    let why = match file.format {
+        _ if lines == 0 => "it is empty".to_string(),
+        "vscode" => "VS Code writes the messages to the server's output log only at log level \
+             Debug or Trace (Info, the default, shows only its lifecycle and stderr): run \
+             \"Developer: Set Log Level...\", pick the MCP server's channel, choose Trace and \
+             reproduce"
+            .to_string(),
+        "zed" => "Zed logs the messages only at TRACE level: enable trace logging for \
+             `context_server` and reproduce"
+            .to_string(),
+        "native" | "ndjson" => format!(
+            "none of its {lines} lines is a JSON-RPC message; is it a capture? `mcpdbg record \
+             --out FILE -- SERVER` makes one"
+        ),
+        format => format!("its {lines} lines, read as {format}, hold none"),
+    };
+    Err(Failure {
+        path: file.path.clone(),
+        message: format!("no MCP message found in {name}: {why}"),
+    })
 }
 
 /// Follows `path` until Ctrl-C; `None` when it could not be followed (said
