@@ -32,6 +32,31 @@ use mcpdbg::wire::dir::{Dir, Side};
 /// A usage error found after parsing, with the whole message to print.
 pub struct Usage(pub String);
 
+/// The hint for a server command given without `--` (`mcpdbg record --out
+/// s.log python server.py`): clap sees `python` as an unexpected argument.
+pub fn server_command_hint(
+    error: &clap::Error,
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let args: Vec<_> = args.skip(1).collect();
+    let sub = args.first()?.to_str()?;
+    if !["record", "replay", "probe"].contains(&sub) || args.iter().any(|a| a == "--") {
+        return None;
+    }
+    let found = match (error.kind(), error.get(ContextKind::InvalidArg)) {
+        (ErrorKind::UnknownArgument, Some(ContextValue::String(arg))) if !arg.starts_with('-') => {
+            arg.clone()
+        }
+        (ErrorKind::MissingRequiredArgument, _) => "SERVER".to_string(),
+        _ => return None,
+    };
+    Some(format!(
+        "hint: the server command goes after `--`, so that its own options are not read as \
+         mcpdbg's: mcpdbg {sub} [OPTIONS] -- {found} ARGS..."
+    ))
+}
+
 /// Debug Model Context Protocol (MCP) sessions over stdio, offline
 ///
 /// mcpdbg reads a captured MCP session (JSON-RPC between a host and a server
@@ -673,7 +698,7 @@ pub struct RecordArgs {
     /// (when that name is taken, as by a session started in the same second,
     /// -2, -3, ... is added before the extension).
     /// An existing file is never overwritten (see --append) and a symbolic link
-    /// is never followed.
+    /// is never followed. A missing directory is made (owner-only).
     #[arg(long, short, value_name = "FILE")]
     out: String,
 
@@ -697,7 +722,10 @@ Examples:
 
 Exit status:
   the server's exit status (128 + N when it was killed by signal N);
-  2 when the transcript cannot be opened, 127 when the server cannot be started";
+  127 when the server cannot be started. A transcript that cannot be opened
+  (it exists, is a symbolic link, or its directory cannot be made) never
+  keeps the server from starting: the session runs unrecorded, said on
+  stderr.";
 
 /// Check one JSON-RPC message on its own
 ///

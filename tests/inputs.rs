@@ -77,3 +77,26 @@ fn nothing_on_stdout_when_no_file_could_be_read() {
     let out = run(&["check", "fixtures/formats/vscode/hang.log"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_server_command_without_double_dash_gets_a_hint() {
+    for args in [
+        &["record", "--out", "s.log", "python3", "server.py"][..],
+        &["record", "--out", "s.log"][..],
+        &["probe", "python3", "server.py"][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("hint: the server command goes after `--`"),
+            "{args:?}: {err}"
+        );
+    }
+    // Other usage errors get no such hint.
+    let out = run(&["record", "--bogus", "--", "true"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr_of(&out).contains("hint: the server command"));
+    let out = run(&["check", "a", "--nope"]);
+    assert!(!stderr_of(&out).contains("hint: the server command"));
+}
