@@ -100,3 +100,96 @@ fn a_server_command_without_double_dash_gets_a_hint() {
     let out = run(&["check", "a", "--nope"]);
     assert!(!stderr_of(&out).contains("hint: the server command"));
 }
+
+/// Runs `mcpdbg ARGS` on a pseudo-terminal (Python's `pty`), types `typed`,
+/// then one Ctrl-D; returns what the terminal showed once it exited, or
+/// `None` if it was still reading 5 s later.
+fn on_a_terminal(args: &[&str], typed: &str) -> Option<String> {
+    let script = r#"
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], ["mcpdbg"] + sys.argv[3:])
+time.sleep(0.3)
+os.write(fd, sys.argv[2].encode())
+time.sleep(0.2)
+os.write(fd, b"\x04")
+out = b""
+deadline = time.time() + 5
+while time.time() < deadline:
+    r, _, _ = select.select([fd], [], [], 0.2)
+    if r:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    done, _ = os.waitpid(pid, os.WNOHANG)
+    if done:
+        break
+else:
+    os.kill(pid, 9)
+    sys.exit(3)
+sys.stdout.write(out.decode(errors="replace"))
+"#;
+    let out = std::process::Command::new(sdk_python())
+        .args(["-c", script, env!("CARGO_BIN_EXE_mcpdbg"), typed])
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("python runs");
+    match out.status.code() {
+        Some(0) => Some(String::from_utf8_lossy(&out.stdout).into_owned()),
+        Some(3) => None,
+        other => panic!("pty script: {other:?} {}", stderr_of(&out)),
+    }
+}
+
+#[test]
+fn one_ctrl_d_ends_a_message_typed_at_a_terminal() {
+    let shown = on_a_terminal(
+        &[
+            "validate",
+            "--format",
+            "concise",
+            "--revision",
+            "2025-06-18",
+        ],
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/List"}"#,
+    )
+    .expect("validate ended after one Ctrl-D");
+    assert!(shown.contains("unknown-method"), "{shown}");
+}
+
+#[test]
+fn validate_judges_a_message_cut_short_as_broken_json() {
+    for input in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping""#,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\n",
+    ] {
+        let out = run_stdin(
+            &["validate", "--format", "json", "--revision", "2025-06-18"],
+            input.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{input}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rules: Vec<_> = doc["files"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    f["severity"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rules,
+            [("invalid-json".to_string(), "error".to_string())],
+            "{input}"
+        );
+    }
+}

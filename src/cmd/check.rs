@@ -309,10 +309,15 @@ fn check_one(
     let name = path.display().to_string();
     let bytes = Rc::new(Cell::new(0));
     let (result, elapsed) = progress::timed(|| {
-        let input: Box<dyn Read> = if name == "-" {
-            if io::stdin().is_terminal() && !quiet {
+        let input: Box<dyn Read> = if name == "-" && io::stdin().is_terminal() {
+            if !quiet {
                 eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
             }
+            Box::new(Measured::new(
+                Counted::new(super::Typed::new(io::stdin()), counter.clone()),
+                &bytes,
+            ))
+        } else if name == "-" {
             Box::new(Measured::new(
                 Counted::new(io::stdin(), counter.clone()),
                 &bytes,

@@ -163,10 +163,94 @@ pub fn writer(out: &Option<PathBuf>) -> io::Result<Box<dyn Write>> {
     })
 }
 
+/// Standard input typed at a terminal: one Ctrl-D ends it. A terminal
+/// hands over a line at Enter, or what was typed so far at Ctrl-D; the
+/// kernel reports the end of input only for a Ctrl-D at the start of a
+/// line, so a message typed without a final Enter would need two. Here a
+/// read that does not end with a newline is the last one. (Only for a
+/// terminal: a pipe's reads end anywhere.)
+pub struct Typed<R> {
+    inner: R,
+    /// What the last read brought and how much of it was handed on.
+    buf: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+/// Larger than a terminal's line (4096 bytes on Linux, 1024 on macOS), so
+/// a read that stops short of a newline is a Ctrl-D, not a full buffer.
+const TYPED_BUFFER: usize = 64 * 1024;
+
+impl<R: io::Read> Typed<R> {
+    pub fn new(inner: R) -> Typed<R> {
+        Typed {
+            inner,
+            buf: Vec::new(),
+            at: 0,
+            done: false,
+        }
+    }
+}
+
+impl<R: io::Read> io::Read for Typed<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.buf.len() {
+            if self.done {
+                return Ok(0);
+            }
+            self.buf.resize(TYPED_BUFFER, 0);
+            let n = self.inner.read(&mut self.buf)?;
+            self.buf.truncate(n);
+            self.at = 0;
+            if n == 0 || (n < TYPED_BUFFER && self.buf[n - 1] != b'\n') {
+                self.done = true;
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.at);
+        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// The human and the JSON form of the outputs that have no CI format
 /// (`stats`, `diff`, `replay`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
     Table,
     Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    /// Reads as a terminal hands them over.
+    struct Chunks(Vec<&'static [u8]>);
+
+    impl io::Read for Chunks {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let chunk = self.0.remove(0);
+            buf[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        }
+    }
+
+    #[test]
+    fn one_ctrl_d_ends_typed_input() {
+        // `{"a":` Enter, `1}` Ctrl-D: the second read has no newline.
+        let mut typed = Typed::new(Chunks(vec![b"{\"a\":\n", b"1}", b"never read\n"]));
+        let mut text = String::new();
+        typed.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "{\"a\":\n1}");
+        // Lines ended with Enter, then Ctrl-D on an empty line: a plain end.
+        let mut typed = Typed::new(Chunks(vec![b"a\n", b"b\n"]));
+        let mut text = String::new();
+        typed.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "a\nb\n");
+    }
 }
