@@ -323,7 +323,16 @@ fn check_one(
                 &bytes,
             ))
         } else {
-            let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+            let file = File::open(path).map_err(|e| {
+                let hint = match e.kind() {
+                    io::ErrorKind::NotFound => host_log_hint(path),
+                    _ => None,
+                };
+                match hint {
+                    Some(hint) => format!("cannot open {name}: {e}; {hint}"),
+                    None => format!("cannot open {name}: {e}"),
+                }
+            })?;
             Box::new(Measured::new(Counted::new(file, counter.clone()), &bytes))
         };
         pipeline::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"))
@@ -572,4 +581,86 @@ fn check_paths(
         }
         Ok(())
     })
+}
+
+/// Where a host keeps the log a missing path looks like, on this OS: the
+/// file names of Claude Desktop, VS Code, Claude Code, Zed and Codex.
+fn host_log_hint(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let whole = path.to_string_lossy();
+    let macos = cfg!(target_os = "macos");
+    let (host, place) = if name == "mcp.log"
+        || (name.starts_with("mcp-server-") && !whole.contains("Cursor"))
+    {
+        (
+            "Claude Desktop",
+            if macos {
+                "~/Library/Logs/Claude/ (mcp.log, mcp-server-NAME.log)"
+            } else {
+                "~/.config/Claude/logs/ (mcp.log, mcp-server-NAME.log; Linux builds are unofficial)"
+            },
+        )
+    } else if name.starts_with("mcpServer.") {
+        (
+            "VS Code",
+            if macos {
+                "~/Library/Application Support/Code/logs/TIME/windowN/mcpServer.ID.log"
+            } else {
+                "~/.config/Code/logs/TIME/windowN/mcpServer.ID.log"
+            },
+        )
+    } else if whole.contains("mcp-logs-") || whole.contains("claude-cli-nodejs") {
+        (
+            "Claude Code",
+            if macos {
+                "~/Library/Caches/claude-cli-nodejs/DIR/mcp-logs-SERVER/ (DIR: the launch directory, `/` as `-`)"
+            } else {
+                "~/.cache/claude-cli-nodejs/DIR/mcp-logs-SERVER/ (DIR: the launch directory, `/` as `-`)"
+            },
+        )
+    } else if whole.contains(".claude/debug") {
+        (
+            "Claude Code",
+            "~/.claude/debug/SESSION.txt (with `claude --debug`)",
+        )
+    } else if name == "Zed.log" {
+        (
+            "Zed",
+            if macos {
+                "~/Library/Logs/Zed/Zed.log (`zed: open log` shows it)"
+            } else {
+                "the file its `zed: open log` command opens"
+            },
+        )
+    } else if name == "codex-tui.log" {
+        ("Codex CLI", "~/.codex/log/codex-tui.log")
+    } else {
+        return None;
+    };
+    Some(format!("{host} keeps its logs in {place}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_host_logs_are_pointed_at_their_place() {
+        let hint = |p: &str| host_log_hint(Path::new(p)).unwrap_or_default();
+        assert!(
+            hint("logs/mcp-server-notes.log").starts_with("Claude Desktop keeps its logs in ~/")
+        );
+        assert!(hint("mcp.log").contains("Claude"));
+        assert!(hint("x/mcpServer.mcp.config.usrlocal.notes.log").contains("/Code/logs/"));
+        assert!(hint("Zed.log").starts_with("Zed"));
+        assert!(hint("codex-tui.log").contains("~/.codex/log/"));
+        assert!(
+            hint("a/mcp-logs-notes/2025-11-02T08-05-19-374Z.jsonl").contains("claude-cli-nodejs")
+        );
+        assert_eq!(host_log_hint(Path::new("session.log")), None);
+        #[cfg(target_os = "macos")]
+        assert!(hint("mcp.log").contains("~/Library/Logs/Claude/"));
+        #[cfg(target_os = "linux")]
+        assert!(hint("mcp.log").contains("~/.config/Claude/logs/"));
+    }
 }
