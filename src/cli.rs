@@ -208,9 +208,11 @@ pub struct CheckArgs {
 
     /// Keep reading FILE as it grows and print each finding as it appears
     ///
-    /// Like `tail -f`: survives truncation and rotation (reading the new file
-    /// from its start). While requests are open, prints the oldest one and
-    /// how long it has waited every few seconds. Ctrl-C prints the report.
+    /// Like `tail -F`: waits for a FILE that does not exist yet, survives
+    /// truncation and rotation (reading the new file from its start). While
+    /// requests are open, prints the oldest one (with its tool) and how long
+    /// it has waited every few seconds; says when the server ended. Ctrl-C
+    /// prints the report.
     #[arg(long, short)]
     follow: bool,
 
