@@ -133,6 +133,9 @@ impl Redactor {
     /// Redacts a finding's words (its method and id are kept).
     pub fn finding(&mut self, finding: &mut Finding) {
         finding.message = self.apply(&finding.message);
+        if let Some(subject) = &finding.subject {
+            finding.subject = Some(self.whole(subject));
+        }
     }
 
     /// A whole line of text (stderr) as its placeholder.

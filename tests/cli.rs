@@ -304,7 +304,15 @@ fn json_schema_version_1_is_pinned() {
             }
         }
         for f in file["findings"].as_array().expect("findings") {
-            let optional = ["time", "direction", "id", "method", "related", "file"];
+            let optional = [
+                "time",
+                "direction",
+                "id",
+                "method",
+                "subject",
+                "related",
+                "file",
+            ];
             keys(
                 f,
                 &["rule", "severity", "session", "line", "message"],
@@ -326,7 +334,7 @@ fn json_schema_version_1_is_pinned() {
     }
     assert_eq!(
         optional_seen.len(),
-        5,
+        6,
         "the fixtures should show every optional finding field: {optional_seen:?}"
     );
     // Ids keep their JSON type: a string id stays a string.
@@ -2212,7 +2220,15 @@ fn jsonl_records_version_1_are_pinned() {
         }
         for finding in findings {
             let r = &records[at];
-            let optional = ["file", "time", "direction", "id", "method", "related"];
+            let optional = [
+                "file",
+                "time",
+                "direction",
+                "id",
+                "method",
+                "subject",
+                "related",
+            ];
             in_order(
                 r,
                 &[
@@ -2233,6 +2249,7 @@ fn jsonl_records_version_1_are_pinned() {
                     "direction",
                     "id",
                     "method",
+                    "subject",
                     "related",
                 ],
             );
