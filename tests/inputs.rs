@@ -105,6 +105,10 @@ fn a_server_command_without_double_dash_gets_a_hint() {
 /// then one Ctrl-D; returns what the terminal showed once it exited, or
 /// `None` if it was still reading 5 s later.
 fn on_a_terminal(args: &[&str], typed: &str) -> Option<String> {
+    on_a_terminal_with(args, typed, &[])
+}
+
+fn on_a_terminal_with(args: &[&str], typed: &str, env: &[(&str, &str)]) -> Option<String> {
     let script = r#"
 import os, pty, select, sys, time
 pid, fd = pty.fork()
@@ -138,6 +142,9 @@ sys.stdout.write(out.decode(errors="replace"))
         .args(["-c", script, env!("CARGO_BIN_EXE_mcpdbg"), typed])
         .args(args)
         .current_dir(root())
+        .env_remove("COLUMNS")
+        .env_remove("NO_COLOR")
+        .envs(env.iter().copied())
         .output()
         .expect("python runs");
     match out.status.code() {
@@ -190,6 +197,40 @@ fn validate_judges_a_message_cut_short_as_broken_json() {
             rules,
             [("invalid-json".to_string(), "error".to_string())],
             "{input}"
+        );
+    }
+}
+
+#[test]
+fn on_a_terminal_the_table_and_the_timeline_fit_columns() {
+    let widths = |text: &str, rows_only: bool| -> usize {
+        text.lines()
+            .map(|l| l.trim_end_matches('\r'))
+            .filter(|l| !l.starts_with("mcpdbg:"))
+            // The timeline's rows start with their line number.
+            .filter(|l| !rows_only || l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let sample = "fixtures/sample-session.log";
+    // check's tables fit 80 columns; the timeline's rows fit 120 (its fixed
+    // columns take 78), their summaries cut with `…`.
+    for (args, columns, rows_only) in [
+        (&["check", "--color", "never", sample][..], "80", false),
+        (&["timeline", sample][..], "120", true),
+    ] {
+        let shown = on_a_terminal_with(args, "", &[("COLUMNS", columns)]).expect("ends");
+        assert!(shown.lines().count() > 10, "{shown}");
+        let limit: usize = columns.parse().unwrap();
+        assert!(
+            widths(&shown, rows_only) <= limit,
+            "{args:?} at COLUMNS={columns}:\n{shown}"
+        );
+        let wide = on_a_terminal_with(args, "", &[("COLUMNS", "300")]).expect("ends");
+        assert!(
+            widths(&wide, rows_only) > limit,
+            "{args:?} at COLUMNS=300:\n{wide}"
         );
     }
 }
