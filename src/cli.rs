@@ -32,6 +32,31 @@ use mcpdbg::wire::dir::{Dir, Side};
 /// A usage error found after parsing, with the whole message to print.
 pub struct Usage(pub String);
 
+/// The hint for a server command given without `--` (`mcpdbg record --out
+/// s.log python server.py`): clap sees `python` as an unexpected argument.
+pub fn server_command_hint(
+    error: &clap::Error,
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let args: Vec<_> = args.skip(1).collect();
+    let sub = args.first()?.to_str()?;
+    if !["record", "replay", "probe"].contains(&sub) || args.iter().any(|a| a == "--") {
+        return None;
+    }
+    let found = match (error.kind(), error.get(ContextKind::InvalidArg)) {
+        (ErrorKind::UnknownArgument, Some(ContextValue::String(arg))) if !arg.starts_with('-') => {
+            arg.clone()
+        }
+        (ErrorKind::MissingRequiredArgument, _) => "SERVER".to_string(),
+        _ => return None,
+    };
+    Some(format!(
+        "hint: the server command goes after `--`, so that its own options are not read as \
+         mcpdbg's: mcpdbg {sub} [OPTIONS] -- {found} ARGS..."
+    ))
+}
+
 /// Debug Model Context Protocol (MCP) sessions over stdio, offline
 ///
 /// mcpdbg reads a captured MCP session (JSON-RPC between a host and a server
@@ -183,9 +208,11 @@ pub struct CheckArgs {
 
     /// Keep reading FILE as it grows and print each finding as it appears
     ///
-    /// Like `tail -f`: survives truncation and rotation (reading the new file
-    /// from its start). While requests are open, prints the oldest one and
-    /// how long it has waited every few seconds. Ctrl-C prints the report.
+    /// Like `tail -F`: waits for a FILE that does not exist yet, survives
+    /// truncation and rotation (reading the new file from its start). While
+    /// requests are open, prints the oldest one (with its tool) and how long
+    /// it has waited every few seconds; says when the server ended. Ctrl-C
+    /// prints the report.
     #[arg(long, short)]
     follow: bool,
 
@@ -222,11 +249,17 @@ struct RuleArgs {
 /// How to report (`check`, `validate`).
 #[derive(Args)]
 struct OutputArgs {
-    /// Output format: a table, one JSON document, JSON Lines (one record
-    /// per line, written as each file finishes), SARIF 2.1.0 (code
-    /// scanning), GitHub Actions annotations or JUnit XML
+    /// Output format: a table, one line per finding (`concise`:
+    /// `path:line: severity rule: message`), one JSON document, JSON Lines
+    /// (one record per line, written as each file finishes), SARIF 2.1.0
+    /// (code scanning), GitHub Actions annotations or JUnit XML
     #[arg(long, value_enum, default_value_t = ReportFormatArg::Table)]
     format: ReportFormatArg,
+
+    /// Fit the table in this many columns [default: on a terminal, its
+    /// width (or COLUMNS); otherwise a fixed layout]
+    #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(20..))]
+    width: Option<u16>,
 
     /// The directory SARIF and GitHub annotation paths are relative to
     /// [default: the working directory]
@@ -255,7 +288,9 @@ Examples:
 Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
-  2  usage error, or a file could not be read";
+  2  usage error, a file could not be read, or a file holds no MCP message
+     (said on stderr, with the likely reason); when no file could be
+     checked, nothing is printed on stdout";
 
 /// Start a server, talk to it as a host does, record the session and check it
 ///
@@ -353,14 +388,15 @@ pub struct TimelineArgs {
     /// The capture to show (a file: it is read twice)
     file: PathBuf,
 
-    /// Output format: text rows, a Mermaid sequence diagram, or one
-    /// self-contained HTML page with an SVG sequence diagram
-    #[arg(long, value_enum, default_value_t = TimelineFormat::Text)]
+    /// Output format: aligned rows, one versioned JSON document, a Mermaid
+    /// sequence diagram, or one self-contained HTML page with an SVG
+    /// sequence diagram
+    #[arg(long, value_enum, default_value_t = TimelineFormat::Table)]
     format: TimelineFormat,
 
-    /// Write to this file instead of standard output
-    #[arg(long, short, value_name = "FILE")]
-    out: Option<PathBuf>,
+    /// Write the output to this file instead of standard output
+    #[arg(long, short, value_name = "FILE", alias = "out")]
+    output: Option<PathBuf>,
 
     /// Only this method (repeatable; `tools/*` matches a prefix); a response
     /// matches by the method of its request
@@ -372,7 +408,7 @@ pub struct TimelineArgs {
     id: Vec<String>,
 
     /// Only this direction (repeatable)
-    #[arg(long, value_enum, value_name = "DIR")]
+    #[arg(long, value_enum, value_name = "DIR", alias = "direction")]
     dir: Vec<DirArg>,
 
     /// Only this kind of row (repeatable)
@@ -487,8 +523,8 @@ pub struct DiffArgs {
 struct CompareArgs {
     /// Do not compare this JSON path (`result.meta.time`, `result.content[*].id`,
     /// `serverInfo.version`); repeatable
-    #[arg(long, value_name = "PATH")]
-    ignore: Vec<String>,
+    #[arg(long, value_name = "PATH", alias = "ignore")]
+    ignore_path: Vec<String>,
 
     /// What the later session should be: the same, or fixed (the earlier
     /// one's hangs and errors gone, nothing else changed)
@@ -498,6 +534,10 @@ struct CompareArgs {
     /// Output format (`json` is a versioned document)
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
+
+    /// Show the logs' strings as placeholders (see `check --redact`)
+    #[arg(long)]
+    redact: bool,
 }
 
 /// Play a captured session's client side against a server and compare
@@ -516,8 +556,8 @@ pub struct ReplayArgs {
     /// The recorded session (any format that carries whole client messages)
     log: PathBuf,
 
-    /// Where to write the new session; created, never overwritten
-    /// [default: LOG.replay-TIME.log, TIME the UTC start time]
+    /// Where to write the new session's transcript; created, never
+    /// overwritten [default: LOG.replay-TIME.log, TIME the UTC start time]
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
 
@@ -576,7 +616,7 @@ Examples:
   mcpdbg replay notes.log -- python notes_server.py
   mcpdbg replay --expect fixed --out after-fix.log notes.log -- python notes_server.py
   mcpdbg replay --timing original --stop-on-hang notes.log -- ./server
-  mcpdbg replay --ignore result.structuredContent.time notes.log -- ./server
+  mcpdbg replay --ignore-path result.structuredContent.time notes.log -- ./server
 
 Exit status:
   0  the server behaved as recorded (or as --expect fixed says)
@@ -593,7 +633,7 @@ enum ExpectArg {
 const DIFF_EXAMPLES: &str = "\
 Examples:
   mcpdbg diff yesterday.log today.log
-  mcpdbg diff --ignore result.structuredContent.time old.log new.log
+  mcpdbg diff --ignore-path result.structuredContent.time old.log new.log
   mcpdbg diff --format json old.log new.log | jq '.requests[] | select(.verdict != \"same\")'
 
 Exit status:
@@ -612,7 +652,9 @@ Exit status:
 
 #[derive(Clone, Copy, ValueEnum)]
 enum TimelineFormat {
-    Text,
+    #[value(alias = "text")]
+    Table,
+    Json,
     Mermaid,
     Html,
 }
@@ -620,8 +662,10 @@ enum TimelineFormat {
 #[derive(Clone, Copy, ValueEnum)]
 enum DirArg {
     /// client to server
+    #[value(alias = "client-to-server")]
     C2s,
     /// server to client
+    #[value(alias = "server-to-client")]
     S2c,
     /// the server's stderr
     Stderr,
@@ -656,7 +700,7 @@ pub struct RecordArgs {
     /// (when that name is taken, as by a session started in the same second,
     /// -2, -3, ... is added before the extension).
     /// An existing file is never overwritten (see --append) and a symbolic link
-    /// is never followed.
+    /// is never followed. A missing directory is made (owner-only).
     #[arg(long, short, value_name = "FILE")]
     out: String,
 
@@ -680,7 +724,10 @@ Examples:
 
 Exit status:
   the server's exit status (128 + N when it was killed by signal N);
-  2 when the transcript cannot be opened, 127 when the server cannot be started";
+  127 when the server cannot be started. A transcript that cannot be opened
+  (it exists, is a symbolic link, or its directory cannot be made) never
+  keeps the server from starting: the session runs unrecorded, said on
+  stderr.";
 
 /// Check one JSON-RPC message on its own
 ///
@@ -700,9 +747,10 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "REV", value_parser = parse_revision, default_value = Revision::LATEST.as_str())]
     revision: Revision,
 
-    /// Who sent it (inferred from the method when not given)
-    #[arg(long, value_enum, value_name = "DIR")]
-    direction: Option<DirectionArg>,
+    /// Who sent it: c2s (client to server) or s2c (server to client);
+    /// inferred from the method when not given
+    #[arg(long, value_enum, value_name = "DIR", alias = "direction")]
+    dir: Option<DirectionArg>,
 
     /// For a response: the method of the request it answers (enables result checks)
     #[arg(long, value_name = "METHOD")]
@@ -722,8 +770,12 @@ Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 for usag
 
 #[derive(Clone, Copy, ValueEnum)]
 enum DirectionArg {
-    ClientToServer,
-    ServerToClient,
+    /// client to server
+    #[value(alias = "client-to-server")]
+    C2s,
+    /// server to client
+    #[value(alias = "server-to-client")]
+    S2c,
 }
 
 /// Explain one rule: why it matters, how to fix it, its spec source, an example
@@ -733,13 +785,14 @@ pub struct ExplainArgs {
     rule: String,
 
     /// Output format
-    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Table)]
     format: ExplainFormat,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ExplainFormat {
-    Text,
+    #[value(alias = "text")]
+    Table,
     Json,
 }
 
@@ -755,6 +808,7 @@ pub struct RulesArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum RulesFormat {
+    #[value(alias = "text")]
     Table,
     Json,
     Markdown,
@@ -762,6 +816,7 @@ enum RulesFormat {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FormatArg {
+    #[value(alias = "text")]
     Table,
     Json,
 }
@@ -775,7 +830,9 @@ enum EraArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ReportFormatArg {
+    #[value(alias = "text")]
     Table,
+    Concise,
     Json,
     Jsonl,
     Sarif,
@@ -883,10 +940,21 @@ fn parse_lines(s: &str) -> Result<(u64, u64), String> {
     Ok((a, b))
 }
 
+/// Seconds, bare (`5`, `0.5`) or with a unit: `2s`, `500ms`, `1m`.
 fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err("expected a number of seconds, such as 5 or 0.5".into()),
+    let t = s.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * scale),
+        _ => Err("expected seconds, such as 5, 0.5, 2s, 500ms or 1m".into()),
     }
 }
 
@@ -905,6 +973,7 @@ impl OutputArgs {
         Output {
             format: match self.format {
                 ReportFormatArg::Table => OutputFormat::Table,
+                ReportFormatArg::Concise => OutputFormat::Concise,
                 ReportFormatArg::Json => OutputFormat::Json,
                 ReportFormatArg::Jsonl => OutputFormat::Jsonl,
                 ReportFormatArg::Sarif => OutputFormat::Sarif,
@@ -925,6 +994,7 @@ impl OutputArgs {
             sarif_base: self.sarif_base.clone(),
             baseline: false,
             schema_check: false,
+            width: self.width.map(usize::from),
         }
     }
 }
@@ -941,12 +1011,13 @@ impl FormatArg {
 impl CompareArgs {
     fn compare(self) -> Compare {
         Compare {
-            ignore: self.ignore,
+            ignore: self.ignore_path,
             expect: match self.expect {
                 ExpectArg::Same => Expect::Same,
                 ExpectArg::Fixed => Expect::Fixed,
             },
             form: self.format.form(),
+            redact: self.redact,
         }
     }
 }
@@ -1045,9 +1116,9 @@ impl ValidateArgs {
     pub fn into_validate(self) -> (Option<String>, ValidateOptions, Output) {
         let options = ValidateOptions {
             revision: self.revision,
-            side: self.direction.map(|d| match d {
-                DirectionArg::ClientToServer => Side::Client,
-                DirectionArg::ServerToClient => Side::Server,
+            side: self.dir.map(|d| match d {
+                DirectionArg::C2s => Side::Client,
+                DirectionArg::S2c => Side::Server,
             }),
             answers: self.answers,
         };
@@ -1101,17 +1172,19 @@ impl TimelineArgs {
                 errors_only: self.errors_only,
             },
             around: self.around.map(|line| (line, self.context)),
-            keep_raw: self.full || matches!(self.format, TimelineFormat::Html),
+            keep_raw: self.full
+                || matches!(self.format, TimelineFormat::Html | TimelineFormat::Json),
         };
         Ok(Timeline {
             file: self.file,
             options,
             drawing: match self.format {
-                TimelineFormat::Text => Drawing::Text,
+                TimelineFormat::Table => Drawing::Text,
+                TimelineFormat::Json => Drawing::Json,
                 TimelineFormat::Mermaid => Drawing::Mermaid,
                 TimelineFormat::Html => Drawing::Html,
             },
-            out: self.out,
+            out: self.output,
             full: self.full,
         })
     }
@@ -1236,7 +1309,7 @@ impl ExplainArgs {
         let rule = Rule::from_name(self.rule.trim())
             .ok_or_else(|| Usage(format!("mcpdbg explain: {}", unknown_rule(&self.rule))))?;
         let format = match self.format {
-            ExplainFormat::Text => CatalogueFormat::Text,
+            ExplainFormat::Table => CatalogueFormat::Text,
             ExplainFormat::Json => CatalogueFormat::Json,
         };
         Ok((rule, format))

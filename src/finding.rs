@@ -28,6 +28,9 @@ pub struct Finding {
     pub dir: Option<Dir>,
     pub id: Option<RequestId>,
     pub method: Option<String>,
+    /// The tool, prompt or resource (name or URI) the request is about,
+    /// when the finding is about one.
+    pub subject: Option<String>,
     /// Other lines involved (the earlier use of an id, the request a
     /// response answers, the end of a multi-line message).
     pub related: Vec<u64>,
@@ -47,6 +50,7 @@ impl Finding {
             dir: None,
             id: None,
             method: None,
+            subject: None,
             related: Vec::new(),
             message: message.into(),
         }
@@ -77,6 +81,11 @@ impl Finding {
 
     pub fn method(mut self, method: Option<&str>) -> Finding {
         self.method = method.map(str::to_owned);
+        self
+    }
+
+    pub fn subject(mut self, subject: Option<&str>) -> Finding {
+        self.subject = subject.map(str::to_owned);
         self
     }
 

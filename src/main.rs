@@ -15,7 +15,18 @@ mod cli;
 use cli::{Cli, Command, Usage};
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let hint = cli::server_command_hint(&e, std::env::args_os());
+            let _ = e.print();
+            if let Some(hint) = hint {
+                eprintln!("{hint}");
+            }
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let result = match cli.command {
         Command::Check(args) => args.into_check().map(cmd::check::run),
         Command::Validate(args) => {
             let (message, options, output) = args.into_validate();

@@ -133,6 +133,9 @@ impl Redactor {
     /// Redacts a finding's words (its method and id are kept).
     pub fn finding(&mut self, finding: &mut Finding) {
         finding.message = self.apply(&finding.message);
+        if let Some(subject) = &finding.subject {
+            finding.subject = Some(self.whole(subject));
+        }
     }
 
     /// A whole line of text (stderr) as its placeholder.
@@ -154,6 +157,31 @@ impl Redactor {
             }
             Err(_) => self.apply(raw),
         }
+    }
+
+    /// A value found at `path` (`serverInfo.version`, `result.content[0].text`)
+    /// with its strings replaced, judged under the keys of the path (so a
+    /// protocol version or a `type` is kept, as in a message).
+    pub fn value_at(&mut self, path: &str, value: &mut Value) {
+        let keys: Vec<&str> = path
+            .split('.')
+            .map(|k| k.split('[').next().unwrap_or(k))
+            .filter(|k| !k.is_empty())
+            .collect();
+        let mut nested = std::mem::take(value);
+        for key in keys.iter().rev() {
+            let mut m = Map::new();
+            m.insert((*key).to_string(), nested);
+            nested = Value::Object(m);
+        }
+        self.value_mut(&mut nested, None);
+        for key in &keys {
+            nested = match nested {
+                Value::Object(mut m) => m.remove(*key).unwrap_or(Value::Null),
+                other => other,
+            };
+        }
+        *value = nested;
     }
 
     /// `text` with every remembered string and every secret shape replaced.

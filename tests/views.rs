@@ -907,7 +907,7 @@ fn follow_prints_findings_as_the_file_grows() {
     append(&path, head);
     std::thread::sleep(Duration::from_millis(300));
     append(&path, tail);
-    let seen = expect_line(&rx, "open: tools/call id 9 (line 18)");
+    let seen = expect_line(&rx, "open: tools/call \"file_note\" id 9 (line 18)");
     assert!(
         !seen.iter().any(|l| l.starts_with("line 18:")),
         "the first piece was read as a line of its own: {seen:?}"
@@ -1006,11 +1006,79 @@ fn follow_usage_errors_exit_2() {
             .code(),
         Some(2)
     );
-    assert_eq!(
-        run(&["check", "--follow", "fixtures/no-such-file.log"])
-            .status
-            .code(),
-        Some(2)
+}
+
+#[test]
+fn follow_waits_for_a_missing_file_and_notices_the_server_exit() {
+    let dir = scratch("follow-missing");
+    let path = dir.join("later.log");
+    let mut child = Killed(
+        mcpdbg()
+            .args([
+                "check",
+                "--follow",
+                "--poll-interval",
+                "0.05",
+                "--status-interval",
+                "0.2",
+            ])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts"),
+    );
+    let child = &mut child.0;
+    let rx = lines_of(child.stdout.take().expect("stdout"));
+    let notes = lines_of(child.stderr.take().expect("stderr"));
+    expect_line(&notes, "does not exist yet; waiting for it");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().expect("wait").is_none(), "it waits");
+    let t = "2026-11-20T14:00:0";
+    fs::write(
+        &path,
+        format!(
+            "{t}0.000000Z # start: python server.py\n\
+             {t}0.100000Z > {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+             {t}0.200000Z < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
+             {t}0.300000Z > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n\
+             {t}0.400000Z > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"wait_for_ever\",\"arguments\":{{}}}}}}\n"
+        ),
+    )
+    .expect("write");
+    // The open request is named by its tool.
+    expect_line(&rx, "open: tools/call \"wait_for_ever\" id 2 (line 5)");
+    append(
+        &path,
+        &format!("{t}9.000000Z # server exited with status 1\n"),
+    );
+    let seen = expect_line(
+        &rx,
+        "line 6: the server ended (server exited with status 1)",
+    );
+    assert!(
+        seen.last()
+            .expect("line")
+            .ends_with("1 request still open will never be answered"),
+        "{seen:?}"
+    );
+    // Once the server is gone, nothing is waited on: no more `open:` lines.
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let mut rest = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) => rest.push(line),
+            Err(_) => break,
+        }
+    }
+    let status = wait_at_most(child, Duration::from_secs(10)).expect("exits after SIGINT");
+    assert!(!rest.iter().any(|l| l.starts_with("open:")), "{rest:?}");
+    assert_eq!(status.code(), Some(1), "{rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("unanswered-request")),
+        "{rest:?}"
     );
 }
 

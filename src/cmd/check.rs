@@ -134,7 +134,7 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
                 &counter,
                 check.quiet,
                 &mut |_, result| {
-                    match result {
+                    match result.and_then(|f| has_messages(f, options.format.is_some())) {
                         Ok(file) => {
                             worst = worst.max(file.worst());
                             json::file_lines(&file, &mut out)?;
@@ -169,7 +169,7 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
         )
     })?;
     for result in results.into_iter().flatten() {
-        match result {
+        match result.and_then(|f| has_messages(f, options.format.is_some())) {
             Ok(file) => report.files.push(file),
             Err(failure) => {
                 eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
@@ -177,7 +177,63 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
             }
         }
     }
+    if failed && report.files.is_empty() {
+        // Nothing could be checked: the reasons are on stderr, and an empty
+        // report on stdout would read as "no findings".
+        return Ok(ExitStatus::Error);
+    }
     emit(&report, &check.output, &options.filter, failed)
+}
+
+/// A file in which no MCP message was found (and nothing else went wrong:
+/// no finding at warning or above) is no capture of a session, whatever
+/// its format: a failure that says so, with the likely reason. A log whose
+/// format carries no JSON-RPC (tool events, lifecycle lines) is kept.
+fn has_messages(file: FileReport, forced: bool) -> Result<FileReport, Failure> {
+    let messages: u64 = file
+        .sessions
+        .iter()
+        .map(|s| s.counts.messages.iter().sum::<u64>())
+        .sum();
+    let carries_messages = !matches!(
+        file.format,
+        "claude-code" | "claude-code-debug" | "codex" | "cursor" | "gh-aw-server"
+    );
+    // A finding at warning or above already says what is wrong; so does
+    // the reader's note when `--input` forced a format on a log of another.
+    let serious = file.findings.iter().any(|f| {
+        f.severity >= crate::rules::Severity::Warning
+            || (forced && f.rule == crate::rules::Rule::FormatAssumption)
+    });
+    if messages > 0 || !carries_messages || serious || file.message.is_some() {
+        return Ok(file);
+    }
+    let name = if file.path == "-" {
+        "standard input"
+    } else {
+        &file.path
+    };
+    let lines = file.read.lines;
+    let why = match file.format {
+        _ if lines == 0 => "it is empty".to_string(),
+        "vscode" => "VS Code writes the messages to the server's output log only at log level \
+             Debug or Trace (Info, the default, shows only its lifecycle and stderr): run \
+             \"Developer: Set Log Level...\", pick the MCP server's channel, choose Trace and \
+             reproduce"
+            .to_string(),
+        "zed" => "Zed logs the messages only at TRACE level: enable trace logging for \
+             `context_server` and reproduce"
+            .to_string(),
+        "native" | "ndjson" => format!(
+            "none of its {lines} lines is a JSON-RPC message; is it a capture? `mcpdbg record \
+             --out FILE -- SERVER` makes one"
+        ),
+        format => format!("its {lines} lines, read as {format}, hold none"),
+    };
+    Err(Failure {
+        path: file.path.clone(),
+        message: format!("no MCP message found in {name}: {why}"),
+    })
 }
 
 /// Follows `path` until Ctrl-C; `None` when it could not be followed (said
@@ -253,16 +309,30 @@ fn check_one(
     let name = path.display().to_string();
     let bytes = Rc::new(Cell::new(0));
     let (result, elapsed) = progress::timed(|| {
-        let input: Box<dyn Read> = if name == "-" {
-            if io::stdin().is_terminal() && !quiet {
+        let input: Box<dyn Read> = if name == "-" && io::stdin().is_terminal() {
+            if !quiet {
                 eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
             }
+            Box::new(Measured::new(
+                Counted::new(super::Typed::new(io::stdin()), counter.clone()),
+                &bytes,
+            ))
+        } else if name == "-" {
             Box::new(Measured::new(
                 Counted::new(io::stdin(), counter.clone()),
                 &bytes,
             ))
         } else {
-            let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+            let file = File::open(path).map_err(|e| {
+                let hint = match e.kind() {
+                    io::ErrorKind::NotFound => host_log_hint(path),
+                    _ => None,
+                };
+                match hint {
+                    Some(hint) => format!("cannot open {name}: {e}; {hint}"),
+                    None => format!("cannot open {name}: {e}"),
+                }
+            })?;
             Box::new(Measured::new(Counted::new(file, counter.clone()), &bytes))
         };
         pipeline::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"))
@@ -511,4 +581,86 @@ fn check_paths(
         }
         Ok(())
     })
+}
+
+/// Where a host keeps the log a missing path looks like, on this OS: the
+/// file names of Claude Desktop, VS Code, Claude Code, Zed and Codex.
+fn host_log_hint(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let whole = path.to_string_lossy();
+    let macos = cfg!(target_os = "macos");
+    let (host, place) = if name == "mcp.log"
+        || (name.starts_with("mcp-server-") && !whole.contains("Cursor"))
+    {
+        (
+            "Claude Desktop",
+            if macos {
+                "~/Library/Logs/Claude/ (mcp.log, mcp-server-NAME.log)"
+            } else {
+                "~/.config/Claude/logs/ (mcp.log, mcp-server-NAME.log; Linux builds are unofficial)"
+            },
+        )
+    } else if name.starts_with("mcpServer.") {
+        (
+            "VS Code",
+            if macos {
+                "~/Library/Application Support/Code/logs/TIME/windowN/mcpServer.ID.log"
+            } else {
+                "~/.config/Code/logs/TIME/windowN/mcpServer.ID.log"
+            },
+        )
+    } else if whole.contains("mcp-logs-") || whole.contains("claude-cli-nodejs") {
+        (
+            "Claude Code",
+            if macos {
+                "~/Library/Caches/claude-cli-nodejs/DIR/mcp-logs-SERVER/ (DIR: the launch directory, `/` as `-`)"
+            } else {
+                "~/.cache/claude-cli-nodejs/DIR/mcp-logs-SERVER/ (DIR: the launch directory, `/` as `-`)"
+            },
+        )
+    } else if whole.contains(".claude/debug") {
+        (
+            "Claude Code",
+            "~/.claude/debug/SESSION.txt (with `claude --debug`)",
+        )
+    } else if name == "Zed.log" {
+        (
+            "Zed",
+            if macos {
+                "~/Library/Logs/Zed/Zed.log (`zed: open log` shows it)"
+            } else {
+                "the file its `zed: open log` command opens"
+            },
+        )
+    } else if name == "codex-tui.log" {
+        ("Codex CLI", "~/.codex/log/codex-tui.log")
+    } else {
+        return None;
+    };
+    Some(format!("{host} keeps its logs in {place}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_host_logs_are_pointed_at_their_place() {
+        let hint = |p: &str| host_log_hint(Path::new(p)).unwrap_or_default();
+        assert!(
+            hint("logs/mcp-server-notes.log").starts_with("Claude Desktop keeps its logs in ~/")
+        );
+        assert!(hint("mcp.log").contains("Claude"));
+        assert!(hint("x/mcpServer.mcp.config.usrlocal.notes.log").contains("/Code/logs/"));
+        assert!(hint("Zed.log").starts_with("Zed"));
+        assert!(hint("codex-tui.log").contains("~/.codex/log/"));
+        assert!(
+            hint("a/mcp-logs-notes/2025-11-02T08-05-19-374Z.jsonl").contains("claude-cli-nodejs")
+        );
+        assert_eq!(host_log_hint(Path::new("session.log")), None);
+        #[cfg(target_os = "macos")]
+        assert!(hint("mcp.log").contains("~/Library/Logs/Claude/"));
+        #[cfg(target_os = "linux")]
+        assert!(hint("mcp.log").contains("~/.config/Claude/logs/"));
+    }
 }

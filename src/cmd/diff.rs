@@ -14,10 +14,12 @@ use crate::finding::Finding;
 use crate::live::replay;
 use crate::pipeline::{self, Options};
 use crate::reader::Format;
+use crate::redact::Redactor;
 use crate::render;
 use crate::text::escape_control;
 use crate::views::capture::{self, Capture};
-use crate::views::diff::{self, Comparison, Expect, Labels, Pattern};
+use crate::views::diff::{self, Change, Comparison, Expect, Labels, Pattern};
+use crate::views::passes::Entries;
 
 /// What both commands compare by.
 #[derive(Clone, Debug)]
@@ -26,6 +28,8 @@ pub struct Compare {
     pub ignore: Vec<String>,
     pub expect: Expect,
     pub form: Form,
+    /// `--redact`: the report's strings from the logs as placeholders.
+    pub redact: bool,
 }
 
 /// `mcpdbg diff BEFORE AFTER`.
@@ -72,12 +76,20 @@ pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
         (&after, &after_findings),
         &BTreeSet::new(),
     );
-    let labels = Labels {
+    let mut labels = Labels {
         kind: "diff",
         before: (d.before.display().to_string(), before.format.as_str()),
         after: (d.after.display().to_string(), after.format.as_str()),
         command: None,
     };
+    let mut comparison = comparison;
+    if d.compare.redact {
+        redact(
+            &[(&d.before, d.input), (&d.after, d.input)],
+            &mut labels,
+            &mut comparison,
+        )?;
+    }
     write_comparison(&labels, &comparison, d.compare.form)
 }
 
@@ -134,12 +146,20 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let labels = Labels {
+    let mut labels = Labels {
         kind: "replay",
         before: (r.log.display().to_string(), before.format.as_str()),
         after: (out.display().to_string(), after.format.as_str()),
         command: Some(shown.join(" ")),
     };
+    if r.compare.redact {
+        // The new transcript is native, whatever LOG was.
+        redact(
+            &[(&r.log, r.input), (&out, None)],
+            &mut labels,
+            &mut comparison,
+        )?;
+    }
     write_comparison(&labels, &comparison, r.compare.form)
 }
 
@@ -156,6 +176,58 @@ fn compare(
     comparison.findings_before = diff::rule_counts(before_findings);
     comparison.findings_after = diff::rule_counts(after_findings);
     comparison
+}
+
+/// `--redact`: every string the logs' messages and stderr carry is
+/// remembered (both files, in order, so a string reads the same on both
+/// sides), then the comparison's text and values are shown with
+/// placeholders. Methods, ids, JSON paths, verdicts, outcomes and the
+/// rules' counts are kept; the server command keeps its words but loses
+/// secret shapes, as `check --redact` does with text no message carries.
+fn redact(
+    files: &[(&Path, Option<Format>)],
+    labels: &mut Labels,
+    comparison: &mut Comparison,
+) -> io::Result<()> {
+    let mut redactor = Some(Redactor::default());
+    for &(path, format) in files {
+        let file = File::open(path).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()))
+        })?;
+        let mut entries = Entries::open(Box::new(file), format, false)?;
+        if let Some(r) = redactor.take() {
+            entries.redact(r);
+        }
+        let read = entries.try_for_each(|entry| entry.map(drop));
+        redactor = entries.take_redactor();
+        read?;
+    }
+    let mut r = redactor.unwrap_or_default();
+    let changes = |list: &mut Vec<Change>, r: &mut Redactor| {
+        for c in list.iter_mut() {
+            for v in [&mut c.before, &mut c.after].into_iter().flatten() {
+                r.value_at(&c.path, v);
+            }
+        }
+    };
+    changes(&mut comparison.handshake, &mut r);
+    for l in &mut comparison.lists {
+        l.name = r.whole(&l.name);
+        changes(&mut l.changes, &mut r);
+    }
+    for row in &mut comparison.rows {
+        if let Some(subject) = &row.subject {
+            row.subject = Some(r.whole(subject));
+        }
+        changes(&mut row.changes, &mut r);
+    }
+    for note in &mut comparison.notes {
+        *note = r.apply(note);
+    }
+    if let Some(command) = &labels.command {
+        labels.command = Some(r.apply(command));
+    }
+    Ok(())
 }
 
 /// A capture and its findings.

@@ -37,6 +37,7 @@ impl Color {
     /// The style for output to `stream`.
     pub fn style(self, stream: &impl IsTerminal) -> Style {
         Style {
+            width: None,
             color: match self {
                 Color::Always => true,
                 Color::Never => false,
@@ -64,6 +65,8 @@ pub struct Output {
     /// `check --schema-check` ran: its rules are in effect, so JUnit lists
     /// them as test cases.
     pub schema_check: bool,
+    /// `--width`: the columns the table fits in, terminal or not.
+    pub width: Option<usize>,
 }
 
 impl Default for Output {
@@ -75,8 +78,40 @@ impl Default for Output {
             sarif_base: None,
             baseline: false,
             schema_check: false,
+            width: None,
         }
     }
+}
+
+/// The columns human output fits in: `forced` (`--width`) wins; on a
+/// terminal, `COLUMNS` or the terminal's own width; otherwise `None`, the
+/// fixed layout, so that pipes and files read the same everywhere.
+pub fn width(forced: Option<usize>, stream: &impl IsTerminal) -> Option<usize> {
+    if forced.is_some() {
+        return forced;
+    }
+    if !stream.is_terminal() {
+        return None;
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .or_else(terminal_columns)
+}
+
+/// The width of the terminal on standard output, from the kernel.
+#[cfg(unix)]
+fn terminal_columns() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ writes a `winsize` into the struct we pass.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then_some(usize::from(size.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_columns() -> Option<usize> {
+    None
 }
 
 /// Renders a report to standard output and maps it to an exit status:
@@ -89,7 +124,10 @@ pub fn emit(
     failed: bool,
 ) -> io::Result<ExitStatus> {
     let stdout = io::stdout();
-    let style = output.color.style(&stdout);
+    let style = Style {
+        width: width(output.width, &stdout),
+        ..output.color.style(&stdout)
+    };
     let ci = CiOptions {
         fail_on: output.fail_on,
         filter: filter.clone(),
@@ -125,10 +163,94 @@ pub fn writer(out: &Option<PathBuf>) -> io::Result<Box<dyn Write>> {
     })
 }
 
+/// Standard input typed at a terminal: one Ctrl-D ends it. A terminal
+/// hands over a line at Enter, or what was typed so far at Ctrl-D; the
+/// kernel reports the end of input only for a Ctrl-D at the start of a
+/// line, so a message typed without a final Enter would need two. Here a
+/// read that does not end with a newline is the last one. (Only for a
+/// terminal: a pipe's reads end anywhere.)
+pub struct Typed<R> {
+    inner: R,
+    /// What the last read brought and how much of it was handed on.
+    buf: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+/// Larger than a terminal's line (4096 bytes on Linux, 1024 on macOS), so
+/// a read that stops short of a newline is a Ctrl-D, not a full buffer.
+const TYPED_BUFFER: usize = 64 * 1024;
+
+impl<R: io::Read> Typed<R> {
+    pub fn new(inner: R) -> Typed<R> {
+        Typed {
+            inner,
+            buf: Vec::new(),
+            at: 0,
+            done: false,
+        }
+    }
+}
+
+impl<R: io::Read> io::Read for Typed<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.buf.len() {
+            if self.done {
+                return Ok(0);
+            }
+            self.buf.resize(TYPED_BUFFER, 0);
+            let n = self.inner.read(&mut self.buf)?;
+            self.buf.truncate(n);
+            self.at = 0;
+            if n == 0 || (n < TYPED_BUFFER && self.buf[n - 1] != b'\n') {
+                self.done = true;
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.at);
+        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// The human and the JSON form of the outputs that have no CI format
 /// (`stats`, `diff`, `replay`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
     Table,
     Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    /// Reads as a terminal hands them over.
+    struct Chunks(Vec<&'static [u8]>);
+
+    impl io::Read for Chunks {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let chunk = self.0.remove(0);
+            buf[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        }
+    }
+
+    #[test]
+    fn one_ctrl_d_ends_typed_input() {
+        // `{"a":` Enter, `1}` Ctrl-D: the second read has no newline.
+        let mut typed = Typed::new(Chunks(vec![b"{\"a\":\n", b"1}", b"never read\n"]));
+        let mut text = String::new();
+        typed.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "{\"a\":\n1}");
+        // Lines ended with Enter, then Ctrl-D on an empty line: a plain end.
+        let mut typed = Typed::new(Chunks(vec![b"a\n", b"b\n"]));
+        let mut text = String::new();
+        typed.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "a\nb\n");
+    }
 }

@@ -19,12 +19,12 @@ pub fn run(options: &RecordOptions, check: bool) -> io::Result<ExitStatus> {
             return Ok(ExitStatus::Code(e.exit_code()));
         }
     };
-    if check {
-        let name = recorded.path.display().to_string();
+    if let (true, Some(path)) = (check, &recorded.path) {
+        let name = path.display().to_string();
         let report = Report {
             files: vec![pipeline::check(
                 &name,
-                Box::new(File::open(&recorded.path)?),
+                Box::new(File::open(path)?),
                 &Options::default(),
             )?],
         };

@@ -1,4 +1,4 @@
-//! `mcpdbg timeline`: the conversation as text, Mermaid or HTML.
+//! `mcpdbg timeline`: the conversation as text, JSON, Mermaid or HTML.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -13,6 +13,7 @@ use crate::views::timeline::{self, Sink};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Drawing {
     Text,
+    Json,
     Mermaid,
     Html,
 }
@@ -39,7 +40,15 @@ pub fn run(t: Timeline) -> io::Result<ExitStatus> {
     };
     let mut out = writer(&t.out)?;
     let mut sink: Box<dyn Sink + '_> = match t.drawing {
-        Drawing::Text => Box::new(render::timeline::Text::new(&mut out, t.full)),
+        Drawing::Text => {
+            // On a terminal the rows fit its width; a file or pipe gets them whole.
+            let width = match t.out {
+                Some(_) => None,
+                None => super::width(None, &io::stdout()),
+            };
+            Box::new(render::timeline::Text::new(&mut out, t.full).fitted(width))
+        }
+        Drawing::Json => Box::new(render::timeline_json::Json::new(&mut out)),
         Drawing::Mermaid => Box::new(render::mermaid::Mermaid::new(&mut out)),
         Drawing::Html => Box::new(render::html::Html::new(&mut out)),
     };

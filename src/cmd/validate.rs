@@ -46,7 +46,10 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
                 dir: given,
                 bytes: line.to_vec().into(),
             },
-            terminated: i + 1 < count,
+            // The input is the whole message: its end is the message's end,
+            // newline or not (a message cut short is broken JSON, not a
+            // stream that stopped mid-line).
+            terminated: true,
             source: None,
         };
         transport.push(record, &mut findings, &mut items);
@@ -198,11 +201,13 @@ pub fn run(
     let (name, bytes) = match message {
         Some(text) if text != "-" => ("<argument>", text.as_bytes().to_vec()),
         _ => {
+            let mut buf = Vec::new();
             if std::io::stdin().is_terminal() {
                 eprintln!("mcpdbg: reading a message from standard input (end it with Ctrl-D)");
+                super::Typed::new(std::io::stdin().lock()).read_to_end(&mut buf)?;
+            } else {
+                std::io::stdin().read_to_end(&mut buf)?;
             }
-            let mut buf = Vec::new();
-            std::io::stdin().read_to_end(&mut buf)?;
             ("-", buf)
         }
     };
@@ -265,8 +270,9 @@ mod tests {
     #[test]
     fn transport_problems_are_reported_too() {
         assert_eq!(
+            // The input is the whole message: cut short, it is broken JSON.
             rules("{\"jsonrpc\":\"2.0\",\"id\":1,", Revision::LATEST),
-            vec!["truncated-line"]
+            vec!["invalid-json"]
         );
         assert_eq!(
             rules(

@@ -24,7 +24,9 @@ use crate::pipeline::{Checker, Options};
 use crate::reader::{self, Format, Records};
 use crate::report::{FileReport, Report};
 use crate::text::{duration, escape_control};
+use crate::transport::Item;
 use crate::views::conversation::{Conversation, OpenRequest};
+use crate::wire::event::EventKind;
 use crate::wire::time::Timestamp;
 
 /// How `--follow` polls.
@@ -92,6 +94,12 @@ struct Part {
     first_seen: HashMap<u64, Instant>,
     /// The newest timestamp in the log, and when it was read.
     latest: Option<(Timestamp, Instant)>,
+    /// The line of the last event that ended the server (exit, signal,
+    /// closed transport): requests before it are never answered, so they
+    /// are no longer waited on.
+    ended: u64,
+    /// Lines to print with the next findings (the server's end).
+    notes: Vec<String>,
 }
 
 impl Part {
@@ -110,6 +118,8 @@ impl Part {
             printed: 0,
             first_seen: HashMap::new(),
             latest: None,
+            ended: 0,
+            notes: Vec::new(),
         })
     }
 
@@ -154,6 +164,7 @@ impl Part {
         let (_, records) = self.reader.as_mut().expect("opened above");
         let conversation = &mut self.conversation;
         let now = Instant::now();
+        let mut ends = Vec::new();
         for record in records {
             let record = record?;
             if let Some(t) = &record.time {
@@ -161,13 +172,34 @@ impl Part {
             }
             self.checker.push(record, &mut |item| {
                 conversation.observe(item);
+                if let Item::Event { at, event } = item {
+                    if event.kind == EventKind::End {
+                        let open = conversation.open().filter(|r| !r.open.cancelled).count();
+                        ends.push((at.line, event.text.clone(), open));
+                    }
+                }
             });
+        }
+        for (line, text, open) in ends {
+            self.ended = line;
+            let open = match open {
+                0 => String::new(),
+                1 => "; 1 request still open will never be answered".to_string(),
+                n => format!("; {n} requests still open will never be answered"),
+            };
+            self.notes.push(format!(
+                "line {line}: the server ended ({}){open}",
+                escape_control(text.trim())
+            ));
         }
         Ok(())
     }
 
     /// Prints the findings found since the last call.
     fn print_new(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        for note in self.notes.drain(..) {
+            writeln!(out, "{note}")?;
+        }
         let fresh = self.checker.findings_since(self.printed);
         self.printed = self.checker.findings_listed();
         for f in &fresh {
@@ -188,7 +220,7 @@ impl Part {
         let open: Vec<OpenRequest> = self
             .conversation
             .open()
-            .filter(|r| !r.open.cancelled)
+            .filter(|r| !r.open.cancelled && r.open.line > self.ended)
             .collect();
         let lines: std::collections::HashSet<u64> = open.iter().map(|r| r.open.line).collect();
         self.first_seen.retain(|line, _| lines.contains(line));
@@ -211,7 +243,7 @@ impl Part {
     }
 }
 
-/// `open: tools/call id 4 (line 12) waiting 35.2 s; 2 more open`.
+/// `open: tools/call "search" id 4 (line 12) waiting 35.2 s; 2 more open`.
 ///
 /// The wait is measured on the log's own clock up to its newest timestamp,
 /// plus the time since that line was read: right for a live recording, and
@@ -228,9 +260,16 @@ fn status(part: &Part, open: &[OpenRequest], now: Instant) -> String {
             .get(&oldest.open.line)
             .map_or(0.0, |seen| now.duration_since(*seen).as_secs_f64()),
     };
+    let what = match &oldest.open.subject {
+        Some(subject) => format!(
+            "{} \"{}\"",
+            escape_control(&oldest.open.method),
+            escape_control(subject)
+        ),
+        None => escape_control(&oldest.open.method).into_owned(),
+    };
     let mut line = format!(
-        "open: {} id {} (line {}) waiting {}",
-        escape_control(&oldest.open.method),
+        "open: {what} id {} (line {}) waiting {}",
         escape_control(&oldest.id.to_string()),
         oldest.open.line,
         duration(waited)
@@ -252,7 +291,29 @@ pub fn follow(
     err: &mut dyn Write,
 ) -> io::Result<Report> {
     let name = path.display().to_string();
-    let mut part = Part::open(path, &options.check)?;
+    // A file that does not exist yet is waited for, as `tail -F` does: the
+    // recorder may not have started.
+    let mut said = false;
+    let mut part = loop {
+        match Part::open(path, &options.check) {
+            Ok(part) => break part,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if !said {
+                    writeln!(
+                        err,
+                        "mcpdbg: {} does not exist yet; waiting for it",
+                        escape_control(&name)
+                    )?;
+                    said = true;
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return Err(io::Error::new(io::ErrorKind::NotFound, "it never appeared"));
+                }
+                std::thread::sleep(options.poll);
+            }
+            Err(e) => return Err(e),
+        }
+    };
     let mut done = Vec::new();
     let mut last_status = Instant::now();
     loop {

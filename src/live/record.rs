@@ -214,6 +214,19 @@ const NAME_TRIES: u32 = 1000;
 /// extension until a free name is found.
 fn open_named(template: &str, append: bool) -> io::Result<(PathBuf, File)> {
     let path = expand_path(template, std::process::id(), &Utc::now());
+    // A host config naming `.vscode/logs/s.log` in a fresh workspace: the
+    // directory is made (owner-only, like the transcript). When that fails,
+    // opening the file says why.
+    if let Some(dir) = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir);
+    }
     let numbered = !append && (template.contains("{time}") || template.contains("{pid}"));
     let mut tried = path.clone();
     for n in 1..=NAME_TRIES + 1 {
@@ -300,8 +313,6 @@ fn command_line(command: &[OsString]) -> String {
 /// Why a recording could not run.
 #[derive(Debug)]
 pub enum RecordError {
-    /// The transcript could not be opened (exists, is a link, no permission).
-    Transcript(io::Error),
     /// The server command could not be started.
     Start(String, io::Error),
     /// Anything else that failed around the session.
@@ -315,7 +326,7 @@ impl RecordError {
         match self {
             RecordError::Start(_, e) if e.kind() == io::ErrorKind::PermissionDenied => 126,
             RecordError::Start(..) => 127,
-            RecordError::Transcript(_) | RecordError::Io(_) => 2,
+            RecordError::Io(_) => 2,
         }
     }
 }
@@ -323,7 +334,7 @@ impl RecordError {
 impl std::fmt::Display for RecordError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RecordError::Transcript(e) | RecordError::Io(e) => write!(f, "{e}"),
+            RecordError::Io(e) => write!(f, "{e}"),
             RecordError::Start(program, e) => write!(f, "cannot start {program}: {e}"),
         }
     }
@@ -339,7 +350,8 @@ impl From<io::Error> for RecordError {
 
 /// The outcome of a recording.
 pub struct Recorded {
-    pub path: PathBuf,
+    /// The transcript; `None` when it could not be opened (said on stderr).
+    pub path: Option<PathBuf>,
     /// The server's exit status as a shell reports it (128 + signal).
     pub exit_code: i32,
 }
@@ -350,15 +362,26 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
         .command
         .split_first()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no server command given"))?;
-    let (path, file) = open_named(&options.out, options.append).map_err(RecordError::Transcript)?;
-    if options.append {
-        end_last_line(&file).map_err(|e| {
-            RecordError::Transcript(io::Error::new(
-                e.kind(),
-                format!("cannot append to {}: {e}", path.display()),
-            ))
-        })?;
-    }
+    // The transcript never keeps the server from starting: the host would
+    // see a broken server. Without one, the session runs unrecorded.
+    let opened = open_named(&options.out, options.append).and_then(|(path, file)| {
+        if options.append {
+            end_last_line(&file).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot append to {}: {e}", path.display()),
+                )
+            })?;
+        }
+        Ok((path, file))
+    });
+    let (path, file): (Option<PathBuf>, Box<dyn Write + Send>) = match opened {
+        Ok((path, file)) => (Some(path), Box::new(file)),
+        Err(e) => {
+            eprintln!("mcpdbg record: {e}; the server runs unrecorded");
+            (None, Box::new(io::sink()))
+        }
+    };
     let (tx, rx) = mpsc::sync_channel(QUEUE_ENTRIES);
     let in_flight = Arc::new(AtomicUsize::new(0));
     let pool = Pool::default();
@@ -662,7 +685,7 @@ fn gap(bytes: usize, stream: Stream) -> String {
 /// The writer thread: turns entries into transcript lines, flushing whenever
 /// the queue runs empty.
 fn write_transcript(
-    file: File,
+    file: Box<dyn Write + Send>,
     rx: Receiver<Entry>,
     in_flight: Arc<AtomicUsize>,
     pool: Pool,

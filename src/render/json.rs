@@ -10,7 +10,8 @@
 //! "first_line", "last_line",
 //! "mid_session"}`; FINDING is `{"rule", "severity", "session", "line",
 //! "message"}` plus, where known, `"file"` (in a three-file capture), `"time"`, `"direction"`, `"id"`,
-//! `"method"` and `"related"`. `mcpdbg validate` uses the same document with
+//! `"method"`, `"subject"` (the tool, prompt or resource a request is about;
+//! added in the same version) and `"related"`. `mcpdbg validate` uses the same document with
 //! `"format": "message"`, no sessions, and a `"message"` object per file:
 //! `{"kind", "direction", "method", "id", "revision", "cannot_show"}`.
 //!
@@ -149,7 +150,7 @@ fn implementation(i: &Option<Implementation>) -> Value {
     }
 }
 
-fn session(s: &Summary) -> Value {
+pub(crate) fn session(s: &Summary) -> Value {
     let c = &s.counts;
     json!({
         "name": s.name,
@@ -179,7 +180,7 @@ fn session(s: &Summary) -> Value {
     })
 }
 
-fn finding(f: &Finding) -> Value {
+pub(crate) fn finding(f: &Finding) -> Value {
     let mut m = Map::new();
     m.insert("rule".into(), f.rule.name().into());
     m.insert("severity".into(), f.severity.as_str().into());
@@ -200,6 +201,9 @@ fn finding(f: &Finding) -> Value {
     }
     if let Some(method) = &f.method {
         m.insert("method".into(), method.clone().into());
+    }
+    if let Some(subject) = &f.subject {
+        m.insert("subject".into(), subject.clone().into());
     }
     if !f.related.is_empty() {
         m.insert("related".into(), f.related.clone().into());

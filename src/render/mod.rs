@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use crate::report::Report;
 
 pub mod ci;
+pub mod concise;
 pub mod diff;
 pub mod diff_json;
 pub mod github;
@@ -20,12 +21,15 @@ pub mod stats_json;
 pub mod table;
 pub mod text;
 pub mod timeline;
+pub mod timeline_json;
 
 /// The output formats of `check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
     /// Human-readable tables.
     Table,
+    /// One line per finding: `path:line: severity rule: message`.
+    Concise,
     /// One versioned JSON document.
     Json,
     /// JSON Lines: one record per line (file, session, finding, error).
@@ -42,6 +46,9 @@ pub enum OutputFormat {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
     pub color: bool,
+    /// The columns the tables fit in; `None`: the fixed layout (pipes,
+    /// files, snapshots).
+    pub width: Option<usize>,
 }
 
 /// Writes the report in the chosen format (the CI formats with their
@@ -65,6 +72,7 @@ pub fn render_with(
 ) -> io::Result<()> {
     match format {
         OutputFormat::Table => table::render(report, style, out),
+        OutputFormat::Concise => concise::render(report, out),
         OutputFormat::Json => json::render(report, out),
         OutputFormat::Jsonl => json::render_lines(report, out),
         OutputFormat::Sarif => sarif::render(report, ci, out),

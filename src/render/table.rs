@@ -64,7 +64,7 @@ fn render_file(file: &FileReport, style: Style, out: &mut dyn Write) -> io::Resu
             (None, true) => writeln!(out, "session {} of {}", n + 1, file.sessions.len())?,
             (None, false) => {}
         }
-        writeln!(out, "{}", summary(session))?;
+        writeln!(out, "{}", summary(session, style.width))?;
     }
     if file.findings.is_empty() {
         writeln!(out, "no findings")?;
@@ -138,7 +138,7 @@ fn count(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-fn summary(s: &Summary) -> String {
+fn summary(s: &Summary, width: Option<usize>) -> String {
     let mut b = Rows::default();
     let era = match (s.era, s.mid_session) {
         (Some(era), false) => era.as_str().to_string(),
@@ -197,27 +197,52 @@ fn summary(s: &Summary) -> String {
         lines.join("\n")
     };
     b.push_record(["open requests", &open]);
+    let key = b.keys;
     let mut table = b.build();
     table.with(TableStyle::rounded());
-    table.modify(
-        Columns::one(1),
-        Width::wrap(MESSAGE_WIDTH + 20).keep_words(true),
-    );
+    let value = match width {
+        // Two columns: `│ key │ value │`.
+        Some(w) => w.saturating_sub(key + 7).max(MIN_WIDTH),
+        None => MESSAGE_WIDTH + 20,
+    };
+    table.modify(Columns::one(1), Width::wrap(value).keep_words(true));
     table.to_string()
+}
+
+/// The narrowest a wrapped column gets, however narrow the terminal.
+const MIN_WIDTH: usize = 20;
+
+/// The widest cell of each column, in characters.
+fn widths(rows: &[Vec<String>]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for row in rows {
+        out.resize(out.len().max(row.len()), 0);
+        for (i, cell) in row.iter().enumerate() {
+            let w = cell.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+            out[i] = out[i].max(w);
+        }
+    }
+    out
 }
 
 /// Key-value rows whose values are escaped (they come from the log).
 #[derive(Default)]
-struct Rows(Builder);
+struct Rows {
+    builder: Builder,
+    /// The widest key.
+    keys: usize,
+}
 
 impl Rows {
     fn push_record(&mut self, [key, value]: [&str; 2]) {
         let lines: Vec<_> = value.split('\n').map(escape_control).collect();
-        self.0.push_record([key.to_string(), lines.join("\n")]);
+        self.keys = self.keys.max(key.chars().count());
+        self.builder
+            .push_record([key.to_string(), lines.join("\n")]);
     }
 
     fn build(self) -> tabled::Table {
-        self.0.build()
+        self.builder.build()
     }
 }
 
@@ -234,17 +259,66 @@ fn paint(severity: Severity, color: bool) -> String {
 }
 
 fn findings(list: &[Finding], many_sessions: bool, style: Style) -> String {
-    let timed = list.iter().any(|f| f.time.is_some());
+    let mut timed = list.iter().any(|f| f.time.is_some());
+    let mut rows = finding_rows(list, many_sessions, timed, false);
+    let mut message = MESSAGE_WIDTH;
+    let mut rule = None;
+    if let Some(w) = style.width {
+        let fit = |rows: &[Vec<String>]| {
+            let cols = widths(rows);
+            let others: usize = cols[..cols.len() - 1].iter().sum();
+            // `│ a │ b │ c │`: three characters per column and one more.
+            (w.saturating_sub(others + 3 * cols.len() + 1), cols[1])
+        };
+        let (mut room, mut rules) = fit(&rows);
+        // A narrow terminal gives the time column up before the message.
+        if timed && room < 32 {
+            timed = false;
+            rows = finding_rows(list, many_sessions, false, false);
+            (room, rules) = fit(&rows);
+        }
+        // Then long rule names are wrapped, down to "severity"'s width.
+        if room < MIN_WIDTH {
+            let narrower = rules.saturating_sub(MIN_WIDTH - room).max(8);
+            if narrower < rules {
+                room += rules - narrower;
+                rule = Some(narrower);
+            }
+        }
+        message = room.max(MIN_WIDTH);
+    }
+    if style.color {
+        rows = finding_rows(list, many_sessions, timed, true);
+    }
     let mut b = Builder::default();
+    for row in rows {
+        b.push_record(row);
+    }
+    let mut table = b.build();
+    table.with(TableStyle::rounded());
+    table.modify(Columns::last(), Width::wrap(message).keep_words(true));
+    if let Some(rule) = rule {
+        table.modify(Columns::one(1), Width::wrap(rule));
+    }
+    table.to_string()
+}
+
+/// The findings table's header and rows (`color`: the severities painted).
+fn finding_rows(
+    list: &[Finding],
+    many_sessions: bool,
+    timed: bool,
+    color: bool,
+) -> Vec<Vec<String>> {
     let mut header = vec!["severity", "rule", "line"];
     if timed {
         header.push("time");
     }
     header.push("message");
-    b.push_record(header);
+    let mut rows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
     for f in list {
         let mut row = vec![
-            paint(f.severity, style.color),
+            paint(f.severity, color),
             f.rule.name().to_string(),
             match (&f.file, many_sessions) {
                 (Some(file), _) => format!("{}:{}", escape_control(file), f.line),
@@ -256,12 +330,9 @@ fn findings(list: &[Finding], many_sessions: bool, style: Style) -> String {
             row.push(f.time.as_ref().map_or(String::new(), time_of_day));
         }
         row.push(escape_control(&f.message).into_owned());
-        b.push_record(row);
+        rows.push(row);
     }
-    let mut table = b.build();
-    table.with(TableStyle::rounded());
-    table.modify(Columns::last(), Width::wrap(MESSAGE_WIDTH).keep_words(true));
-    table.to_string()
+    rows
 }
 
 /// The rule catalogue as a table.

@@ -25,6 +25,8 @@ pub struct Text<'a> {
     /// Print whole messages under their rows.
     full: bool,
     line_width: usize,
+    /// The terminal's columns: rows are cut to fit (not with `--full`).
+    width: Option<usize>,
 }
 
 impl<'a> Text<'a> {
@@ -33,7 +35,14 @@ impl<'a> Text<'a> {
             out,
             full,
             line_width: 4,
+            width: None,
         }
+    }
+
+    /// Rows cut to `width` columns (a terminal's), with `…` where cut.
+    pub fn fitted(mut self, width: Option<usize>) -> Text<'a> {
+        self.width = width.filter(|_| !self.full);
+        self
     }
 
     fn indent(&self) -> String {
@@ -156,7 +165,14 @@ impl Sink for Text<'_> {
                 w = self.line_width
             ),
         };
-        writeln!(self.out, "{}", text.trim_end())?;
+        let text = text.trim_end();
+        match self
+            .width
+            .and_then(|w| crate::text::head(text, w.saturating_sub(1).max(20)))
+        {
+            Some(cut) => writeln!(self.out, "{cut}…")?,
+            None => writeln!(self.out, "{text}")?,
+        }
         let indent = self.indent();
         for f in &row.findings {
             writeln!(

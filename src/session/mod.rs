@@ -667,12 +667,17 @@ impl Session {
                 self.not_only_probe = true;
             }
         }
+        let subject = match msg.kind {
+            Kind::Request => request_subject(&msg),
+            _ => None,
+        };
         let report = |rule: Rule, text: String| {
             Finding::new(rule, at.line, text)
                 .time(at.time.as_ref())
                 .dir(dir)
                 .id(msg.id.id())
                 .method(msg.method.as_deref())
+                .subject(subject.as_deref())
         };
         let request_method = match msg.kind {
             Kind::Request => {
@@ -974,6 +979,7 @@ impl Session {
                 findings.push(
                     report(Rule::StructuredContentMismatch, text)
                         .method(Some("tools/call"))
+                        .subject(Some(name))
                         .related(line),
                 );
             }
@@ -1035,12 +1041,7 @@ impl Session {
                 );
             }
         }
-        let subject = msg.params().and_then(|p| {
-            ["name", "uri"]
-                .iter()
-                .find_map(|k| p.get(*k).and_then(Value::as_str))
-                .map(|s| excerpt(s).into_boxed_str())
-        });
+        let subject = request_subject(msg).map(String::into_boxed_str);
         let reused = self.open.get(side, id).is_some();
         let request = Open {
             line: at.line,
@@ -1364,6 +1365,7 @@ impl Session {
                 findings.push(
                     report(Rule::SlowResponse, message)
                         .method(Some(&open.method))
+                        .subject(open.subject.as_deref())
                         .related(open.line),
                 );
             }
@@ -1380,6 +1382,7 @@ impl Session {
                     ),
                 )
                 .method(Some(&open.method))
+                .subject(open.subject.as_deref())
                 .related(cancel.line),
             );
         }
@@ -1731,7 +1734,8 @@ impl Session {
                 .time(open.time.as_ref())
                 .dir(side.dir())
                 .id(Some(id))
-                .method(Some(&open.method)),
+                .method(Some(&open.method))
+                .subject(open.subject.as_deref()),
         )
     }
 
@@ -1895,6 +1899,17 @@ fn looks_like_error(text: &str) -> bool {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// What a request is about: its params' `name` (a tool, a prompt) or `uri`
+/// (a resource), cut to an excerpt.
+fn request_subject(msg: &Message) -> Option<String> {
+    msg.params().and_then(|p| {
+        ["name", "uri"]
+            .iter()
+            .find_map(|k| p.get(*k).and_then(Value::as_str))
+            .map(excerpt)
+    })
 }
 
 #[cfg(test)]

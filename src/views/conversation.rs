@@ -413,6 +413,47 @@ fn keys(map: &Map<String, Value>) -> String {
     format!("{{{}}}", keys.join(", "))
 }
 
+/// The longest argument value shown in a row, in characters.
+const VALUE_CHARS: usize = 40;
+
+/// An argument's value as a row shows it: compact JSON on one line
+/// (strings quoted), cut at [`VALUE_CHARS`].
+fn value_excerpt(v: &Value) -> String {
+    let text = v.to_string();
+    match crate::text::head(&text, VALUE_CHARS) {
+        Some(head) => format!("{head}…"),
+        None => text,
+    }
+}
+
+/// The start of a text on one line: runs of whitespace as one space.
+fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > SUMMARY_CHARS * 4 {
+            break;
+        }
+    }
+    out
+}
+
+/// What a result's first content block says: its text, or its type.
+fn first_block(blocks: &[Value]) -> Option<String> {
+    let block = blocks.first()?;
+    match block.get("type").and_then(Value::as_str) {
+        Some("text") => block.get("text").and_then(Value::as_str).map(one_line),
+        Some(kind) => Some(match block.get("mimeType").and_then(Value::as_str) {
+            Some(mime) => format!("{kind} {mime}"),
+            None => kind.to_string(),
+        }),
+        None => None,
+    }
+}
+
 /// A short rendering of any JSON value: strings as text, the rest compact.
 fn short(v: &Value) -> String {
     match v {
@@ -447,8 +488,8 @@ fn request_summary(msg: &Message) -> String {
             let name = str_of(params, "name").unwrap_or("?");
             let args = match params.and_then(|p| p.get("arguments")) {
                 Some(Value::Object(args)) => args
-                    .keys()
-                    .map(String::as_str)
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", value_excerpt(v)))
                     .collect::<Vec<_>>()
                     .join(", "),
                 Some(_) | None => String::new(),
@@ -534,17 +575,24 @@ fn response_summary(msg: &Message, method: Option<&str>) -> String {
         }
         _ if obj.contains_key("content") => {
             let mut parts = Vec::new();
+            let mut said = None;
             if let Some(Value::Array(blocks)) = obj.get("content") {
                 parts.push(format!(
                     "{} content block{}",
                     blocks.len(),
                     if blocks.len() == 1 { "" } else { "s" }
                 ));
+                said = first_block(blocks);
             }
             if let Some(flag) = obj.get("isError") {
                 parts.push(format!("isError {}", short(flag)));
             }
-            parts.join(", ")
+            let mut text = parts.join(", ");
+            if let Some(said) = said.filter(|s| !s.is_empty()) {
+                text.push_str(": ");
+                text.push_str(&said);
+            }
+            text
         }
         _ if obj.is_empty() => "{}".to_string(),
         _ => {
@@ -629,7 +677,7 @@ mod tests {
                     "request",
                     "tools/call".into(),
                     None,
-                    "search(q, n)".into()
+                    "search(q=\"x\", n=2)".into()
                 ),
                 (2, "S->C", "request", "roots/list".into(), None, "".into()),
                 (
@@ -646,7 +694,7 @@ mod tests {
                     "response",
                     "tools/call".into(),
                     Some(1),
-                    "1 content block, isError true".into()
+                    "1 content block, isError true: a".into()
                 ),
                 (5, "S->C", "response", "".into(), None, "{}".into()),
             ]
