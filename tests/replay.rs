@@ -807,6 +807,8 @@ fn a_server_that_never_reads_its_stdin_does_not_stop_the_clock() {
     );
     let doc = json_of(&out);
     assert_eq!(row(&doc, "echo")["verdict"], "new hang", "{doc:#}");
+    // Nothing answered it: a hang, not an answer after the timeout.
+    assert_eq!(row(&doc, "echo")["late"], false, "{doc:#}");
     assert!(
         new.contains("never written to the server (it did not read its stdin)"),
         "{new}"

@@ -555,7 +555,10 @@ fn rows(a: &Capture, b: &Capture, ignore: &[Pattern], late: &BTreeSet<usize>) ->
         .filter_map(|(i, j)| {
             let x = i.map(|i| &a.requests[i]);
             let y = j.map(|j| &b.requests[j]);
-            let late = i.is_some_and(|i| late.contains(&i)) && y.is_some();
+            // Late: timed out in the replay, yet answered after all (a
+            // request nothing answered is a hang, not a late answer).
+            let late = i.is_some_and(|i| late.contains(&i))
+                && y.is_some_and(|y| y.outcome != Outcome::Open);
             let base = x.or(y)?;
             let mut row = Row {
                 method: base.method.clone(),
@@ -641,6 +644,42 @@ mod tests {
         assert!(json_diff("result", &a, &b, &ignore).is_empty());
         assert_eq!(json_diff("result", &a, &b, &ignore[..1]).len(), 1);
         assert!(json_diff("result", &a, &b, &[Pattern::parse("*")]).is_empty());
+    }
+
+    fn capture(text: &str) -> Capture {
+        crate::views::capture::read(
+            Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+            None,
+        )
+        .expect("in-memory capture")
+    }
+
+    #[test]
+    fn a_timed_out_request_is_late_only_when_something_answered_it() {
+        let before = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\
+             > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n",
+        );
+        // The replay: `a` answered after its timeout, `b` never.
+        let after = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n\
+             > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n",
+        );
+        let timed_out: BTreeSet<usize> = [0, 1].into_iter().collect();
+        let c = compare(&before, &after, &[], Expect::Same, &timed_out);
+        let by = |name: &str| {
+            c.rows
+                .iter()
+                .find(|r| r.subject.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("no row {name}: {:?}", c.rows))
+        };
+        assert!(by("a").late);
+        assert_eq!(by("a").verdict, Verdict::NewHang);
+        assert!(!by("b").late, "nothing answered b: {:?}", by("b"));
+        assert_eq!(by("b").verdict, Verdict::NewHang);
     }
 
     #[test]
