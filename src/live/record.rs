@@ -22,10 +22,10 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{SecondsFormat, Utc};
 
@@ -79,6 +79,9 @@ enum Entry {
     Gap(Stream, String, usize),
     /// The stream ended: a last line without newline is written now.
     Eof(Stream, String),
+    /// The recorder stops waiting for the stream: a last line without
+    /// newline is written now, and the stream is not closed.
+    Flush(Stream, String),
     Event(String, String),
     /// The session is over: write what came before and stop. Threads that
     /// are still alive (a host that never closes stdin, the signal handler)
@@ -91,7 +94,7 @@ impl Entry {
         match self {
             Entry::Chunk(_, _, chunk) => chunk.len(),
             Entry::Event(_, text) => text.len(),
-            Entry::Gap(..) | Entry::Eof(..) | Entry::Stop => 0,
+            Entry::Gap(..) | Entry::Eof(..) | Entry::Flush(..) | Entry::Stop => 0,
         }
     }
 }
@@ -107,6 +110,41 @@ const CHUNK: usize = 256 * 1024;
 const PIPE_SIZE: libc::c_int = 1024 * 1024;
 /// The longest line kept whole; the rest of a longer line becomes a gap.
 const MAX_LINE: usize = 256 * 1024 * 1024;
+
+/// Once the server has exited, how long its stdout and stderr may go
+/// without progress (nothing read from the server, nothing delivered to the
+/// host) before the recorder stops waiting for them.
+const DRAIN_STALL: Duration = Duration::from_secs(2);
+/// The longest the recorder drains a server that has exited, progress or
+/// not (a host reading 1 byte a second).
+const DRAIN_LIMIT: Duration = Duration::from_secs(300);
+
+/// What one output relay has done, for the drain at the end.
+#[derive(Default)]
+struct Progress {
+    /// Bytes read from the server (and queued for the transcript).
+    read: AtomicU64,
+    /// Bytes the host (or our stderr) took.
+    delivered: AtomicU64,
+    /// Blocked writing to the host, not reading from the server.
+    writing: AtomicBool,
+    /// The host closed its end: the rest is recorded, not delivered.
+    closed: AtomicBool,
+}
+
+impl Progress {
+    fn total(&self) -> u64 {
+        self.read.load(Ordering::Relaxed) + self.delivered.load(Ordering::Relaxed)
+    }
+}
+
+/// Bytes waiting in a pipe (FIONREAD), if the system says.
+fn pipe_pending(fd: std::os::fd::RawFd) -> Option<u64> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int through the pointer, which is valid.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    (r == 0).then_some(n.max(0) as u64)
+}
 
 /// The current time as the transcript writes it: RFC 3339, UTC, microseconds.
 pub fn now() -> String {
@@ -421,13 +459,21 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
         // Not joined: it may stay blocked reading a host that never closes stdin.
         thread::spawn(move || relay(io::stdin().lock(), Some(child_stdin), Stream::Stdin, &queue));
     }
-    for (stream, source) in [
+    let progress: [Arc<Progress>; 2] = Default::default();
+    let fds = {
+        use std::os::fd::AsRawFd;
+        [child_stdout.as_raw_fd(), child_stderr.as_raw_fd()]
+    };
+    for ((stream, source), progress) in [
         (
             Stream::Stdout,
             Box::new(child_stdout) as Box<dyn Read + Send>,
         ),
         (Stream::Stderr, Box::new(child_stderr)),
-    ] {
+    ]
+    .into_iter()
+    .zip(progress.iter().cloned())
+    {
         let queue = queue.clone();
         let done = done_tx.clone();
         thread::spawn(move || {
@@ -437,25 +483,14 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
                 Stream::Stdout => Box::new(io::stdout()),
                 _ => Box::new(io::stderr()),
             };
-            relay(source, Some(sink), stream, &queue);
+            relay_counted(source, Some(sink), stream, &queue, Some(&progress));
             let _ = done.send(stream);
         });
     }
     drop(done_tx);
 
     let status = wait(&mut child)?;
-    // Drain what the server wrote before it exited; a grandchild that keeps
-    // the pipes open must not keep us running forever.
-    let mut open = 2;
-    while open > 0 {
-        match done_rx.recv_timeout(Duration::from_secs(2)) {
-            Ok(_) => open -= 1,
-            Err(_) => {
-                queue.event("server exited but its stdout or stderr is still held open by another process; stopped recording them");
-                break;
-            }
-        }
-    }
+    drain(&done_rx, &progress, fds, &queue);
     let exit_code = match (status.code(), status.signal()) {
         (Some(code), _) => {
             queue.event(event::exited(code));
@@ -503,8 +538,86 @@ fn forward_signals(pid: u32, queue: Queue) -> io::Result<()> {
     Ok(())
 }
 
+/// Waits, once the server has exited, for its stdout and stderr relays to
+/// deliver what it wrote: as long as they make progress (a slow host), up
+/// to [`DRAIN_LIMIT`]; then an event says what was left and why.
+fn drain(
+    done: &Receiver<Stream>,
+    progress: &[Arc<Progress>; 2],
+    fds: [std::os::fd::RawFd; 2],
+    queue: &Queue,
+) {
+    let start = Instant::now();
+    let mut open = [true, true];
+    let mut last: u64 = progress.iter().map(|p| p.total()).sum();
+    while open.iter().any(|&o| o) {
+        match done.recv_timeout(DRAIN_STALL) {
+            Ok(stream) => open[usize::from(stream == Stream::Stderr)] = false,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let total: u64 = progress.iter().map(|p| p.total()).sum();
+                if total != last && start.elapsed() < DRAIN_LIMIT {
+                    last = total;
+                    continue;
+                }
+                let why = if total != last {
+                    format!("still going after {} s", DRAIN_LIMIT.as_secs())
+                } else {
+                    format!("no progress for {} s", DRAIN_STALL.as_secs())
+                };
+                for (i, name) in ["stdout", "stderr"].into_iter().enumerate() {
+                    if !open[i] {
+                        continue;
+                    }
+                    let p = &progress[i];
+                    let stream = if i == 0 {
+                        Stream::Stdout
+                    } else {
+                        Stream::Stderr
+                    };
+                    queue.send(Entry::Flush(stream, now()));
+                    let read = p.read.load(Ordering::Relaxed);
+                    let delivered = p.delivered.load(Ordering::Relaxed);
+                    let host = if i == 0 {
+                        "the host"
+                    } else {
+                        "mcpdbg's stderr"
+                    };
+                    let in_pipe = pipe_pending(fds[i])
+                        .map(|n| format!("; {n} more bytes were left unread in the pipe, neither recorded nor delivered"))
+                        .unwrap_or_default();
+                    let text = if p.writing.load(Ordering::Relaxed)
+                        && !p.closed.load(Ordering::Relaxed)
+                    {
+                        format!(
+                            "server exited; {host} stopped reading its {name} ({why}): {delivered} of the {read} bytes recorded were delivered{in_pipe}; stopped relaying it"
+                        )
+                    } else {
+                        format!(
+                            "server exited but its {name} is still held open by another process ({why}); {read} bytes recorded, {delivered} delivered; stopped recording it"
+                        )
+                    };
+                    queue.event(text);
+                }
+                break;
+            }
+        }
+    }
+}
+
 /// Relays one stream chunk by chunk and queues the chunks for the writer.
-fn relay(mut source: impl Read, mut sink: Option<impl Write>, stream: Stream, queue: &Queue) {
+fn relay(source: impl Read, sink: Option<impl Write>, stream: Stream, queue: &Queue) {
+    relay_counted(source, sink, stream, queue, None)
+}
+
+/// [`relay`], counting what it reads and delivers in `progress`.
+fn relay_counted(
+    mut source: impl Read,
+    mut sink: Option<impl Write>,
+    stream: Stream,
+    queue: &Queue,
+    progress: Option<&Progress>,
+) {
     let mut dropped = 0usize;
     let mut spare: Option<Vec<u8>> = None;
     loop {
@@ -530,12 +643,22 @@ fn relay(mut source: impl Read, mut sink: Option<impl Write>, stream: Stream, qu
         if dropped > 0 || !queue.offer(Entry::Chunk(stream, stamp, buf.clone())) {
             dropped += n;
         }
+        if let Some(p) = progress {
+            p.read.fetch_add(n as u64, Ordering::Relaxed);
+            p.writing.store(true, Ordering::Relaxed);
+        }
         if let Some(out) = sink.as_mut() {
-            if out.write_all(&buf).and_then(|()| out.flush()).is_err() {
+            if deliver(out, &buf, progress).is_err() {
                 // The reader went away (server stdin closed, host stdout
                 // closed): keep draining and recording, stop forwarding.
                 sink = None;
+                if let Some(p) = progress {
+                    p.closed.store(true, Ordering::Relaxed);
+                }
             }
+        }
+        if let Some(p) = progress {
+            p.writing.store(false, Ordering::Relaxed);
         }
         queue.pool.give(buf);
     }
@@ -544,6 +667,24 @@ fn relay(mut source: impl Read, mut sink: Option<impl Write>, stream: Stream, qu
         queue.send(Entry::Gap(stream, now(), dropped));
     }
     queue.send(Entry::Eof(stream, now()));
+}
+
+/// Writes `buf` to `out`, counting each partial write as delivered.
+fn deliver(out: &mut impl Write, mut buf: &[u8], progress: Option<&Progress>) -> io::Result<()> {
+    while !buf.is_empty() {
+        match out.write(buf) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(k) => {
+                if let Some(p) = progress {
+                    p.delivered.fetch_add(k as u64, Ordering::Relaxed);
+                }
+                buf = &buf[k..];
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.flush()
 }
 
 /// One stream's line assembly in the writer.
@@ -582,7 +723,7 @@ impl<W: Write> Transcript<W> {
                 s.skip = true;
                 write_record(&mut self.out, stamp, b"#", gap(lost, *stream).as_bytes())
             }
-            Entry::Eof(stream, stamp) => {
+            Entry::Eof(stream, stamp) | Entry::Flush(stream, stamp) => {
                 let s = &mut self.streams[*stream as usize];
                 if s.lost > 0 {
                     let lost = std::mem::take(&mut s.lost);
@@ -594,6 +735,9 @@ impl<W: Write> Transcript<W> {
                     let note = event::partial_line(stream.name());
                     write_record(&mut self.out, stamp, b"#", note.as_bytes())?;
                     write_record(&mut self.out, stamp, stream.marker(), &line)?;
+                }
+                if matches!(entry, Entry::Flush(..)) {
+                    return Ok(());
                 }
                 let closed = format!("{} closed", stream.name());
                 write_record(&mut self.out, stamp, b"#", closed.as_bytes())
