@@ -16,7 +16,7 @@
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -811,9 +811,11 @@ fn write_transcript(
     in_flight: Arc<AtomicUsize>,
     pool: Pool,
 ) -> io::Result<()> {
-    // Lines longer than the buffer go straight to the file, uncopied.
-    let mut transcript = Transcript::new(BufWriter::with_capacity(64 * 1024, file));
-    let mut failed = false;
+    // Records are assembled in memory and handed to the file whole, so that
+    // a failed write (a full disk) never splices two records together.
+    let start = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut committer = Committer::new(file, start);
+    let mut transcript = Transcript::new(Vec::with_capacity(COMMIT_BYTES));
     let mut warned_gap = false;
     let mut stopped = false;
     while let Ok(first) = rx.recv() {
@@ -831,37 +833,204 @@ fn write_transcript(
                 );
                 warned_gap = true;
             }
-            if let Err(e) = transcript.entry(&entry) {
-                if !failed {
-                    eprintln!(
-                        "mcpdbg record: cannot write the transcript: {e}; the session goes on unrecorded"
-                    );
-                    failed = true;
-                }
-            }
+            // Writing to memory cannot fail.
+            let _ = transcript.entry(&entry);
             if let Entry::Chunk(_, _, chunk) = entry {
                 pool.give(chunk);
             }
+            if transcript.out.len() >= COMMIT_BYTES {
+                committer.commit(&mut transcript.out);
+            }
             next = rx.try_recv().ok();
         }
-        if let Err(e) = transcript.out.flush() {
-            if !failed {
-                eprintln!(
-                    "mcpdbg record: cannot write the transcript: {e}; the session goes on unrecorded"
-                );
-                failed = true;
-            }
-        }
+        committer.commit(&mut transcript.out);
         if stopped {
             break;
         }
     }
     // Write errors were reported as they happened; they never change the
     // outcome of the session, whose exit status stays the server's.
-    if let (Err(e), false) = (transcript.out.flush(), failed) {
-        eprintln!("mcpdbg record: cannot write the transcript: {e}");
-    }
+    committer.finish();
     Ok(())
+}
+
+/// Bytes of records gathered before they are handed to the file.
+const COMMIT_BYTES: usize = 64 * 1024;
+
+/// Where the transcript goes: a file, or a fake one in the tests.
+trait Store: Write {
+    /// Cuts the store back to `len` bytes, writing on from there.
+    fn cut(&mut self, len: u64) -> io::Result<()>;
+}
+
+impl Store for File {
+    fn cut(&mut self, len: u64) -> io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        self.set_len(len)?;
+        self.seek(SeekFrom::Start(len)).map(|_| ())
+    }
+}
+
+/// Writes whole records to the store. When a write fails (a full disk),
+/// what it could not write is counted by stream; when writing works again,
+/// a record cut by the failure is removed (or ended, when the store cannot
+/// be cut), `# gap` events say what is missing, and recording goes on.
+struct Committer<S: Store> {
+    store: S,
+    /// The store's length up to its last whole record.
+    whole: u64,
+    /// Bytes of a record cut by a failed write, after `whole`.
+    torn: u64,
+    /// Bytes not written, by stream (stdin, stdout, stderr), and events.
+    lost: [usize; 3],
+    lost_events: usize,
+    /// The error of the outage under way.
+    failing: Option<String>,
+    /// Bytes not written over the whole session, and the outages.
+    total_lost: u64,
+    outages: usize,
+}
+
+impl<S: Store> Committer<S> {
+    fn new(store: S, whole: u64) -> Committer<S> {
+        Committer {
+            store,
+            whole,
+            torn: 0,
+            lost: [0; 3],
+            lost_events: 0,
+            failing: None,
+            total_lost: 0,
+            outages: 0,
+        }
+    }
+
+    /// Writes `records` (whole records) and empties it.
+    fn commit(&mut self, records: &mut Vec<u8>) {
+        if records.is_empty() && self.failing.is_none() {
+            return;
+        }
+        let mut prefix = Vec::new();
+        if self.torn > 0 {
+            if self.store.cut(self.whole).is_ok() {
+                self.torn = 0;
+            } else {
+                // The store cannot be cut (a device): end the cut record.
+                prefix.push(b'\n');
+            }
+        }
+        if self.failing.is_some() {
+            let stamp = now();
+            let cause = self.failing.clone().unwrap_or_default();
+            let note = format!("transcript: writing failed ({cause}) and resumes here");
+            let _ = write_record(&mut prefix, &stamp, b"#", note.as_bytes());
+            for stream in [Stream::Stdin, Stream::Stdout, Stream::Stderr] {
+                let lost = self.lost[stream as usize];
+                if lost > 0 {
+                    let _ = write_record(&mut prefix, &stamp, b"#", gap(lost, stream).as_bytes());
+                }
+            }
+            if self.lost_events > 0 {
+                let text = format!(
+                    "gap: {} recorder events were not recorded",
+                    self.lost_events
+                );
+                let _ = write_record(&mut prefix, &stamp, b"#", text.as_bytes());
+            }
+        }
+        let prefix_len = prefix.len();
+        let buf = if prefix.is_empty() {
+            std::mem::take(records)
+        } else {
+            prefix.extend_from_slice(records);
+            records.clear();
+            prefix
+        };
+        let mut written = 0;
+        let result = loop {
+            if written == buf.len() {
+                break self.store.flush();
+            }
+            match self.store.write(&buf[written..]) {
+                Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
+                Ok(k) => written += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        match result {
+            Ok(()) => {
+                if self.failing.take().is_some() {
+                    eprintln!(
+                        "mcpdbg record: the transcript is written again; what could not be written is counted in `# gap` events"
+                    );
+                }
+                // A cut record that could not be removed was ended by the
+                // prefix's first byte: it is a (broken) whole record now.
+                self.whole += self.torn + buf.len() as u64;
+                self.torn = 0;
+                self.lost = [0; 3];
+                self.lost_events = 0;
+            }
+            Err(e) => {
+                let whole = buf[..written]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                if whole > 0 {
+                    self.whole += self.torn + whole as u64;
+                    self.torn = (written - whole) as u64;
+                } else {
+                    self.torn += written as u64;
+                }
+                if whole >= prefix_len {
+                    // The gap events went out: count afresh.
+                    self.lost = [0; 3];
+                    self.lost_events = 0;
+                }
+                for line in buf[whole.max(prefix_len)..].split_inclusive(|&b| b == b'\n') {
+                    self.count_lost(line);
+                }
+                if self.failing.is_none() {
+                    self.outages += 1;
+                    eprintln!(
+                        "mcpdbg record: cannot write the transcript: {e}; the session goes on, and once writing works again `# gap` events say what is missing"
+                    );
+                }
+                self.failing = Some(e.to_string());
+            }
+        }
+        let mut buf = buf;
+        buf.clear();
+        if buf.capacity() <= 4 * COMMIT_BYTES {
+            *records = buf;
+        }
+    }
+
+    /// Counts a record that was not written.
+    fn count_lost(&mut self, line: &[u8]) {
+        self.total_lost += line.len() as u64;
+        let Some(space) = memchr::memchr(b' ', line) else {
+            return;
+        };
+        let body = line.len().saturating_sub(space + 3);
+        match line.get(space + 1) {
+            Some(b'>') => self.lost[0] += body,
+            Some(b'<') => self.lost[1] += body,
+            Some(b'!') => self.lost[2] += body,
+            _ => self.lost_events += 1,
+        }
+    }
+
+    /// The last word on stderr when the outage never ended.
+    fn finish(&mut self) {
+        if let Some(cause) = &self.failing {
+            eprintln!(
+                "mcpdbg record: the transcript could not be written to the end ({cause}): {} bytes of records were not written",
+                self.total_lost
+            );
+        }
+    }
 }
 
 fn write_record(out: &mut impl Write, stamp: &str, marker: &[u8], line: &[u8]) -> io::Result<()> {
@@ -876,6 +1045,102 @@ fn write_record(out: &mut impl Write, stamp: &str, marker: &[u8], line: &[u8]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A disk that takes `room` more bytes, then fails with ENOSPC.
+    struct Disk {
+        data: Vec<u8>,
+        room: Option<usize>,
+        can_cut: bool,
+    }
+
+    impl Write for Disk {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = self.room.map_or(buf.len(), |r| r.min(buf.len()));
+            if n == 0 && !buf.is_empty() {
+                return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+            }
+            if let Some(r) = self.room.as_mut() {
+                *r -= n;
+            }
+            self.data.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Store for Disk {
+        fn cut(&mut self, len: u64) -> io::Result<()> {
+            if !self.can_cut {
+                return Err(io::ErrorKind::Unsupported.into());
+            }
+            self.data.truncate(len as usize);
+            Ok(())
+        }
+    }
+
+    fn full_disk_session(can_cut: bool) -> String {
+        let disk = Disk {
+            data: Vec::new(),
+            room: None,
+            can_cut,
+        };
+        let mut c = Committer::new(disk, 0);
+        let mut records = b"T1 > {\"a\":1}\nT2 < {\"a\":1}\n".to_vec();
+        c.commit(&mut records);
+        // The disk fills 10 bytes into the next record...
+        c.store.room = Some(10);
+        records.extend_from_slice(b"T3 < {\"b\":22222222}\n");
+        c.commit(&mut records);
+        // ... stays full for another record and an event ...
+        records.extend_from_slice(b"T4 ! warn\nT5 # stdin closed\n");
+        c.commit(&mut records);
+        // ... and has room again.
+        c.store.room = None;
+        records.extend_from_slice(b"T6 < {\"c\":3}\n");
+        c.commit(&mut records);
+        String::from_utf8(c.store.data).expect("utf-8")
+    }
+
+    /// The lines with the stamps of the gap events replaced by `S`.
+    fn stamped(text: &str) -> Vec<String> {
+        text.lines()
+            .map(|l| match l.split_once(' ') {
+                Some((t, rest)) if t.len() > 2 => format!("S {rest}"),
+                _ => l.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_full_disk_leaves_a_gap_event_and_no_spliced_record() {
+        let lines = stamped(&full_disk_session(true));
+        assert_eq!(
+            lines,
+            [
+                "T1 > {\"a\":1}",
+                "T2 < {\"a\":1}",
+                "S # transcript: writing failed (No space left on device (os error 28)) and resumes here",
+                "S # gap: 15 bytes of stdout were not recorded",
+                "S # gap: 5 bytes of stderr were not recorded",
+                "S # gap: 1 recorder events were not recorded",
+                "T6 < {\"c\":3}",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_full_device_that_cannot_be_cut_ends_the_cut_record_on_its_own_line() {
+        let lines = stamped(&full_disk_session(false));
+        assert_eq!(lines[2], "T3 < {\"b\":");
+        assert!(
+            lines[3].starts_with("S # transcript: writing failed"),
+            "{lines:?}"
+        );
+        assert_eq!(lines.last().map(String::as_str), Some("T6 < {\"c\":3}"));
+        assert_eq!(lines.len(), 8, "{lines:?}");
+    }
 
     #[test]
     fn paths_expand_placeholders() {
