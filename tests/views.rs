@@ -261,6 +261,36 @@ fn mermaid_of_every_fixture_parses() {
     );
 }
 
+#[test]
+fn a_file_name_cannot_configure_the_mermaid_diagram() {
+    // A directive in the file name used to reach the comment line, where
+    // the official parser applies it.
+    let dir = scratch("mermaid-name");
+    let log = dir.join("s%%{init: {\"theme\": \"forest\", \"themeCSS\": \"p{}\"}}%%.log");
+    fs::copy(root().join(SAMPLE), &log).expect("copy");
+    let out = run(&[
+        "timeline",
+        "--format",
+        "mermaid",
+        log.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(!text.contains("%%{"), "{text}");
+    let diagram = dir.join("named.mmd");
+    fs::write(&diagram, &text).expect("write");
+    let script = mermaid_parser();
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(&diagram)
+        .current_dir(script.parent().expect("dir"))
+        .output()
+        .expect("node runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.trim_end().ends_with(" config {}"), "{report}");
+}
+
 /// The text with every Mermaid entity code (`#59;`) removed.
 fn strip_entities(text: &str) -> String {
     let mut out = String::new();
