@@ -1057,11 +1057,6 @@ impl ValidateArgs {
 
 impl TimelineArgs {
     pub fn into_timeline(self) -> Result<Timeline, Usage> {
-        if self.file.as_os_str() == "-" {
-            return Err(Usage(
-                "mcpdbg: timeline reads its file twice and cannot read standard input; save the capture to a file first".into(),
-            ));
-        }
         let options = timeline::Options {
             check: Options {
                 session: Config {

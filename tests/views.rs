@@ -165,6 +165,89 @@ fn views_survive_hostile_input() {
     }
 }
 
+// ------------------------------------------------- inputs read only once
+
+/// The timeline of the sample with its name replaced by `NAME`.
+fn timeline_named(out: &std::process::Output, name: &str) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (head, rows) = text.split_once('\n').expect("a heading");
+    let shown = if name == "-" { "<stdin>" } else { name };
+    assert!(head.starts_with(&format!("{shown} (")), "{head}");
+    rows.to_string()
+}
+
+#[test]
+fn timeline_reads_a_pipe_fifo_or_dev_stdin_once_and_in_full() {
+    let expected = timeline_named(&run(&["timeline", SAMPLE]), SAMPLE);
+    assert!(!expected.contains("(no message)"), "{expected}");
+    let input = fs::read(root().join(SAMPLE)).expect("sample");
+    for name in ["-", "/dev/stdin"] {
+        let got = timeline_named(&run_stdin(&["timeline", name], &input), name);
+        assert_eq!(got, expected, "timeline {name}");
+    }
+    // A FIFO: its second open used to wait forever for a writer.
+    let dir = scratch("fifo");
+    let fifo = dir.join("session.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let (path, data) = (fifo.clone(), input.clone());
+    let writer = std::thread::spawn(move || fs::write(&path, data).expect("write the FIFO"));
+    let name = fifo.to_str().expect("utf-8");
+    let mut child = mcpdbg()
+        .args(["timeline", name])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("timeline starts");
+    let start = Instant::now();
+    while child.try_wait().expect("try_wait").is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("timeline on a FIFO still running after 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writer.join().expect("writer");
+    let got = timeline_named(&child.wait_with_output().expect("output"), name);
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn follow_refuses_a_compressed_file_with_the_reason() {
+    for file in [
+        "fixtures/compressed/unanswered-request.log.gz",
+        "fixtures/compressed/unanswered-request.log.zst",
+    ] {
+        let mut child = mcpdbg()
+            .args(["check", "--follow", file])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("check starts");
+        let start = Instant::now();
+        while child.try_wait().expect("try_wait").is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("check --follow {file} is still following after 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("-compressed, and --follow reads a plain file"),
+            "{err}"
+        );
+    }
+}
+
 // ----------------------------------------------------------------- mermaid
 
 #[test]
