@@ -2508,3 +2508,16 @@ fn files_from_streams_the_list_and_the_records() {
         assert_eq!(status.code(), Some(1), "-j {jobs}");
     }
 }
+
+#[test]
+fn a_bad_timestamp_is_named_as_such_not_as_a_missing_marker() {
+    let input = b"> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n2026-13-45T99:00:00Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n";
+    let out = run_stdin(&["check", "--format", "json", "-"], input);
+    let doc = json_of(&out);
+    let text = doc.to_string();
+    assert!(
+        text.contains("but `2026-13-45T99:00:00Z` before it is not an RFC 3339 timestamp"),
+        "{text}"
+    );
+    assert!(!text.contains("no direction marker"), "{text}");
+}
