@@ -2521,3 +2521,28 @@ fn a_bad_timestamp_is_named_as_such_not_as_a_missing_marker() {
     );
     assert!(!text.contains("no direction marker"), "{text}");
 }
+
+#[test]
+fn redact_hides_secrets_in_a_cut_json_line_and_card_numbers_in_every_format() {
+    let input = b"> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"pay\",\"arguments\":{\"password\": \"hunter2\", \"card\": 4111111111111111, \"cvv\": 987\n";
+    let dir = std::env::temp_dir().join(format!("mcpdbg-redact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let log = dir.join("cut.log");
+    std::fs::write(&log, input).expect("write");
+    let log = log.to_str().expect("utf-8");
+    let mut runs: Vec<Vec<&str>> = ["table", "json", "jsonl", "sarif", "github", "junit"]
+        .iter()
+        .map(|f| vec!["check", "--redact", "--format", f, log])
+        .collect();
+    runs.push(vec!["timeline", "--redact", log]);
+    runs.push(vec!["timeline", "--redact", "--format", "html", log]);
+    for args in runs {
+        let out = run(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.is_empty(), "{args:?}");
+        for secret in ["hunter2", "4111111111111111", "987"] {
+            assert!(!text.contains(secret), "{secret} in the output of {args:?}: {text}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
