@@ -426,7 +426,7 @@ fn looks_like_card(word: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// An e-mail address, a known API key format or a long random-looking token.
