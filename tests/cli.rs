@@ -2541,7 +2541,10 @@ fn redact_hides_secrets_in_a_cut_json_line_and_card_numbers_in_every_format() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(!text.is_empty(), "{args:?}");
         for secret in ["hunter2", "4111111111111111", "987"] {
-            assert!(!text.contains(secret), "{secret} in the output of {args:?}: {text}");
+            assert!(
+                !text.contains(secret),
+                "{secret} in the output of {args:?}: {text}"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

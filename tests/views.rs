@@ -165,6 +165,19 @@ fn views_survive_hostile_input() {
     }
 }
 
+#[test]
+fn stats_notes_answers_stamped_before_their_requests() {
+    let input = b"2026-11-20T14:00:01.000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n2026-11-20T14:00:00.500Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n";
+    let out = run_stdin(&["stats", "-"], input);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("note: 1 answer is stamped before its request (the log's clock went back"),
+        "{text}"
+    );
+    let doc = json_of(&run_stdin(&["stats", "--format", "json", "-"], input));
+    assert_eq!(doc["negative_latencies"], 1);
+}
+
 // ------------------------------------------------- inputs read only once
 
 /// The timeline of the sample with its name replaced by `NAME`.
@@ -787,6 +800,7 @@ fn stats_json_version_1_is_pinned() {
             "non_message_lines",
             "waiting",
             "bytes",
+            "negative_latencies",
         ],
         "document",
     );
