@@ -509,23 +509,47 @@ fn side(e: &Exchange) -> Side {
 /// of `a` with the same method and equal params, else the first unpaired one
 /// with the same method (both in order).
 fn pairs(a: &Capture, b: &Capture) -> Vec<(Option<usize>, Option<usize>)> {
-    let mut by_method: IndexMap<&str, Vec<usize>> = IndexMap::new();
+    // Each request of `b` takes the first request of `a` left with the same
+    // method and the same params, else the first left with the same method.
+    // Queues with lazy removal keep this linear (a Vec's `remove` made a
+    // million pings quadratic).
+    let key = |e: &Exchange| e.params.as_ref().map(Value::to_string);
+    let mut by_method: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    let mut by_params: std::collections::HashMap<
+        (&str, Option<String>),
+        std::collections::VecDeque<usize>,
+    > = std::collections::HashMap::new();
     for (i, e) in a.requests.iter().enumerate() {
-        by_method.entry(e.method.as_str()).or_default().push(i);
+        by_method.entry(e.method.as_str()).or_default().push_back(i);
+        by_params
+            .entry((e.method.as_str(), key(e)))
+            .or_default()
+            .push_back(i);
     }
     let mut pair_of_a: Vec<Option<usize>> = vec![None; a.requests.len()];
     let mut extra = Vec::new();
+    let first_left = |queue: &mut std::collections::VecDeque<usize>, taken: &[Option<usize>]| {
+        while let Some(&i) = queue.front() {
+            if taken[i].is_none() {
+                return Some(i);
+            }
+            queue.pop_front();
+        }
+        None
+    };
     for (j, e) in b.requests.iter().enumerate() {
-        let Some(queue) = by_method.get_mut(e.method.as_str()) else {
-            extra.push(j);
-            continue;
-        };
-        let pos = queue
-            .iter()
-            .position(|&i| a.requests[i].params == e.params)
-            .or(if queue.is_empty() { None } else { Some(0) });
-        match pos {
-            Some(p) => pair_of_a[queue.remove(p)] = Some(j),
+        let method = e.method.as_str();
+        let same = by_params
+            .get_mut(&(method, key(e)))
+            .and_then(|q| first_left(q, &pair_of_a));
+        let pick = same.or_else(|| {
+            by_method
+                .get_mut(method)
+                .and_then(|q| first_left(q, &pair_of_a))
+        });
+        match pick {
+            Some(i) => pair_of_a[i] = Some(j),
             None => extra.push(j),
         }
     }
