@@ -350,7 +350,7 @@ the server cannot be started, the transcript cannot be written, or the
 #[derive(Parser)]
 #[command(after_long_help = TIMELINE_EXAMPLES, verbatim_doc_comment)]
 pub struct TimelineArgs {
-    /// The capture to show (a file: it is read twice)
+    /// The capture to show (`-`, a pipe or a FIFO is first copied to a temporary file: it is read twice)
     file: PathBuf,
 
     /// Output format: text rows, a Mermaid sequence diagram, or one
