@@ -385,7 +385,7 @@ the server cannot be started, the transcript cannot be written, or the
 #[derive(Parser)]
 #[command(after_long_help = TIMELINE_EXAMPLES, verbatim_doc_comment)]
 pub struct TimelineArgs {
-    /// The capture to show (a file: it is read twice)
+    /// The capture to show (`-`, a pipe or a FIFO is first copied to a temporary file: it is read twice)
     file: PathBuf,
 
     /// Output format: aligned rows, one versioned JSON document, a Mermaid
@@ -1128,11 +1128,6 @@ impl ValidateArgs {
 
 impl TimelineArgs {
     pub fn into_timeline(self) -> Result<Timeline, Usage> {
-        if self.file.as_os_str() == "-" {
-            return Err(Usage(
-                "mcpdbg: timeline reads its file twice and cannot read standard input; save the capture to a file first".into(),
-            ));
-        }
         let options = timeline::Options {
             check: Options {
                 session: Config {

@@ -75,8 +75,12 @@ const KEY_PREFIXES: [&str; 14] = [
 ];
 
 /// Words that make the value after them a secret (`password=hunter2`).
-const SECRET_WORDS: [&str; 8] = [
+const SECRET_WORDS: [&str; 12] = [
     "password",
+    "cvv",
+    "cvc",
+    "card_number",
+    "cardnumber",
     "passwd",
     "secret",
     "token",
@@ -300,9 +304,20 @@ impl Redactor {
     }
 
     /// Replaces secret-shaped words of free text.
+    /// The placeholder of a secret word; one too short to remember (under
+    /// four bytes, a CVV) gets a placeholder without a number.
+    fn mask(&mut self, word: &str) -> String {
+        if word.len() >= 4 {
+            placeholder(self.remember(word))
+        } else {
+            "[redacted]".to_string()
+        }
+    }
+
     fn mask_secrets(&mut self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         let mut hide_next = false;
+        let mut after_key = false;
         let mut rest = text;
         while !rest.is_empty() {
             let start = rest.find(|c: char| !is_separator(c)).unwrap_or(rest.len());
@@ -318,11 +333,23 @@ impl Redactor {
             let scheme = lower == "bearer" || lower == "basic";
             if hide_next && !scheme && !word.starts_with("[redacted") {
                 hide_next = false;
-                let n = self.remember(word);
-                out.push_str(&placeholder(n));
+                out.push_str(&self.mask(word));
                 continue;
             }
             hide_next = false;
+            // `"password": "..."` in a line that is not JSON (cut, broken):
+            // the key, then `:` or `=` as a word of its own, then the value.
+            let key_before = std::mem::take(&mut after_key);
+            if key_before && (word == ":" || word == "=") {
+                out.push_str(word);
+                hide_next = true;
+                continue;
+            }
+            if key_before && (word.starts_with(':') || word.starts_with('=')) && word.len() > 1 {
+                out.push_str(&word[..1]);
+                out.push_str(&self.mask(&word[1..]));
+                continue;
+            }
             if scheme || lower.trim_end_matches(':') == "authorization" {
                 out.push_str(word);
                 hide_next = true;
@@ -330,20 +357,22 @@ impl Redactor {
             }
             if let Some((name, value)) = split_assignment(word) {
                 if is_secret_word(name) && !value.is_empty() {
-                    let n = self.remember(value);
                     out.push_str(&word[..word.len() - value.len()]);
-                    out.push_str(&placeholder(n));
+                    out.push_str(&self.mask(value));
                     continue;
                 }
             }
-            if is_secret_word(&lower) && word.ends_with(':') {
+            if is_secret_word(&lower) {
                 out.push_str(word);
-                hide_next = true;
+                if word.ends_with(':') {
+                    hide_next = true;
+                } else {
+                    after_key = true;
+                }
                 continue;
             }
-            if looks_secret(word) {
-                let n = self.remember(word);
-                out.push_str(&placeholder(n));
+            if looks_secret(word) || looks_like_card(word) {
+                out.push_str(&self.mask(word));
             } else {
                 out.push_str(word);
             }
@@ -396,6 +425,36 @@ fn is_secret_word(name: &str) -> bool {
     let name = name.trim_end_matches(':').to_ascii_lowercase();
     // `progressToken` and `nextCursor` are protocol words, not secrets.
     SECRET_WORDS.iter().any(|w| name.ends_with(w)) && !name.contains("progress")
+}
+
+/// A payment card number: 13 to 19 digits (dashes or no separators)
+/// that pass the Luhn check.
+fn looks_like_card(word: &str) -> bool {
+    let word = word.trim_end_matches(['.', ':']);
+    if !word.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+        return false;
+    }
+    let digits: Vec<u32> = word
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .map(|b| u32::from(b - b'0'))
+        .collect();
+    if !(13..=19).contains(&digits.len()) {
+        return false;
+    }
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| {
+            if i % 2 == 1 {
+                if d * 2 > 9 { d * 2 - 9 } else { d * 2 }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
 }
 
 /// An e-mail address, a known API key format or a long random-looking token.
@@ -459,6 +518,25 @@ mod tests {
             r.apply("notes 1.2.0 2025-06-18 ask"),
             "notes 1.2.0 2025-06-18 ask"
         );
+    }
+
+    #[test]
+    fn secrets_in_a_broken_json_line_and_card_numbers_are_masked() {
+        let mut r = Redactor::default();
+        let text = r.apply(
+            r#"{"arguments":{"password": "hunter2", "card": 4111111111111111, "cvv": 123, "token"="abc", "n": 1234567890123"#,
+        );
+        for secret in ["hunter2", "4111111111111111", "123,", "abc"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        // A number that fails the Luhn check is no card.
+        assert!(text.contains("1234567890123"), "{text}");
+        assert!(
+            r.apply("paid with 4111-1111-1111-1111.")
+                .contains("[redacted")
+        );
+        assert!(looks_like_card("4111111111111111"));
+        assert!(!looks_like_card("4111111111111112"));
     }
 
     #[test]

@@ -262,7 +262,8 @@ impl Transport {
                 out.push(Item::Stderr { at, text });
             }
             Body::Line { dir, bytes } => {
-                let terminated = record.terminated && !std::mem::take(&mut self.streams[slot(dir)].partial_next);
+                let terminated =
+                    record.terminated && !std::mem::take(&mut self.streams[slot(dir)].partial_next);
                 if self.streams[slot(dir)].multiline.is_some() {
                     self.continue_multiline(at, dir, bytes.into_vec(), terminated, findings, out);
                 } else {
@@ -280,10 +281,18 @@ impl Transport {
             }
             Body::Partial { dir, json, why } => {
                 let note = match why {
-                    PartialWhy::Summary => "the log shows message summaries (method, id, outcome), not payloads: content, shape and envelope rules stay silent",
-                    PartialWhy::HostTruncated => "some payloads were cut short in the log (by the host or the capture tool): their id and method are used, their content is not judged",
-                    PartialWhy::HostEvents => "tool calls are rebuilt from the host's events: only the method, the tool and the outcome are known",
-                    PartialWhy::GatewayError => "failed calls are logged as the gateway's error text, not the server's answer: they count as error answers, their code and content are not judged",
+                    PartialWhy::Summary => {
+                        "the log shows message summaries (method, id, outcome), not payloads: content, shape and envelope rules stay silent"
+                    }
+                    PartialWhy::HostTruncated => {
+                        "some payloads were cut short in the log (by the host or the capture tool): their id and method are used, their content is not judged"
+                    }
+                    PartialWhy::HostEvents => {
+                        "tool calls are rebuilt from the host's events: only the method, the tool and the outcome are known"
+                    }
+                    PartialWhy::GatewayError => {
+                        "failed calls are logged as the gateway's error text, not the server's answer: they count as error answers, their code and content are not judged"
+                    }
                 };
                 self.note(note, at.line);
                 match serde_json::from_slice::<Value>(&json).map(message::classify) {
@@ -299,29 +308,40 @@ impl Transport {
                     Finding::new(
                         Rule::StrayOutput,
                         at.line,
-                        format!("the host could not parse a line of server stdout: \"{}\"", excerpt(&text)),
+                        format!(
+                            "the host could not parse a line of server stdout: \"{}\"",
+                            excerpt(&text)
+                        ),
                     )
                     .time(at.time.as_ref())
                     .dir(Dir::ServerToClient),
                 );
-                out.push(Item::Noise { at, dir: Dir::ServerToClient });
+                out.push(Item::Noise {
+                    at,
+                    dir: Dir::ServerToClient,
+                });
             }
             Body::Note(text) => self.note(&text, at.line),
             Body::Undecodable { error, lines_read } => {
                 findings.push(undecodable(&error, lines_read))
             }
             Body::Overlong { length } => findings.push(overlong(at.line, length)),
-            Body::Unreadable(bytes) => findings.push(
-                Finding::new(
-                    Rule::MalformedRecord,
-                    at.line,
-                    format!(
+            Body::Unreadable(bytes) => {
+                let message = match crate::reader::native::bad_timestamp(&bytes) {
+                    Some(stamp) => format!(
+                        "line has a direction marker, but `{}` before it is not an RFC 3339 timestamp, so it is skipped: \"{}\"",
+                        excerpt_bytes(stamp),
+                        excerpt_bytes(&bytes)
+                    ),
+                    None => format!(
                         "line has no direction marker (`>`, `<`, `!` or `#`) and is skipped: \"{}\"",
                         excerpt_bytes(&bytes)
                     ),
+                };
+                findings.push(
+                    Finding::new(Rule::MalformedRecord, at.line, message).time(at.time.as_ref()),
                 )
-                .time(at.time.as_ref()),
-            ),
+            }
         }
     }
 

@@ -2743,3 +2743,44 @@ fn files_from_streams_the_list_and_the_records() {
         assert_eq!(status.code(), Some(1), "-j {jobs}");
     }
 }
+
+#[test]
+fn a_bad_timestamp_is_named_as_such_not_as_a_missing_marker() {
+    let input = b"> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n2026-13-45T99:00:00Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n";
+    let out = run_stdin(&["check", "--format", "json", "-"], input);
+    let doc = json_of(&out);
+    let text = doc.to_string();
+    assert!(
+        text.contains("but `2026-13-45T99:00:00Z` before it is not an RFC 3339 timestamp"),
+        "{text}"
+    );
+    assert!(!text.contains("no direction marker"), "{text}");
+}
+
+#[test]
+fn redact_hides_secrets_in_a_cut_json_line_and_card_numbers_in_every_format() {
+    let input = b"> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"pay\",\"arguments\":{\"password\": \"hunter2\", \"card\": 4111111111111111, \"cvv\": 987\n";
+    let dir = std::env::temp_dir().join(format!("mcpdbg-redact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let log = dir.join("cut.log");
+    std::fs::write(&log, input).expect("write");
+    let log = log.to_str().expect("utf-8");
+    let mut runs: Vec<Vec<&str>> = ["table", "json", "jsonl", "sarif", "github", "junit"]
+        .iter()
+        .map(|f| vec!["check", "--redact", "--format", f, log])
+        .collect();
+    runs.push(vec!["timeline", "--redact", log]);
+    runs.push(vec!["timeline", "--redact", "--format", "html", log]);
+    for args in runs {
+        let out = run(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.is_empty(), "{args:?}");
+        for secret in ["hunter2", "4111111111111111", "987"] {
+            assert!(
+                !text.contains(secret),
+                "{secret} in the output of {args:?}: {text}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

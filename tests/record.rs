@@ -766,3 +766,80 @@ fn a_full_disk_never_blocks_the_session() {
         .expect("read");
     assert!(err.contains("cannot write the transcript"), "{err}");
 }
+
+/// 3 MB of 1,000-byte lines, then the server exits.
+const THREE_MB: &str = "head -c 3000000 /dev/zero | tr '\\0' x | fold -w 1000";
+
+#[test]
+fn a_slow_host_gets_everything_the_server_wrote_before_it_exited() {
+    // The host reads 400 KB/s: when the server exits, more than 2 MB still
+    // wait in the pipes, over 5 s of reading (the recorder used to give up
+    // after 2 s, cutting the output mid-line).
+    let dir = scratch("slow-host");
+    let mut child = record(&dir, THREE_MB, &[]);
+    drop(child.stdin.take());
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = stdout.read(&mut buf).expect("read");
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n]);
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let status = wait_for(&mut child, Duration::from_secs(60));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(out.len(), 3_002_999);
+    let s = streams(&dir.join("t.log"));
+    assert_eq!(s.server, out);
+    assert_eq!(
+        s.events.last().map(String::as_str),
+        Some("server exited with status 0"),
+        "{:?}",
+        s.events
+    );
+}
+
+#[test]
+fn a_host_that_stops_reading_is_named_with_what_it_missed() {
+    // 1.5 MB fits in the pipes (1 MiB each way on Linux, and the relay's
+    // buffer), so the server exits while the host holds most of it unread.
+    let dir = scratch("host-stops");
+    let mut child = record(
+        &dir,
+        "head -c 1500000 /dev/zero | tr '\\0' x | fold -w 1000",
+        &[],
+    );
+    drop(child.stdin.take());
+    // Read 100 KB, then hold the pipe open without reading.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut got = vec![0u8; 100_000];
+    stdout.read_exact(&mut got).expect("read");
+    let status = wait_for(&mut child, Duration::from_secs(60));
+    assert_eq!(status.code(), Some(0));
+    let s = streams(&dir.join("t.log"));
+    let event = s
+        .events
+        .iter()
+        .find(|e| e.contains("stopped reading"))
+        .unwrap_or_else(|| panic!("{:?}", s.events));
+    assert!(
+        event.starts_with(
+            "server exited; the host stopped reading its stdout (no progress for 2 s): "
+        ),
+        "{event}"
+    );
+    // What it says was recorded is what the transcript holds.
+    assert!(
+        event.contains(&format!(
+            "of the {} bytes recorded were delivered",
+            s.server.len()
+        )),
+        "{event} ({} bytes recorded)",
+        s.server.len()
+    );
+    assert!(!event.contains("another process"), "{event}");
+    drop(stdout);
+}

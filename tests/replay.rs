@@ -730,3 +730,135 @@ proptest::proptest! {
         let _ = c.verdict();
     }
 }
+
+// ------------------------------------------------------- hostile servers
+
+/// A native log: the handshake, then a `tools/call` whose arguments hold
+/// `payload` bytes, answered.
+fn log_with_payload(dir: &Path, payload: usize) -> std::path::PathBuf {
+    let log = dir.join("payload.log");
+    let text = format!(
+        "> {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{}\"}}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[]}}}}\n",
+        "x".repeat(payload)
+    );
+    std::fs::write(&log, text).expect("write log");
+    log
+}
+
+/// `mcpdbg replay --format json ARGS LOG -- SERVER...`, killed (and the
+/// test failed) if it has not ended within `limit`; the output and the new
+/// transcript.
+fn replay_within(
+    log: &Path,
+    args: &[&str],
+    server: &[&str],
+    limit: std::time::Duration,
+) -> (std::process::Output, String) {
+    let new = log.with_extension("replayed.log");
+    let _ = std::fs::remove_file(&new);
+    let child = mcpdbg()
+        .args(["replay", "--format", "json", "--out"])
+        .arg(&new)
+        .args(args)
+        .arg(log)
+        .arg("--")
+        .args(server)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("replay starts");
+    let pid = child.id();
+    let start = std::time::Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("replay ran"),
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+            panic!("replay still running after {limit:?}");
+        }
+    };
+    eprintln!("replay ended after {:?}", start.elapsed());
+    let code = out.status.code().expect("exit status");
+    assert!(code < 2, "replay failed:\n{}", transcript(&out));
+    let text = std::fs::read(&new).expect("new transcript");
+    (out, String::from_utf8_lossy(&text).into_owned())
+}
+
+#[test]
+fn a_server_that_never_reads_its_stdin_does_not_stop_the_clock() {
+    // 1 MB of client data, far more than a pipe holds (64 KiB on Linux):
+    // writing it to a server that never reads used to block replay forever.
+    let dir = scratch("never-reads");
+    let log = log_with_payload(&dir, 1 << 20);
+    let (out, new) = replay_within(
+        &log,
+        &["--timeout", "1", "--start-timeout", "1", "--grace", "1"],
+        &["sleep", "600"],
+        std::time::Duration::from_secs(60),
+    );
+    let doc = json_of(&out);
+    assert_eq!(row(&doc, "echo")["verdict"], "new hang", "{doc:#}");
+    // Nothing answered it: a hang, not an answer after the timeout.
+    assert_eq!(row(&doc, "echo")["late"], false, "{doc:#}");
+    assert!(
+        new.contains("never written to the server (it did not read its stdin)"),
+        "{new}"
+    );
+    assert!(new.contains("# server killed by signal"), "{new}");
+}
+
+#[test]
+fn a_server_writing_an_endless_line_is_cut_and_the_clock_holds() {
+    // `cat /dev/zero` writes one line that never ends: replay keeps none of
+    // it past its line limit (16 MiB), stops at its time limits and says
+    // how much was cut.
+    let dir = scratch("endless-line");
+    let log = log_with_payload(&dir, 10);
+    let (out, new) = replay_within(
+        &log,
+        &["--timeout", "1", "--start-timeout", "1", "--grace", "1"],
+        &["cat", "/dev/zero"],
+        std::time::Duration::from_secs(60),
+    );
+    assert!(new.len() < 1 << 20, "{} bytes of transcript", new.len());
+    assert!(new.contains("bytes of stdout were not recorded"), "{new}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("longer than the replay's limit (16 MiB)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_flooding_server_is_stopped_at_the_time_limits() {
+    // `yes` writes short lines as fast as it can: the replay still ends at
+    // its limits (the handshake's 1 s, then 3 s for the server to exit and
+    // the kill), with what it read recorded and nothing held back.
+    let dir = scratch("flood");
+    let log = log_with_payload(&dir, 10);
+    let (_, new) = replay_within(
+        &log,
+        &["--timeout", "1", "--start-timeout", "1", "--grace", "1"],
+        &["yes"],
+        std::time::Duration::from_secs(60),
+    );
+    assert!(
+        new.contains("# replay: no answer to initialize"),
+        "{}",
+        &new[..new.len().min(2000)]
+    );
+    assert!(
+        new.contains("# server killed by signal"),
+        "{}",
+        &new[new.len().saturating_sub(2000)..]
+    );
+}

@@ -112,9 +112,8 @@ fn timeline_usage_and_io_errors_exit_2() {
     let out = run(&["timeline", "fixtures/no-such-file.log"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open fixtures/no-such-file.log"));
-    let out = run(&["timeline", "-"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
+    // `-` is standard input, read once into a temporary file (see
+    // timeline_reads_a_pipe_fifo_or_dev_stdin_once_and_in_full).
     let out = run(&["timeline", "--lines", "9..3", SAMPLE]);
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["timeline", "--kind", "bogus", SAMPLE]);
@@ -162,6 +161,102 @@ fn views_survive_hostile_input() {
                 String::from_utf8_lossy(&out.stderr)
             );
         }
+    }
+}
+
+#[test]
+fn stats_notes_answers_stamped_before_their_requests() {
+    let input = b"2026-11-20T14:00:01.000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n2026-11-20T14:00:00.500Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n";
+    let out = run_stdin(&["stats", "-"], input);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("note: 1 answer is stamped before its request (the log's clock went back"),
+        "{text}"
+    );
+    let doc = json_of(&run_stdin(&["stats", "--format", "json", "-"], input));
+    assert_eq!(doc["negative_latencies"], 1);
+}
+
+// ------------------------------------------------- inputs read only once
+
+/// The timeline of the sample with its name replaced by `NAME`.
+fn timeline_named(out: &std::process::Output, name: &str) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (head, rows) = text.split_once('\n').expect("a heading");
+    let shown = if name == "-" { "<stdin>" } else { name };
+    assert!(head.starts_with(&format!("{shown} (")), "{head}");
+    rows.to_string()
+}
+
+#[test]
+fn timeline_reads_a_pipe_fifo_or_dev_stdin_once_and_in_full() {
+    let expected = timeline_named(&run(&["timeline", SAMPLE]), SAMPLE);
+    assert!(!expected.contains("(no message)"), "{expected}");
+    let input = fs::read(root().join(SAMPLE)).expect("sample");
+    for name in ["-", "/dev/stdin"] {
+        let got = timeline_named(&run_stdin(&["timeline", name], &input), name);
+        assert_eq!(got, expected, "timeline {name}");
+    }
+    // A FIFO: its second open used to wait forever for a writer.
+    let dir = scratch("fifo");
+    let fifo = dir.join("session.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let (path, data) = (fifo.clone(), input.clone());
+    let writer = std::thread::spawn(move || fs::write(&path, data).expect("write the FIFO"));
+    let name = fifo.to_str().expect("utf-8");
+    let mut child = mcpdbg()
+        .args(["timeline", name])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("timeline starts");
+    let start = Instant::now();
+    while child.try_wait().expect("try_wait").is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("timeline on a FIFO still running after 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writer.join().expect("writer");
+    let got = timeline_named(&child.wait_with_output().expect("output"), name);
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn follow_refuses_a_compressed_file_with_the_reason() {
+    for file in [
+        "fixtures/compressed/unanswered-request.log.gz",
+        "fixtures/compressed/unanswered-request.log.zst",
+    ] {
+        let mut child = mcpdbg()
+            .args(["check", "--follow", file])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("check starts");
+        let start = Instant::now();
+        while child.try_wait().expect("try_wait").is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("check --follow {file} is still following after 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("-compressed, and --follow reads a plain file"),
+            "{err}"
+        );
     }
 }
 
@@ -259,6 +354,36 @@ fn mermaid_of_every_fixture_parses() {
         Some(1),
         "the parser accepted a broken diagram"
     );
+}
+
+#[test]
+fn a_file_name_cannot_configure_the_mermaid_diagram() {
+    // A directive in the file name used to reach the comment line, where
+    // the official parser applies it.
+    let dir = scratch("mermaid-name");
+    let log = dir.join("s%%{init: {\"theme\": \"forest\", \"themeCSS\": \"p{}\"}}%%.log");
+    fs::copy(root().join(SAMPLE), &log).expect("copy");
+    let out = run(&[
+        "timeline",
+        "--format",
+        "mermaid",
+        log.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(!text.contains("%%{"), "{text}");
+    let diagram = dir.join("named.mmd");
+    fs::write(&diagram, &text).expect("write");
+    let script = mermaid_parser();
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(&diagram)
+        .current_dir(script.parent().expect("dir"))
+        .output()
+        .expect("node runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.trim_end().ends_with(" config {}"), "{report}");
 }
 
 /// The text with every Mermaid entity code (`#59;`) removed.
@@ -674,6 +799,7 @@ fn stats_json_version_1_is_pinned() {
             "non_message_lines",
             "waiting",
             "bytes",
+            "negative_latencies",
         ],
         "document",
     );

@@ -1,8 +1,8 @@
 //! `mcpdbg timeline`: the conversation as text, JSON, Mermaid or HTML.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use super::writer;
 use crate::exit::ExitStatus;
@@ -32,12 +32,7 @@ pub struct Timeline {
 
 pub fn run(t: Timeline) -> io::Result<ExitStatus> {
     let name = t.file.display().to_string();
-    let path = t.file.clone();
-    let open = move || -> io::Result<Box<dyn Read>> {
-        File::open(&path)
-            .map(|f| Box::new(f) as Box<dyn Read>)
-            .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display())))
-    };
+    let open = reopenable(&t.file)?;
     let mut out = writer(&t.out)?;
     let mut sink: Box<dyn Sink + '_> = match t.drawing {
         Drawing::Text => {
@@ -56,4 +51,76 @@ pub fn run(t: Timeline) -> io::Result<ExitStatus> {
     drop(sink);
     out.flush()?;
     Ok(ExitStatus::Clean)
+}
+
+/// How the timeline opens its input for each of its two passes. A regular
+/// file is opened again; anything else (`-` for standard input, a pipe, a
+/// FIFO, `/dev/stdin`) can be read only once, so it is first copied to an
+/// unnamed temporary file (owner-only, removed at once) that both passes
+/// read.
+type Reopen = Box<dyn Fn() -> io::Result<Box<dyn Read>>>;
+
+fn reopenable(path: &Path) -> io::Result<Reopen> {
+    let cannot_open =
+        |e: io::Error| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()));
+    let stdin = path.as_os_str() == "-";
+    if !stdin && std::fs::metadata(path).map_err(cannot_open)?.is_file() {
+        let path = path.to_path_buf();
+        return Ok(Box::new(move || {
+            File::open(&path)
+                .map(|f| Box::new(f) as Box<dyn Read>)
+                .map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))
+                })
+        }));
+    }
+    let mut input: Box<dyn Read> = if stdin {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(File::open(path).map_err(cannot_open)?)
+    };
+    let mut spool = spool_file()?;
+    io::copy(&mut input, &mut spool)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))?;
+    Ok(Box::new(move || {
+        let mut f = spool.try_clone()?;
+        f.seek(SeekFrom::Start(0))?;
+        Ok(Box::new(f) as Box<dyn Read>)
+    }))
+}
+
+/// A new temporary file, already unlinked.
+fn spool_file() -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::env::temp_dir();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    for n in 0..100 {
+        let path = dir.join(format!(
+            "mcpdbg-timeline-{}-{stamp}-{n}",
+            std::process::id()
+        ));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+        {
+            Ok(f) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(f);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("cannot create a temporary file in {}: {e}", dir.display()),
+                ));
+            }
+        }
+    }
+    Err(io::Error::other("cannot create a temporary file"))
 }

@@ -280,6 +280,27 @@ fn status(part: &Part, open: &[OpenRequest], now: Instant) -> String {
     line
 }
 
+/// A compressed file cannot be followed: what is appended to it is not
+/// readable until the compressor ends a block, and the tail would be lost.
+fn refuse_compressed(path: &Path) -> io::Result<()> {
+    use std::io::Read;
+    let mut magic = Vec::with_capacity(4);
+    std::fs::File::open(path)?.take(4).read_to_end(&mut magic)?;
+    let kind = if magic.starts_with(&[0x1f, 0x8b]) {
+        "gzip"
+    } else if crate::reader::zstd::is_zstd(&magic) {
+        "zstd"
+    } else {
+        return Ok(());
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "it is {kind}-compressed, and --follow reads a plain file as it grows (a compressed tail cannot be read until the compressor ends it); check the whole file without --follow, or follow the uncompressed log"
+        ),
+    ))
+}
+
 /// Follows `path` until `stop` is set, printing findings and status lines
 /// to `out` and notes about truncation and rotation to `err`. Returns the
 /// report of everything read (one part per generation of the file).
@@ -296,7 +317,10 @@ pub fn follow(
     let mut said = false;
     let mut part = loop {
         match Part::open(path, &options.check) {
-            Ok(part) => break part,
+            Ok(part) => {
+                refuse_compressed(path)?;
+                break part;
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if !said {
                     writeln!(

@@ -16,16 +16,16 @@
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{SecondsFormat, Utc};
 
@@ -79,6 +79,9 @@ enum Entry {
     Gap(Stream, String, usize),
     /// The stream ended: a last line without newline is written now.
     Eof(Stream, String),
+    /// The recorder stops waiting for the stream: a last line without
+    /// newline is written now, and the stream is not closed.
+    Flush(Stream, String),
     Event(String, String),
     /// The session is over: write what came before and stop. Threads that
     /// are still alive (a host that never closes stdin, the signal handler)
@@ -91,7 +94,7 @@ impl Entry {
         match self {
             Entry::Chunk(_, _, chunk) => chunk.len(),
             Entry::Event(_, text) => text.len(),
-            Entry::Gap(..) | Entry::Eof(..) | Entry::Stop => 0,
+            Entry::Gap(..) | Entry::Eof(..) | Entry::Flush(..) | Entry::Stop => 0,
         }
     }
 }
@@ -107,6 +110,41 @@ const CHUNK: usize = 256 * 1024;
 const PIPE_SIZE: libc::c_int = 1024 * 1024;
 /// The longest line kept whole; the rest of a longer line becomes a gap.
 const MAX_LINE: usize = 256 * 1024 * 1024;
+
+/// Once the server has exited, how long its stdout and stderr may go
+/// without progress (nothing read from the server, nothing delivered to the
+/// host) before the recorder stops waiting for them.
+const DRAIN_STALL: Duration = Duration::from_secs(2);
+/// The longest the recorder drains a server that has exited, progress or
+/// not (a host reading 1 byte a second).
+const DRAIN_LIMIT: Duration = Duration::from_secs(300);
+
+/// What one output relay has done, for the drain at the end.
+#[derive(Default)]
+struct Progress {
+    /// Bytes read from the server (and queued for the transcript).
+    read: AtomicU64,
+    /// Bytes the host (or our stderr) took.
+    delivered: AtomicU64,
+    /// Blocked writing to the host, not reading from the server.
+    writing: AtomicBool,
+    /// The host closed its end: the rest is recorded, not delivered.
+    closed: AtomicBool,
+}
+
+impl Progress {
+    fn total(&self) -> u64 {
+        self.read.load(Ordering::Relaxed) + self.delivered.load(Ordering::Relaxed)
+    }
+}
+
+/// Bytes waiting in a pipe (FIONREAD), if the system says.
+fn pipe_pending(fd: std::os::fd::RawFd) -> Option<u64> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int through the pointer, which is valid.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    (r == 0).then_some(n.max(0) as u64)
+}
 
 /// The current time as the transcript writes it: RFC 3339, UTC, microseconds.
 pub fn now() -> String {
@@ -375,11 +413,11 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
         }
         Ok((path, file))
     });
-    let (path, file): (Option<PathBuf>, Box<dyn Write + Send>) = match opened {
-        Ok((path, file)) => (Some(path), Box::new(file)),
+    let (path, file): (Option<PathBuf>, Option<File>) = match opened {
+        Ok((path, file)) => (Some(path), Some(file)),
         Err(e) => {
             eprintln!("mcpdbg record: {e}; the server runs unrecorded");
-            (None, Box::new(io::sink()))
+            (None, None)
         }
     };
     let (tx, rx) = mpsc::sync_channel(QUEUE_ENTRIES);
@@ -390,7 +428,13 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
         in_flight: in_flight.clone(),
         pool: pool.clone(),
     };
-    let writer = thread::spawn(move || write_transcript(file, rx, in_flight, pool));
+    let writer = thread::spawn(move || match file {
+        Some(file) => {
+            let start = file.metadata().map(|m| m.len()).unwrap_or(0);
+            write_transcript(file, start, rx, in_flight, pool)
+        }
+        None => write_transcript(io::sink(), 0, rx, in_flight, pool),
+    });
     queue.event(event::start(&command_line(&options.command)));
 
     let mut child = match Command::new(program)
@@ -444,13 +488,21 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
         // Not joined: it may stay blocked reading a host that never closes stdin.
         thread::spawn(move || relay(io::stdin().lock(), Some(child_stdin), Stream::Stdin, &queue));
     }
-    for (stream, source) in [
+    let progress: [Arc<Progress>; 2] = Default::default();
+    let fds = {
+        use std::os::fd::AsRawFd;
+        [child_stdout.as_raw_fd(), child_stderr.as_raw_fd()]
+    };
+    for ((stream, source), progress) in [
         (
             Stream::Stdout,
             Box::new(child_stdout) as Box<dyn Read + Send>,
         ),
         (Stream::Stderr, Box::new(child_stderr)),
-    ] {
+    ]
+    .into_iter()
+    .zip(progress.iter().cloned())
+    {
         let queue = queue.clone();
         let done = done_tx.clone();
         thread::spawn(move || {
@@ -460,25 +512,14 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
                 Stream::Stdout => Box::new(io::stdout()),
                 _ => Box::new(io::stderr()),
             };
-            relay(source, Some(sink), stream, &queue);
+            relay_counted(source, Some(sink), stream, &queue, Some(&progress));
             let _ = done.send(stream);
         });
     }
     drop(done_tx);
 
     let status = wait(&mut child)?;
-    // Drain what the server wrote before it exited; a grandchild that keeps
-    // the pipes open must not keep us running forever.
-    let mut open = 2;
-    while open > 0 {
-        match done_rx.recv_timeout(Duration::from_secs(2)) {
-            Ok(_) => open -= 1,
-            Err(_) => {
-                queue.event("server exited but its stdout or stderr is still held open by another process; stopped recording them");
-                break;
-            }
-        }
-    }
+    drain(&done_rx, &progress, fds, &queue);
     let exit_code = match (status.code(), status.signal()) {
         (Some(code), _) => {
             queue.event(event::exited(code));
@@ -526,8 +567,86 @@ fn forward_signals(pid: u32, queue: Queue) -> io::Result<()> {
     Ok(())
 }
 
+/// Waits, once the server has exited, for its stdout and stderr relays to
+/// deliver what it wrote: as long as they make progress (a slow host), up
+/// to [`DRAIN_LIMIT`]; then an event says what was left and why.
+fn drain(
+    done: &Receiver<Stream>,
+    progress: &[Arc<Progress>; 2],
+    fds: [std::os::fd::RawFd; 2],
+    queue: &Queue,
+) {
+    let start = Instant::now();
+    let mut open = [true, true];
+    let mut last: u64 = progress.iter().map(|p| p.total()).sum();
+    while open.iter().any(|&o| o) {
+        match done.recv_timeout(DRAIN_STALL) {
+            Ok(stream) => open[usize::from(stream == Stream::Stderr)] = false,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let total: u64 = progress.iter().map(|p| p.total()).sum();
+                if total != last && start.elapsed() < DRAIN_LIMIT {
+                    last = total;
+                    continue;
+                }
+                let why = if total != last {
+                    format!("still going after {} s", DRAIN_LIMIT.as_secs())
+                } else {
+                    format!("no progress for {} s", DRAIN_STALL.as_secs())
+                };
+                for (i, name) in ["stdout", "stderr"].into_iter().enumerate() {
+                    if !open[i] {
+                        continue;
+                    }
+                    let p = &progress[i];
+                    let stream = if i == 0 {
+                        Stream::Stdout
+                    } else {
+                        Stream::Stderr
+                    };
+                    queue.send(Entry::Flush(stream, now()));
+                    let read = p.read.load(Ordering::Relaxed);
+                    let delivered = p.delivered.load(Ordering::Relaxed);
+                    let host = if i == 0 {
+                        "the host"
+                    } else {
+                        "mcpdbg's stderr"
+                    };
+                    let in_pipe = pipe_pending(fds[i])
+                        .map(|n| format!("; {n} more bytes were left unread in the pipe, neither recorded nor delivered"))
+                        .unwrap_or_default();
+                    let text = if p.writing.load(Ordering::Relaxed)
+                        && !p.closed.load(Ordering::Relaxed)
+                    {
+                        format!(
+                            "server exited; {host} stopped reading its {name} ({why}): {delivered} of the {read} bytes recorded were delivered{in_pipe}; stopped relaying it"
+                        )
+                    } else {
+                        format!(
+                            "server exited but its {name} is still held open by another process ({why}); {read} bytes recorded, {delivered} delivered; stopped recording it"
+                        )
+                    };
+                    queue.event(text);
+                }
+                break;
+            }
+        }
+    }
+}
+
 /// Relays one stream chunk by chunk and queues the chunks for the writer.
-fn relay(mut source: impl Read, mut sink: Option<impl Write>, stream: Stream, queue: &Queue) {
+fn relay(source: impl Read, sink: Option<impl Write>, stream: Stream, queue: &Queue) {
+    relay_counted(source, sink, stream, queue, None)
+}
+
+/// [`relay`], counting what it reads and delivers in `progress`.
+fn relay_counted(
+    mut source: impl Read,
+    mut sink: Option<impl Write>,
+    stream: Stream,
+    queue: &Queue,
+    progress: Option<&Progress>,
+) {
     let mut dropped = 0usize;
     let mut spare: Option<Vec<u8>> = None;
     loop {
@@ -553,12 +672,22 @@ fn relay(mut source: impl Read, mut sink: Option<impl Write>, stream: Stream, qu
         if dropped > 0 || !queue.offer(Entry::Chunk(stream, stamp, buf.clone())) {
             dropped += n;
         }
+        if let Some(p) = progress {
+            p.read.fetch_add(n as u64, Ordering::Relaxed);
+            p.writing.store(true, Ordering::Relaxed);
+        }
         if let Some(out) = sink.as_mut() {
-            if out.write_all(&buf).and_then(|()| out.flush()).is_err() {
+            if deliver(out, &buf, progress).is_err() {
                 // The reader went away (server stdin closed, host stdout
                 // closed): keep draining and recording, stop forwarding.
                 sink = None;
+                if let Some(p) = progress {
+                    p.closed.store(true, Ordering::Relaxed);
+                }
             }
+        }
+        if let Some(p) = progress {
+            p.writing.store(false, Ordering::Relaxed);
         }
         queue.pool.give(buf);
     }
@@ -567,6 +696,24 @@ fn relay(mut source: impl Read, mut sink: Option<impl Write>, stream: Stream, qu
         queue.send(Entry::Gap(stream, now(), dropped));
     }
     queue.send(Entry::Eof(stream, now()));
+}
+
+/// Writes `buf` to `out`, counting each partial write as delivered.
+fn deliver(out: &mut impl Write, mut buf: &[u8], progress: Option<&Progress>) -> io::Result<()> {
+    while !buf.is_empty() {
+        match out.write(buf) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(k) => {
+                if let Some(p) = progress {
+                    p.delivered.fetch_add(k as u64, Ordering::Relaxed);
+                }
+                buf = &buf[k..];
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.flush()
 }
 
 /// One stream's line assembly in the writer.
@@ -605,7 +752,7 @@ impl<W: Write> Transcript<W> {
                 s.skip = true;
                 write_record(&mut self.out, stamp, b"#", gap(lost, *stream).as_bytes())
             }
-            Entry::Eof(stream, stamp) => {
+            Entry::Eof(stream, stamp) | Entry::Flush(stream, stamp) => {
                 let s = &mut self.streams[*stream as usize];
                 if s.lost > 0 {
                     let lost = std::mem::take(&mut s.lost);
@@ -617,6 +764,9 @@ impl<W: Write> Transcript<W> {
                     let note = event::partial_line(stream.name());
                     write_record(&mut self.out, stamp, b"#", note.as_bytes())?;
                     write_record(&mut self.out, stamp, stream.marker(), &line)?;
+                }
+                if matches!(entry, Entry::Flush(..)) {
+                    return Ok(());
                 }
                 let closed = format!("{} closed", stream.name());
                 write_record(&mut self.out, stamp, b"#", closed.as_bytes())
@@ -684,15 +834,17 @@ fn gap(bytes: usize, stream: Stream) -> String {
 
 /// The writer thread: turns entries into transcript lines, flushing whenever
 /// the queue runs empty.
-fn write_transcript(
-    file: Box<dyn Write + Send>,
+fn write_transcript<S: Store>(
+    file: S,
+    start: u64,
     rx: Receiver<Entry>,
     in_flight: Arc<AtomicUsize>,
     pool: Pool,
 ) -> io::Result<()> {
-    // Lines longer than the buffer go straight to the file, uncopied.
-    let mut transcript = Transcript::new(BufWriter::with_capacity(64 * 1024, file));
-    let mut failed = false;
+    // Records are assembled in memory and handed to the file whole, so that
+    // a failed write (a full disk) never splices two records together.
+    let mut committer = Committer::new(file, start);
+    let mut transcript = Transcript::new(Vec::with_capacity(COMMIT_BYTES));
     let mut warned_gap = false;
     let mut stopped = false;
     while let Ok(first) = rx.recv() {
@@ -710,37 +862,211 @@ fn write_transcript(
                 );
                 warned_gap = true;
             }
-            if let Err(e) = transcript.entry(&entry) {
-                if !failed {
-                    eprintln!(
-                        "mcpdbg record: cannot write the transcript: {e}; the session goes on unrecorded"
-                    );
-                    failed = true;
-                }
-            }
+            // Writing to memory cannot fail.
+            let _ = transcript.entry(&entry);
             if let Entry::Chunk(_, _, chunk) = entry {
                 pool.give(chunk);
             }
+            if transcript.out.len() >= COMMIT_BYTES {
+                committer.commit(&mut transcript.out);
+            }
             next = rx.try_recv().ok();
         }
-        if let Err(e) = transcript.out.flush() {
-            if !failed {
-                eprintln!(
-                    "mcpdbg record: cannot write the transcript: {e}; the session goes on unrecorded"
-                );
-                failed = true;
-            }
-        }
+        committer.commit(&mut transcript.out);
         if stopped {
             break;
         }
     }
     // Write errors were reported as they happened; they never change the
     // outcome of the session, whose exit status stays the server's.
-    if let (Err(e), false) = (transcript.out.flush(), failed) {
-        eprintln!("mcpdbg record: cannot write the transcript: {e}");
-    }
+    committer.finish();
     Ok(())
+}
+
+/// Bytes of records gathered before they are handed to the file.
+const COMMIT_BYTES: usize = 64 * 1024;
+
+/// Where the transcript goes: a file, or a fake one in the tests.
+trait Store: Write {
+    /// Cuts the store back to `len` bytes, writing on from there.
+    fn cut(&mut self, len: u64) -> io::Result<()>;
+}
+
+/// No transcript: the session runs unrecorded.
+impl Store for io::Sink {
+    fn cut(&mut self, _len: u64) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Store for File {
+    fn cut(&mut self, len: u64) -> io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        self.set_len(len)?;
+        self.seek(SeekFrom::Start(len)).map(|_| ())
+    }
+}
+
+/// Writes whole records to the store. When a write fails (a full disk),
+/// what it could not write is counted by stream; when writing works again,
+/// a record cut by the failure is removed (or ended, when the store cannot
+/// be cut), `# gap` events say what is missing, and recording goes on.
+struct Committer<S: Store> {
+    store: S,
+    /// The store's length up to its last whole record.
+    whole: u64,
+    /// Bytes of a record cut by a failed write, after `whole`.
+    torn: u64,
+    /// Bytes not written, by stream (stdin, stdout, stderr), and events.
+    lost: [usize; 3],
+    lost_events: usize,
+    /// The error of the outage under way.
+    failing: Option<String>,
+    /// Bytes not written over the whole session, and the outages.
+    total_lost: u64,
+    outages: usize,
+}
+
+impl<S: Store> Committer<S> {
+    fn new(store: S, whole: u64) -> Committer<S> {
+        Committer {
+            store,
+            whole,
+            torn: 0,
+            lost: [0; 3],
+            lost_events: 0,
+            failing: None,
+            total_lost: 0,
+            outages: 0,
+        }
+    }
+
+    /// Writes `records` (whole records) and empties it.
+    fn commit(&mut self, records: &mut Vec<u8>) {
+        if records.is_empty() && self.failing.is_none() {
+            return;
+        }
+        let mut prefix = Vec::new();
+        if self.torn > 0 {
+            if self.store.cut(self.whole).is_ok() {
+                self.torn = 0;
+            } else {
+                // The store cannot be cut (a device): end the cut record.
+                prefix.push(b'\n');
+            }
+        }
+        if self.failing.is_some() {
+            let stamp = now();
+            let cause = self.failing.clone().unwrap_or_default();
+            let note = format!("transcript: writing failed ({cause}) and resumes here");
+            let _ = write_record(&mut prefix, &stamp, b"#", note.as_bytes());
+            for stream in [Stream::Stdin, Stream::Stdout, Stream::Stderr] {
+                let lost = self.lost[stream as usize];
+                if lost > 0 {
+                    let _ = write_record(&mut prefix, &stamp, b"#", gap(lost, stream).as_bytes());
+                }
+            }
+            if self.lost_events > 0 {
+                let text = format!(
+                    "gap: {} recorder events were not recorded",
+                    self.lost_events
+                );
+                let _ = write_record(&mut prefix, &stamp, b"#", text.as_bytes());
+            }
+        }
+        let prefix_len = prefix.len();
+        let buf = if prefix.is_empty() {
+            std::mem::take(records)
+        } else {
+            prefix.extend_from_slice(records);
+            records.clear();
+            prefix
+        };
+        let mut written = 0;
+        let result = loop {
+            if written == buf.len() {
+                break self.store.flush();
+            }
+            match self.store.write(&buf[written..]) {
+                Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
+                Ok(k) => written += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        match result {
+            Ok(()) => {
+                if self.failing.take().is_some() {
+                    eprintln!(
+                        "mcpdbg record: the transcript is written again; what could not be written is counted in `# gap` events"
+                    );
+                }
+                // A cut record that could not be removed was ended by the
+                // prefix's first byte: it is a (broken) whole record now.
+                self.whole += self.torn + buf.len() as u64;
+                self.torn = 0;
+                self.lost = [0; 3];
+                self.lost_events = 0;
+            }
+            Err(e) => {
+                let whole = buf[..written]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                if whole > 0 {
+                    self.whole += self.torn + whole as u64;
+                    self.torn = (written - whole) as u64;
+                } else {
+                    self.torn += written as u64;
+                }
+                if whole >= prefix_len {
+                    // The gap events went out: count afresh.
+                    self.lost = [0; 3];
+                    self.lost_events = 0;
+                }
+                for line in buf[whole.max(prefix_len)..].split_inclusive(|&b| b == b'\n') {
+                    self.count_lost(line);
+                }
+                if self.failing.is_none() {
+                    self.outages += 1;
+                    eprintln!(
+                        "mcpdbg record: cannot write the transcript: {e}; the session goes on, and once writing works again `# gap` events say what is missing"
+                    );
+                }
+                self.failing = Some(e.to_string());
+            }
+        }
+        let mut buf = buf;
+        buf.clear();
+        if buf.capacity() <= 4 * COMMIT_BYTES {
+            *records = buf;
+        }
+    }
+
+    /// Counts a record that was not written.
+    fn count_lost(&mut self, line: &[u8]) {
+        self.total_lost += line.len() as u64;
+        let Some(space) = memchr::memchr(b' ', line) else {
+            return;
+        };
+        let body = line.len().saturating_sub(space + 3);
+        match line.get(space + 1) {
+            Some(b'>') => self.lost[0] += body,
+            Some(b'<') => self.lost[1] += body,
+            Some(b'!') => self.lost[2] += body,
+            _ => self.lost_events += 1,
+        }
+    }
+
+    /// The last word on stderr when the outage never ended.
+    fn finish(&mut self) {
+        if let Some(cause) = &self.failing {
+            eprintln!(
+                "mcpdbg record: the transcript could not be written to the end ({cause}): {} bytes of records were not written",
+                self.total_lost
+            );
+        }
+    }
 }
 
 fn write_record(out: &mut impl Write, stamp: &str, marker: &[u8], line: &[u8]) -> io::Result<()> {
@@ -755,6 +1081,102 @@ fn write_record(out: &mut impl Write, stamp: &str, marker: &[u8], line: &[u8]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A disk that takes `room` more bytes, then fails with ENOSPC.
+    struct Disk {
+        data: Vec<u8>,
+        room: Option<usize>,
+        can_cut: bool,
+    }
+
+    impl Write for Disk {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = self.room.map_or(buf.len(), |r| r.min(buf.len()));
+            if n == 0 && !buf.is_empty() {
+                return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+            }
+            if let Some(r) = self.room.as_mut() {
+                *r -= n;
+            }
+            self.data.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Store for Disk {
+        fn cut(&mut self, len: u64) -> io::Result<()> {
+            if !self.can_cut {
+                return Err(io::ErrorKind::Unsupported.into());
+            }
+            self.data.truncate(len as usize);
+            Ok(())
+        }
+    }
+
+    fn full_disk_session(can_cut: bool) -> String {
+        let disk = Disk {
+            data: Vec::new(),
+            room: None,
+            can_cut,
+        };
+        let mut c = Committer::new(disk, 0);
+        let mut records = b"T1 > {\"a\":1}\nT2 < {\"a\":1}\n".to_vec();
+        c.commit(&mut records);
+        // The disk fills 10 bytes into the next record...
+        c.store.room = Some(10);
+        records.extend_from_slice(b"T3 < {\"b\":22222222}\n");
+        c.commit(&mut records);
+        // ... stays full for another record and an event ...
+        records.extend_from_slice(b"T4 ! warn\nT5 # stdin closed\n");
+        c.commit(&mut records);
+        // ... and has room again.
+        c.store.room = None;
+        records.extend_from_slice(b"T6 < {\"c\":3}\n");
+        c.commit(&mut records);
+        String::from_utf8(c.store.data).expect("utf-8")
+    }
+
+    /// The lines with the stamps of the gap events replaced by `S`.
+    fn stamped(text: &str) -> Vec<String> {
+        text.lines()
+            .map(|l| match l.split_once(' ') {
+                Some((t, rest)) if t.len() > 2 => format!("S {rest}"),
+                _ => l.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_full_disk_leaves_a_gap_event_and_no_spliced_record() {
+        let lines = stamped(&full_disk_session(true));
+        assert_eq!(
+            lines,
+            [
+                "T1 > {\"a\":1}",
+                "T2 < {\"a\":1}",
+                "S # transcript: writing failed (No space left on device (os error 28)) and resumes here",
+                "S # gap: 15 bytes of stdout were not recorded",
+                "S # gap: 5 bytes of stderr were not recorded",
+                "S # gap: 1 recorder events were not recorded",
+                "T6 < {\"c\":3}",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_full_device_that_cannot_be_cut_ends_the_cut_record_on_its_own_line() {
+        let lines = stamped(&full_disk_session(false));
+        assert_eq!(lines[2], "T3 < {\"b\":");
+        assert!(
+            lines[3].starts_with("S # transcript: writing failed"),
+            "{lines:?}"
+        );
+        assert_eq!(lines.last().map(String::as_str), Some("T6 < {\"c\":3}"));
+        assert_eq!(lines.len(), 8, "{lines:?}");
+    }
 
     #[test]
     fn paths_expand_placeholders() {

@@ -16,7 +16,9 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -90,6 +92,18 @@ pub struct Replayed {
     pub exit: Option<ExitStatus>,
 }
 
+/// The longest line of the server's output recorded; a longer line is
+/// skipped as it is read and a `# gap` event gives its size.
+pub const LINE_LIMIT: usize = 16 << 20;
+
+/// The most of the server's output (stdout and stderr) recorded: past it,
+/// the replay says so and stops, as at a hang with `--stop-on-hang`.
+pub const OUTPUT_LIMIT: u64 = 1 << 30;
+
+/// Lines read but not yet handled: with [`LINE_LIMIT`], what the readers
+/// hold is bounded (a flooding server waits on its pipe).
+const IN_FLIGHT: usize = 8;
+
 enum Event {
     Line {
         dir: Dir,
@@ -97,40 +111,110 @@ enum Event {
         terminated: bool,
         at: DateTime<Utc>,
     },
+    /// A line longer than [`LINE_LIMIT`], skipped: its length.
+    Cut {
+        dir: Dir,
+        bytes: u64,
+    },
     Closed(Dir),
+    /// Writing to the server's stdin failed (it closed it).
+    StdinFailed,
 }
 
-fn pump(stream: impl Read + std::marker::Send + 'static, dir: Dir, tx: Sender<Event>) {
+fn pump(stream: impl Read + std::marker::Send + 'static, dir: Dir, tx: SyncSender<Event>) {
     thread::spawn(move || {
         let mut reader = BufReader::with_capacity(1 << 16, stream);
+        let mut line = Vec::new();
+        // Bytes of the line being skipped; 0: not skipping.
+        let mut skipped: u64 = 0;
         loop {
-            let mut bytes = Vec::new();
-            match reader.read_until(b'\n', &mut bytes) {
-                Ok(0) | Err(_) => {
-                    let _ = tx.send(Event::Closed(dir));
+            let buf = match reader.fill_buf() {
+                Ok([]) => break,
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let (chunk, newline) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], true),
+                None => (buf, false),
+            };
+            let used = chunk.len() + usize::from(newline);
+            if skipped > 0 || line.len() + chunk.len() > LINE_LIMIT {
+                skipped += (line.len() + chunk.len()) as u64;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+            reader.consume(used);
+            if newline {
+                let event = if skipped > 0 {
+                    Event::Cut {
+                        dir,
+                        bytes: std::mem::take(&mut skipped),
+                    }
+                } else {
+                    Event::Line {
+                        dir,
+                        bytes: std::mem::take(&mut line),
+                        terminated: true,
+                        at: Utc::now(),
+                    }
+                };
+                if tx.send(event).is_err() {
                     return;
-                }
-                Ok(_) => {
-                    let terminated = bytes.last() == Some(&b'\n');
-                    if terminated {
-                        bytes.pop();
-                    }
-                    let at = Utc::now();
-                    if tx
-                        .send(Event::Line {
-                            dir,
-                            bytes,
-                            terminated,
-                            at,
-                        })
-                        .is_err()
-                    {
-                        return;
-                    }
                 }
             }
         }
+        let last = if skipped > 0 {
+            Some(Event::Cut {
+                dir,
+                bytes: skipped,
+            })
+        } else if !line.is_empty() {
+            Some(Event::Line {
+                dir,
+                bytes: line,
+                terminated: false,
+                at: Utc::now(),
+            })
+        } else {
+            None
+        };
+        if let Some(event) = last {
+            let _ = tx.send(event);
+        }
+        let _ = tx.send(Event::Closed(dir));
     });
+}
+
+/// The server's stdin, written by a thread of its own so that a server
+/// that does not read never blocks the replay's clock.
+struct Stdin {
+    tx: Sender<Vec<u8>>,
+    /// Bytes handed to the writer.
+    queued: u64,
+    /// Bytes the writer has written.
+    written: Arc<AtomicU64>,
+}
+
+fn writer(mut stdin: ChildStdin, events: SyncSender<Event>) -> Stdin {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    let written = Arc::new(AtomicU64::new(0));
+    let count = Arc::clone(&written);
+    thread::spawn(move || {
+        for bytes in rx {
+            if stdin.write_all(&bytes).and_then(|_| stdin.flush()).is_err() {
+                let _ = events.send(Event::StdinFailed);
+                return;
+            }
+            count.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        }
+    });
+    Stdin {
+        tx,
+        queued: 0,
+        written,
+    }
 }
 
 struct Pending {
@@ -143,7 +227,13 @@ struct Run<'a> {
     capture: &'a Capture,
     options: &'a Options,
     transcript: Transcript,
-    stdin: Option<ChildStdin>,
+    stdin: Option<Stdin>,
+    /// Bytes queued for and written to the stdin, kept once it is closed.
+    stdin_bytes: Option<(u64, Arc<AtomicU64>)>,
+    /// Bytes of the server's output recorded.
+    output: u64,
+    /// The output went over [`OUTPUT_LIMIT`].
+    flooded: bool,
     settled: Vec<bool>,
     /// New id (as JSON text) -> the request waiting for it.
     pending: HashMap<String, Pending>,
@@ -179,17 +269,61 @@ impl Run<'_> {
         let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
         self.transcript.line(Utc::now(), ">", &bytes)?;
         bytes.push(b'\n');
+        let len = bytes.len() as u64;
         let sent = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(&bytes).and_then(|_| stdin.flush()),
-            None => Err(io::ErrorKind::BrokenPipe.into()),
+            Some(stdin) => {
+                let sent = stdin.tx.send(bytes).is_ok();
+                if sent {
+                    stdin.queued += len;
+                }
+                sent
+            }
+            None => false,
         };
-        if sent.is_err() && self.stdin.take().is_some() {
+        if !sent {
+            self.stdin_failed()?;
+        }
+        Ok(())
+    }
+
+    fn stdin_failed(&mut self) -> io::Result<()> {
+        if let Some(stdin) = self.stdin.take() {
             self.result
                 .notes
                 .push("the server stopped reading its stdin".to_string());
             self.transcript.event(&event::closed("stdin"))?;
+            self.stdin_bytes = Some((stdin.queued, stdin.written));
         }
         Ok(())
+    }
+
+    /// Closes the server's stdin once what was queued is written.
+    fn close_stdin(&mut self) -> io::Result<()> {
+        if let Some(stdin) = self.stdin.take() {
+            self.transcript.event(&event::closed("stdin"))?;
+            self.stdin_bytes = Some((stdin.queued, stdin.written));
+        }
+        Ok(())
+    }
+
+    /// Counts `bytes` of output against [`OUTPUT_LIMIT`]; false once it is
+    /// reached (the replay stops, and says so once).
+    fn within_output_limit(&mut self, bytes: u64) -> io::Result<bool> {
+        if self.flooded {
+            return Ok(false);
+        }
+        self.output += bytes;
+        if self.output <= OUTPUT_LIMIT {
+            return Ok(true);
+        }
+        self.flooded = true;
+        let text = format!(
+            "the server wrote more than {} MiB; the rest of its output was not recorded and the replay stopped",
+            OUTPUT_LIMIT >> 20
+        );
+        self.transcript.event(&format!("replay: {text}"))?;
+        self.result.notes.push(text);
+        Ok(false)
     }
 
     fn send(&mut self, s: &Send) -> io::Result<()> {
@@ -300,6 +434,9 @@ impl Run<'_> {
                     Dir::Stderr => ("!", "stderr"),
                     _ => ("<", "stdout"),
                 };
+                if !self.within_output_limit(bytes.len() as u64 + 1)? {
+                    return Ok(());
+                }
                 if !terminated {
                     self.transcript.event(&event::partial_line(stream))?;
                 }
@@ -308,6 +445,26 @@ impl Run<'_> {
                     self.server_wrote(&bytes)?;
                 }
             }
+            Event::Cut { dir, bytes } => {
+                // Only the event is recorded.
+                if !self.within_output_limit(1)? {
+                    return Ok(());
+                }
+                let stream = if dir == Dir::Stderr {
+                    "stderr"
+                } else {
+                    "stdout"
+                };
+                self.transcript.event(&event::gap(
+                    usize::try_from(bytes).unwrap_or(usize::MAX),
+                    stream,
+                ))?;
+                self.result.notes.push(format!(
+                    "the server wrote a line of {bytes} bytes on its {stream}, longer than the replay's limit ({} MiB): it was not recorded (a `# gap` event in the new transcript)",
+                    LINE_LIMIT >> 20
+                ));
+            }
+            Event::StdinFailed => self.stdin_failed()?,
             Event::Closed(dir) => {
                 if dir == Dir::Stderr {
                     self.stderr_open = false;
@@ -385,11 +542,21 @@ fn end(run: &mut Run<'_>, child: &mut Child, rx: &Receiver<Event>) -> io::Result
     // What the server wrote before it ended; its streams may stay open in
     // a child it left behind, so this is bounded too.
     let drain = Instant::now() + Duration::from_secs(1);
-    while run.stdout_open || run.stderr_open {
+    while (run.stdout_open || run.stderr_open) && Instant::now() < drain {
         let left = drain.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
             Ok(e) => run.event(e)?,
             Err(_) => break,
+        }
+    }
+    if let Some((queued, written)) = &run.stdin_bytes {
+        let unwritten = queued.saturating_sub(written.load(Ordering::Relaxed));
+        if unwritten > 0 {
+            let text = format!(
+                "{unwritten} bytes of the client's messages were never written to the server (it did not read its stdin); the transcript shows them as sent"
+            );
+            run.transcript.event(&format!("replay: {text}"))?;
+            run.result.notes.push(text);
         }
     }
     if let Some(s) = status {
@@ -452,7 +619,8 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             return Err(io::Error::new(e.kind(), text));
         }
     };
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
+    let stdin = writer(child.stdin.take().expect("piped"), tx.clone());
     pump(
         child.stdout.take().expect("piped"),
         Dir::ServerToClient,
@@ -470,7 +638,10 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         capture,
         options,
         transcript,
-        stdin: child.stdin.take(),
+        stdin: Some(stdin),
+        stdin_bytes: None,
+        output: 0,
+        flooded: false,
         settled: vec![false; capture.requests.len()],
         pending: HashMap::new(),
         answers,
@@ -505,7 +676,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             last_send = Some((Instant::now(), s.time.clone()));
             next += 1;
         }
-        if !run.stdout_open || run.stdin.is_none() {
+        if !run.stdout_open || run.stdin.is_none() || run.flooded {
             break;
         }
         if next == capture.sends.len() {
@@ -543,16 +714,14 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             break;
         }
     }
-    if next < capture.sends.len() && !options.stop_on_hang {
+    if next < capture.sends.len() && !options.stop_on_hang && !run.flooded {
         run.result.notes.push(format!(
             "the server closed its {} before the replay ended; {} client message(s) not sent",
             if run.stdout_open { "stdin" } else { "stdout" },
             capture.sends.len() - next
         ));
     }
-    if run.stdin.take().is_some() {
-        run.transcript.event(&event::closed("stdin"))?;
-    }
+    run.close_stdin()?;
     end(&mut run, &mut child, &rx)?;
     run.transcript.flush()?;
     Ok(run.result)

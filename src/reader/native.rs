@@ -46,6 +46,17 @@ pub fn parse_prefix(line: &[u8]) -> Option<(Option<Timestamp>, Marker, usize)> {
     Some((Some(time), mark, raw_start(line, after_second)))
 }
 
+/// The first token of a line that is not a native record only because
+/// that token, before a marker, is not a timestamp.
+pub fn bad_timestamp(line: &[u8]) -> Option<&[u8]> {
+    let (first, after_first) = token(line, 0);
+    if first.is_empty() || marker(first).is_some() || after_first >= line.len() {
+        return None;
+    }
+    let (second, _) = token(line, after_first + 1);
+    marker(second).map(|_| first)
+}
+
 /// The token starting at `start`, up to the next space, and the offset after it.
 fn token(line: &[u8], start: usize) -> (&[u8], usize) {
     let rest = &line[start.min(line.len())..];
@@ -114,6 +125,20 @@ mod tests {
     fn parse(line: &str) -> Option<(Option<String>, Marker, String)> {
         parse_prefix(line.as_bytes())
             .map(|(t, m, s)| (t.map(|t| t.text.to_string()), m, line[s..].to_string()))
+    }
+
+    #[test]
+    fn a_bad_timestamp_before_a_marker_is_named() {
+        assert_eq!(
+            bad_timestamp(b"2026-13-45T99:00:00Z > {}"),
+            Some(&b"2026-13-45T99:00:00Z"[..])
+        );
+        assert_eq!(
+            bad_timestamp(b"yesterday # started"),
+            Some(&b"yesterday"[..])
+        );
+        assert_eq!(bad_timestamp(b"hello world"), None);
+        assert_eq!(bad_timestamp(b"> {}"), None);
     }
 
     #[test]

@@ -20,6 +20,9 @@ use super::timeline::message_label;
 /// The longest payload summary or note shown, in characters.
 const LABEL_CHARS: usize = 80;
 
+/// The longest file name shown in the diagram's comment, in characters.
+const PATH_CHARS: usize = 400;
+
 /// Writes the Mermaid diagram.
 pub struct Mermaid<'a> {
     out: &'a mut dyn Write,
@@ -163,10 +166,12 @@ impl Sink for Mermaid<'_> {
         }
         let session = prepared.report.sessions.first();
         writeln!(self.out, "sequenceDiagram")?;
+        // The path goes through `text` too: a `%%{init: ...}%%` in a file
+        // name would be a directive even inside a comment.
         writeln!(
             self.out,
             "    %% mcpdbg timeline of {}",
-            escape_control(&prepared.report.path)
+            text(&prepared.report.path, PATH_CHARS)
         )?;
         writeln!(
             self.out,

@@ -271,5 +271,16 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
             duration(w.latency_sum)
         )?;
     }
+    match stats.negative_latencies {
+        0 => {}
+        1 => writeln!(
+            out,
+            "note: 1 answer is stamped before its request (the log's clock went back, or its lines are out of order): its latency is negative"
+        )?,
+        n => writeln!(
+            out,
+            "note: {n} answers are stamped before their requests (the log's clock went back, or its lines are out of order): their latencies are negative"
+        )?,
+    }
     Ok(())
 }

@@ -120,6 +120,7 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
         "non_message_lines": {"lines": stats.noise.0, "bytes": stats.noise.1},
         "waiting": {"on_server": waiting(0), "on_client": waiting(1)},
         "bytes": bytes(&stats.bytes),
+        "negative_latencies": stats.negative_latencies,
     });
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)

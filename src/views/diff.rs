@@ -509,23 +509,47 @@ fn side(e: &Exchange) -> Side {
 /// of `a` with the same method and equal params, else the first unpaired one
 /// with the same method (both in order).
 fn pairs(a: &Capture, b: &Capture) -> Vec<(Option<usize>, Option<usize>)> {
-    let mut by_method: IndexMap<&str, Vec<usize>> = IndexMap::new();
+    // Each request of `b` takes the first request of `a` left with the same
+    // method and the same params, else the first left with the same method.
+    // Queues with lazy removal keep this linear (a Vec's `remove` made a
+    // million pings quadratic).
+    let key = |e: &Exchange| e.params.as_ref().map(Value::to_string);
+    let mut by_method: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    let mut by_params: std::collections::HashMap<
+        (&str, Option<String>),
+        std::collections::VecDeque<usize>,
+    > = std::collections::HashMap::new();
     for (i, e) in a.requests.iter().enumerate() {
-        by_method.entry(e.method.as_str()).or_default().push(i);
+        by_method.entry(e.method.as_str()).or_default().push_back(i);
+        by_params
+            .entry((e.method.as_str(), key(e)))
+            .or_default()
+            .push_back(i);
     }
     let mut pair_of_a: Vec<Option<usize>> = vec![None; a.requests.len()];
     let mut extra = Vec::new();
+    let first_left = |queue: &mut std::collections::VecDeque<usize>, taken: &[Option<usize>]| {
+        while let Some(&i) = queue.front() {
+            if taken[i].is_none() {
+                return Some(i);
+            }
+            queue.pop_front();
+        }
+        None
+    };
     for (j, e) in b.requests.iter().enumerate() {
-        let Some(queue) = by_method.get_mut(e.method.as_str()) else {
-            extra.push(j);
-            continue;
-        };
-        let pos = queue
-            .iter()
-            .position(|&i| a.requests[i].params == e.params)
-            .or(if queue.is_empty() { None } else { Some(0) });
-        match pos {
-            Some(p) => pair_of_a[queue.remove(p)] = Some(j),
+        let method = e.method.as_str();
+        let same = by_params
+            .get_mut(&(method, key(e)))
+            .and_then(|q| first_left(q, &pair_of_a));
+        let pick = same.or_else(|| {
+            by_method
+                .get_mut(method)
+                .and_then(|q| first_left(q, &pair_of_a))
+        });
+        match pick {
+            Some(i) => pair_of_a[i] = Some(j),
             None => extra.push(j),
         }
     }
@@ -555,7 +579,10 @@ fn rows(a: &Capture, b: &Capture, ignore: &[Pattern], late: &BTreeSet<usize>) ->
         .filter_map(|(i, j)| {
             let x = i.map(|i| &a.requests[i]);
             let y = j.map(|j| &b.requests[j]);
-            let late = i.is_some_and(|i| late.contains(&i)) && y.is_some();
+            // Late: timed out in the replay, yet answered after all (a
+            // request nothing answered is a hang, not a late answer).
+            let late = i.is_some_and(|i| late.contains(&i))
+                && y.is_some_and(|y| y.outcome != Outcome::Open);
             let base = x.or(y)?;
             let mut row = Row {
                 method: base.method.clone(),
@@ -641,6 +668,42 @@ mod tests {
         assert!(json_diff("result", &a, &b, &ignore).is_empty());
         assert_eq!(json_diff("result", &a, &b, &ignore[..1]).len(), 1);
         assert!(json_diff("result", &a, &b, &[Pattern::parse("*")]).is_empty());
+    }
+
+    fn capture(text: &str) -> Capture {
+        crate::views::capture::read(
+            Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+            None,
+        )
+        .expect("in-memory capture")
+    }
+
+    #[test]
+    fn a_timed_out_request_is_late_only_when_something_answered_it() {
+        let before = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\
+             > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n",
+        );
+        // The replay: `a` answered after its timeout, `b` never.
+        let after = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n\
+             > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n",
+        );
+        let timed_out: BTreeSet<usize> = [0, 1].into_iter().collect();
+        let c = compare(&before, &after, &[], Expect::Same, &timed_out);
+        let by = |name: &str| {
+            c.rows
+                .iter()
+                .find(|r| r.subject.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("no row {name}: {:?}", c.rows))
+        };
+        assert!(by("a").late);
+        assert_eq!(by("a").verdict, Verdict::NewHang);
+        assert!(!by("b").late, "nothing answered b: {:?}", by("b"));
+        assert_eq!(by("b").verdict, Verdict::NewHang);
     }
 
     #[test]

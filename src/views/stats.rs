@@ -138,6 +138,9 @@ pub struct Stats {
     /// `[server, client]`: the server answers the client's requests.
     pub waiting: [Waiting; 2],
     pub bytes: Bytes,
+    /// Answers stamped before their requests (a clock that went back, lines
+    /// out of order): their latencies are negative.
+    pub negative_latencies: u64,
 }
 
 /// The accumulation of one input.
@@ -255,6 +258,9 @@ impl FileCollector<'_> {
                 }
                 if let Some(latency) = e.answers.as_ref().and_then(|a| a.latency) {
                     m.latencies.push(latency);
+                    if latency < 0.0 {
+                        self.stats.negative_latencies += 1;
+                    }
                     let side = match e.dir {
                         Dir::ClientToServer => Some(1),
                         Dir::ServerToClient => Some(0),
@@ -387,6 +393,17 @@ mod tests {
         )
         .expect("in memory");
         stats
+    }
+
+    #[test]
+    fn answers_stamped_before_their_requests_are_counted() {
+        let s = stats_of(
+            "2026-11-20T14:00:01.000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+             2026-11-20T14:00:00.500Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+             2026-11-20T14:00:02.000Z > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n\
+             2026-11-20T14:00:02.100Z < {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n",
+        );
+        assert_eq!(s.negative_latencies, 1);
     }
 
     #[test]
