@@ -17,7 +17,7 @@ use crate::reader::Format;
 use crate::render;
 use crate::text::escape_control;
 use crate::views::capture::{self, Capture};
-use crate::views::diff::{self, Comparison, Expect, Labels, Pattern};
+use crate::views::diff::{self, Comparison, Expect, Labels, Pattern, Target};
 
 /// What both commands compare by.
 #[derive(Clone, Debug)]
@@ -25,6 +25,8 @@ pub struct Compare {
     /// `--ignore PATH`: JSON paths left out of the comparison.
     pub ignore: Vec<String>,
     pub expect: Expect,
+    /// `--id`, `--method`, `--tool`: the request rows the verdict counts.
+    pub target: Target,
     pub form: Form,
 }
 
@@ -121,7 +123,8 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         eprintln!("mcpdbg replay: {note}");
     }
     eprintln!("mcpdbg replay: new session written to {}", out.display());
-    let (after, after_findings) = read_capture(&out, None)?;
+    let (after, mut after_findings) = read_capture(&out, None)?;
+    after_findings.retain(|f| !replay_caused(&after, f));
     let mut comparison = compare(
         &r.compare,
         (&before, &before_findings),
@@ -155,7 +158,32 @@ fn compare(
     let mut comparison = diff::compare(before, after, &ignore, options.expect, late);
     comparison.findings_before = diff::rule_counts(before_findings);
     comparison.findings_after = diff::rule_counts(after_findings);
+    comparison.target = options.target.clone();
     comparison
+}
+
+/// A finding the replay itself caused, not the server: a
+/// `cancel-unknown-request` for a recorded cancel whose request the new
+/// server had already answered (the cancel was on its way).
+fn replay_caused(after: &Capture, f: &Finding) -> bool {
+    if f.rule != crate::rules::Rule::CancelUnknownRequest {
+        return false;
+    }
+    let Some(cancel) = after.sends.iter().find(|s| s.line == f.line) else {
+        return false;
+    };
+    let Some(id) = cancel
+        .message
+        .get("params")
+        .and_then(|p| p.get("requestId"))
+        .and_then(crate::wire::message::RequestId::from_json)
+    else {
+        return false;
+    };
+    after
+        .requests
+        .iter()
+        .any(|e| e.id == id && e.line < f.line && e.answer_line.is_some_and(|a| a < f.line))
 }
 
 /// A capture and its findings.
