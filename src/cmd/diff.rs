@@ -218,3 +218,47 @@ fn write_comparison(
         ExitStatus::Clean
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rule;
+
+    fn capture(text: &'static str) -> Capture {
+        capture::read(Box::new(text.as_bytes()), None).expect("a capture")
+    }
+
+    /// A cancel that crossed the answer on the wire is the replay's doing;
+    /// a cancel of a request still open, or of an id never sent, is not.
+    #[test]
+    fn only_a_cancel_of_an_answered_request_is_replay_caused() {
+        let answered_first = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\
+             > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"timed out\"}}\n",
+        );
+        let f = Finding::new(
+            Rule::CancelUnknownRequest,
+            3,
+            "cancel of an answered request",
+        );
+        assert!(replay_caused(&answered_first, &f));
+        let other = Finding::new(Rule::ResponseAfterCancel, 3, "another rule");
+        assert!(!replay_caused(&answered_first, &other));
+
+        let unknown_id = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\
+             > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":9,\"reason\":\"timed out\"}}\n",
+        );
+        assert!(!replay_caused(&unknown_id, &f));
+
+        let answered_after = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n\
+             > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"timed out\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n",
+        );
+        let at_2 = Finding::new(Rule::CancelUnknownRequest, 2, "cancel before the answer");
+        assert!(!replay_caused(&answered_after, &at_2));
+    }
+}

@@ -2024,6 +2024,7 @@ mod tests {
 #[cfg(test)]
 mod timeout_tests {
     use super::reason_seconds;
+    use crate::rules::Rule;
 
     #[test]
     fn a_cancel_reason_gives_the_client_timeout() {
@@ -2036,5 +2037,60 @@ mod timeout_tests {
         assert_eq!(reason_seconds("MCP error -32001: Request timed out"), None);
         assert_eq!(reason_seconds("deadline 5 min"), Some(300.0));
         assert_eq!(reason_seconds("timed out"), None);
+    }
+
+    fn findings(log: String) -> Vec<crate::finding::Finding> {
+        let options = crate::pipeline::Options::default();
+        let input = Box::new(std::io::Cursor::new(log.into_bytes()));
+        crate::pipeline::check("t.log", input, &options)
+            .expect("a report")
+            .findings
+    }
+
+    const HEAD: &str = "2026-11-02T09:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"stuck\"}}\n";
+
+    /// A timeout reason without a number: the cancel's timing is the
+    /// client's timeout; a later answer at 90% of it is slow.
+    #[test]
+    fn the_cancel_timing_gives_the_client_timeout() {
+        let log = format!(
+            "{HEAD}\
+2026-11-02T09:00:03.000000Z > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":1,\"reason\":\"Request timed out\"}}}}\n\
+2026-11-02T09:00:03.100000Z > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"report\"}}}}\n\
+2026-11-02T09:00:05.800000Z < {{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}}\n"
+        );
+        let found = findings(log);
+        let slow = found
+            .iter()
+            .find(|f| f.rule == Rule::SlowResponse)
+            .unwrap_or_else(|| panic!("no slow-response: {found:?}"));
+        assert!(
+            slow.message
+                .contains("took 2.7 s, 90% of the client's 3.0 s timeout"),
+            "{}",
+            slow.message
+        );
+    }
+
+    /// A cancel with another reason is the client's choice: no timeout is
+    /// learnt from it, and the cancelled request stays a note.
+    #[test]
+    fn a_chosen_cancel_teaches_no_timeout() {
+        let log = format!(
+            "{HEAD}\
+2026-11-02T09:00:03.000000Z > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":1,\"reason\":\"user pressed stop\"}}}}\n\
+2026-11-02T09:00:03.100000Z > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"report\"}}}}\n\
+2026-11-02T09:00:05.800000Z < {{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}}\n"
+        );
+        let found = findings(log);
+        assert!(
+            !found.iter().any(|f| f.rule == Rule::SlowResponse),
+            "{found:?}"
+        );
+        let cancelled = found
+            .iter()
+            .find(|f| f.rule == Rule::CancelledRequest)
+            .expect("cancelled-request");
+        assert_eq!(cancelled.severity, crate::rules::Severity::Info);
     }
 }

@@ -97,8 +97,9 @@ struct Pending {
 /// The detector's state for one session.
 #[derive(Debug, Default)]
 pub struct Stalls {
-    /// When the server last wrote a message.
-    last_write: Option<Timestamp>,
+    /// When the server last wrote a message (the parsed time only: no
+    /// allocation per message).
+    last_write: Option<chrono::DateTime<chrono::FixedOffset>>,
     times: HashMap<Box<str>, Ring>,
     pending: Option<Pending>,
 }
@@ -107,7 +108,7 @@ impl Stalls {
     /// The server wrote a message at `time` (after the message is judged).
     pub fn wrote(&mut self, time: Option<&Timestamp>) {
         if let Some(t) = time {
-            self.last_write = Some(t.clone());
+            self.last_write = Some(t.at);
         }
     }
 
@@ -167,10 +168,10 @@ impl Stalls {
                 self.close(out);
             }
         }
-        let silence = self
-            .last_write
-            .as_ref()
-            .map_or(0.0, |w| w.seconds_until(a.answered));
+        let silence = self.last_write.map_or(0.0, |w| {
+            let d = a.answered.at.signed_duration_since(w);
+            d.num_microseconds().map_or(0.0, |us| us as f64 / 1e6)
+        });
         let culprit = self.pending.is_none()
             && silence >= STALL_SECONDS
             && took >= 0.9 * silence
