@@ -25,7 +25,7 @@ use mcpdbg::render::OutputFormat;
 use mcpdbg::rules::{Rule, Severity};
 use mcpdbg::session::Config;
 use mcpdbg::views::conversation::EntryKind;
-use mcpdbg::views::diff::Expect;
+use mcpdbg::views::diff::{Expect, Target};
 use mcpdbg::views::timeline;
 use mcpdbg::wire::dir::{Dir, Side};
 
@@ -531,6 +531,22 @@ struct CompareArgs {
     #[arg(long, value_enum, default_value_t = ExpectArg::Same)]
     expect: ExpectArg,
 
+    /// Count only this request in the verdict, by its recorded id, as JSON
+    /// (`7`, `'"7"'`) or bare text (repeatable; other rows are shown, not
+    /// counted)
+    #[arg(long = "id", value_name = "ID")]
+    ids: Vec<String>,
+
+    /// Count only this method's requests in the verdict (repeatable;
+    /// `tools/*` matches a prefix)
+    #[arg(long = "method", value_name = "METHOD")]
+    methods: Vec<String>,
+
+    /// Count only the calls of this tool (or the requests about this prompt
+    /// or resource) in the verdict (repeatable)
+    #[arg(long = "tool", value_name = "NAME")]
+    tools: Vec<String>,
+
     /// Output format (`json` is a versioned document)
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
@@ -1015,6 +1031,11 @@ impl CompareArgs {
             expect: match self.expect {
                 ExpectArg::Same => Expect::Same,
                 ExpectArg::Fixed => Expect::Fixed,
+            },
+            target: Target {
+                ids: self.ids.iter().map(|i| timeline::parse_id(i)).collect(),
+                methods: self.methods,
+                tools: self.tools,
             },
             form: self.format.form(),
             redact: self.redact,

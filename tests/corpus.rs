@@ -90,6 +90,10 @@ fn check(expect_path: &Path, rules: &BTreeSet<String>) -> Vec<String> {
             (text(f, "rule"), line, text(f, "severity"))
         })
         .collect();
+    let messages: Vec<&str> = list(file, "findings")
+        .iter()
+        .map(|f| text(f, "message"))
+        .collect();
     let shown = || {
         findings
             .iter()
@@ -148,6 +152,35 @@ fn check(expect_path: &Path, rules: &BTreeSet<String>) -> Vec<String> {
                 shown()
             ));
         }
+        // Optional: the severity and words the finding must have.
+        let at = findings
+            .iter()
+            .position(|&(r, l, _)| r == rule && line.is_none_or(|line| l == line));
+        if let Some(i) = at {
+            let severity = text(entry, "severity");
+            if !severity.is_empty() && findings[i].2 != severity {
+                problems.push(format!(
+                    "{name}: `{rule}` is a {}, expected a {severity}",
+                    findings[i].2
+                ));
+            }
+            for words in list(entry, "contains") {
+                let words = words.as_str().unwrap_or_default();
+                if !messages[i].contains(words) {
+                    problems.push(format!(
+                        "{name}: `{rule}` does not say {words:?}: {:?}",
+                        messages[i]
+                    ));
+                }
+            }
+        }
+    }
+    let first = text(&expect, "first_rule");
+    if !first.is_empty() && findings.first().map(|f| f.0) != Some(first) {
+        problems.push(format!(
+            "{name}: the first finding must be `{first}`; mcpdbg reports [{}]",
+            shown()
+        ));
     }
     for entry in list(&expect, "must_not_fire") {
         let (rule, line) = rule_at(entry);

@@ -31,6 +31,20 @@ const DIFF_CASES: &[(&str, &[&str])] = &[
             FIXED,
         ],
     ),
+    (
+        "fixed-targeted",
+        &[
+            "diff",
+            "--expect",
+            "fixed",
+            "--tool",
+            "file_note",
+            "--id",
+            "1",
+            BEFORE,
+            FIXED,
+        ],
+    ),
     ("changed", &["diff", BEFORE, CHANGED]),
     (
         "changed-ignoring",
@@ -120,6 +134,8 @@ fn diff_json_version_1_is_pinned() {
             "requests",
             "findings",
             "notes",
+            "target",
+            "counted",
         ],
         "document",
     );
@@ -153,6 +169,7 @@ fn diff_json_version_1_is_pinned() {
                 "latency",
                 "params_changed",
                 "changes",
+                "counted",
             ],
             "request",
         );
@@ -860,5 +877,131 @@ fn a_flooding_server_is_stopped_at_the_time_limits() {
         new.contains("# server killed by signal"),
         "{}",
         &new[new.len().saturating_sub(2000)..]
+    );
+}
+
+// ------------------------------------------------- against FastMCP
+
+/// FastMCP from PyPI (on the official Python SDK), pinned in
+/// tests/probe/requirements-fastmcp.txt and installed by scripts/test.
+fn fastmcp_python() -> std::path::PathBuf {
+    let python = std::env::var_os("MCPDBG_TEST_FASTMCP_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("target/probe-fastmcp/bin/python"));
+    assert!(
+        python.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned FastMCP",
+        python.display()
+    );
+    python
+}
+
+/// `mcpdbg replay --format json ARGS LOG -- python fastmcp_triage_server.py`,
+/// the server fixed or not; returns the exit status, the document and the
+/// new transcript.
+fn replay_triage(log: &Path, fixed: bool, args: &[&str]) -> (i32, Value, String) {
+    let dir = log.parent().expect("dir");
+    let new = dir.join(format!(
+        "replayed-{}-{}.log",
+        if fixed { "fixed" } else { "unfixed" },
+        args.join("_").replace(['-', '.', '/', ':'], "")
+    ));
+    let _ = std::fs::remove_file(&new);
+    let out = mcpdbg()
+        .args(["replay", "--format", "json", "--out"])
+        .arg(&new)
+        .args(args)
+        .arg(log)
+        .arg("--")
+        .arg(fastmcp_python())
+        .arg(root().join("tests/corpus/python/fastmcp_triage_server.py"))
+        .env("TRIAGE_FIXED", if fixed { "1" } else { "0" })
+        .output()
+        .expect("replay runs");
+    let code = out.status.code().expect("exit status");
+    assert!(code < 2, "replay failed:\n{}", transcript(&out));
+    let transcript = std::fs::read_to_string(&new).expect("new transcript");
+    (code, json_of(&out), transcript)
+}
+
+/// A hang the SDK client gave up on (its 2 s read timeout sent
+/// `notifications/cancelled`), recorded from a real FastMCP server, is
+/// proven fixed by a replay against the fixed server, and still reproduced
+/// against the unfixed one: the recorded cancel goes out after its recorded
+/// delay, not right after the request, so a fixed handler has its time; a
+/// cancel whose request was answered is not sent. `--tool` and `--id`
+/// target the verdict, which lists the rows it counted.
+#[test]
+fn a_cancelled_fastmcp_hang_is_proven_fixed_and_still_reproduced_unfixed() {
+    let dir = scratch("fastmcp-cancelled");
+    let log = dir.join("recorded.log");
+    let out = std::process::Command::new(fastmcp_python())
+        .arg(root().join("tests/corpus/python/triage_client.py"))
+        .arg("cancelled-hang")
+        .arg(&log)
+        .arg("--")
+        .arg(fastmcp_python())
+        .arg(root().join("tests/corpus/python/fastmcp_triage_server.py"))
+        .env("MCPDBG", env!("CARGO_BIN_EXE_mcpdbg"))
+        .output()
+        .expect("client runs");
+    assert!(
+        out.status.success(),
+        "client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recorded = std::fs::read_to_string(&log).expect("recorded");
+    assert!(
+        recorded.contains(r#""method":"notifications/cancelled""#),
+        "the client did not cancel:\n{recorded}"
+    );
+
+    // Fixed: the lookup is answered before its cancel is due, so the cancel
+    // is not sent and nothing the replay caused is counted.
+    let (code, doc, new) = replay_triage(&log, true, &["--expect", "fixed", "--tool", "lookup"]);
+    assert_eq!(code, 0, "{doc:#}\n{new}");
+    assert_eq!(doc["verdict"], "fixed");
+    assert_eq!(row(&doc, "lookup")["verdict"], "hang gone");
+    assert_eq!(row(&doc, "lookup")["counted"], true);
+    assert_eq!(row(&doc, "add")["counted"], false);
+    assert_eq!(doc["target"], "tool lookup");
+    assert_eq!(doc["counted"].as_array().map(Vec::len), Some(1), "{doc:#}");
+    assert!(
+        !new.contains(r#""method":"notifications/cancelled""#),
+        "a cancel for an answered request was sent:\n{new}"
+    );
+    assert!(new.contains("not sent: the server answered it"), "{new}");
+    assert!(
+        doc["findings"]["after"]
+            .get("cancel-unknown-request")
+            .is_none()
+    );
+
+    // Unfixed: still reproduced, and the cancel went out about 2 s (its
+    // recorded delay) after the request, with the default fast pacing.
+    let (code, doc, new) = replay_triage(&log, false, &["--expect", "fixed", "--id", "8"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(doc["verdict"], "differs");
+    assert_eq!(row(&doc, "lookup")["verdict"], "hang reproduced");
+    assert_eq!(doc["target"], "id 8");
+    let lines = timed_lines(&new);
+    let (_, sent) = at(&lines, ">", "8");
+    let cancel = lines
+        .iter()
+        .find(|(_, m, text)| m == ">" && text.contains("notifications/cancelled"))
+        .unwrap_or_else(|| panic!("no cancel sent:\n{new}"));
+    let delay = cancel.0 - sent;
+    assert!(
+        (1.9..10.0).contains(&delay),
+        "the cancel went out {delay} s after its request, recorded 2 s:\n{new}"
+    );
+
+    // The same replay, every row counted: the unfixed server differs too.
+    let (code, doc, _) = replay_triage(&log, false, &["--expect", "fixed"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert!(doc["target"].is_null());
+    assert_eq!(
+        doc["counted"].as_array().map(Vec::len),
+        doc["requests"].as_array().map(Vec::len)
     );
 }

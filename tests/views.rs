@@ -1281,3 +1281,31 @@ fn a_damaged_compressed_log_is_said_in_every_view() {
         "diff counts the finding on both sides: {doc}"
     );
 }
+
+/// The HTML headline of a stalled server names the culprit (the slow call that
+/// blocked the event loop), not its victims; recorded from FastMCP.
+#[test]
+fn html_headline_names_the_stall_culprit() {
+    let out = mcpdbg()
+        .args([
+            "timeline",
+            "--format",
+            "html",
+            "tests/corpus/fastmcp/stalled-event-loop.log",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8(out.stdout).expect("utf-8");
+    let start = html.find(r#"<p class="hangs">"#).expect("a headline");
+    let headline = &html[start..start + html[start..].find("</p>").expect("its end")];
+    assert!(
+        headline.contains("a blocking call in `wait_for_ever` likely stalled the event loop"),
+        "{headline}"
+    );
+    assert!(!headline.contains("`add`"), "{headline}");
+    assert!(
+        !headline.contains("every request was answered"),
+        "{headline}"
+    );
+}

@@ -18,7 +18,7 @@ use crate::redact::Redactor;
 use crate::render;
 use crate::text::escape_control;
 use crate::views::capture::{self, Capture};
-use crate::views::diff::{self, Change, Comparison, Expect, Labels, Pattern};
+use crate::views::diff::{self, Change, Comparison, Expect, Labels, Pattern, Target};
 use crate::views::passes::Entries;
 
 /// What both commands compare by.
@@ -27,6 +27,8 @@ pub struct Compare {
     /// `--ignore PATH`: JSON paths left out of the comparison.
     pub ignore: Vec<String>,
     pub expect: Expect,
+    /// `--id`, `--method`, `--tool`: the request rows the verdict counts.
+    pub target: Target,
     pub form: Form,
     /// `--redact`: the report's strings from the logs as placeholders.
     pub redact: bool,
@@ -133,7 +135,8 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         eprintln!("mcpdbg replay: {note}");
     }
     eprintln!("mcpdbg replay: new session written to {}", out.display());
-    let (after, after_findings) = read_capture(&out, None)?;
+    let (after, mut after_findings) = read_capture(&out, None)?;
+    after_findings.retain(|f| !replay_caused(&after, f));
     let mut comparison = compare(
         &r.compare,
         (&before, &before_findings),
@@ -175,6 +178,7 @@ fn compare(
     let mut comparison = diff::compare(before, after, &ignore, options.expect, late);
     comparison.findings_before = diff::rule_counts(before_findings);
     comparison.findings_after = diff::rule_counts(after_findings);
+    comparison.target = options.target.clone();
     comparison
 }
 
@@ -230,6 +234,30 @@ fn redact(
     Ok(())
 }
 
+/// A finding the replay itself caused, not the server: a
+/// `cancel-unknown-request` for a recorded cancel whose request the new
+/// server had already answered (the cancel was on its way).
+fn replay_caused(after: &Capture, f: &Finding) -> bool {
+    if f.rule != crate::rules::Rule::CancelUnknownRequest {
+        return false;
+    }
+    let Some(cancel) = after.sends.iter().find(|s| s.line == f.line) else {
+        return false;
+    };
+    let Some(id) = cancel
+        .message
+        .get("params")
+        .and_then(|p| p.get("requestId"))
+        .and_then(crate::wire::message::RequestId::from_json)
+    else {
+        return false;
+    };
+    after
+        .requests
+        .iter()
+        .any(|e| e.id == id && e.line < f.line && e.answer_line.is_some_and(|a| a < f.line))
+}
+
 /// A capture and its findings.
 fn read_capture(path: &Path, format: Option<Format>) -> io::Result<(Capture, Vec<Finding>)> {
     let open = || {
@@ -261,4 +289,48 @@ fn write_comparison(
     } else {
         ExitStatus::Clean
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rule;
+
+    fn capture(text: &'static str) -> Capture {
+        capture::read(Box::new(text.as_bytes()), None).expect("a capture")
+    }
+
+    /// A cancel that crossed the answer on the wire is the replay's doing;
+    /// a cancel of a request still open, or of an id never sent, is not.
+    #[test]
+    fn only_a_cancel_of_an_answered_request_is_replay_caused() {
+        let answered_first = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\
+             > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"timed out\"}}\n",
+        );
+        let f = Finding::new(
+            Rule::CancelUnknownRequest,
+            3,
+            "cancel of an answered request",
+        );
+        assert!(replay_caused(&answered_first, &f));
+        let other = Finding::new(Rule::ResponseAfterCancel, 3, "another rule");
+        assert!(!replay_caused(&answered_first, &other));
+
+        let unknown_id = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\
+             > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":9,\"reason\":\"timed out\"}}\n",
+        );
+        assert!(!replay_caused(&unknown_id, &f));
+
+        let answered_after = capture(
+            "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n\
+             > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"timed out\"}}\n\
+             < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n",
+        );
+        let at_2 = Finding::new(Rule::CancelUnknownRequest, 2, "cancel before the answer");
+        assert!(!replay_caused(&answered_after, &at_2));
+    }
 }

@@ -242,6 +242,8 @@ struct Run<'a> {
     /// Recorded id -> the id sent, with `--renumber`.
     renumbered: HashMap<RequestId, Value>,
     next_id: i64,
+    /// When each request (index in [`Capture::requests`]) was sent.
+    sent_at: Vec<Option<Instant>>,
     stdout_open: bool,
     stderr_open: bool,
     result: Replayed,
@@ -348,6 +350,7 @@ impl Run<'_> {
             }
         }
         if let Some(i) = s.request {
+            self.sent_at[i] = Some(Instant::now());
             let id = message.get("id").cloned().unwrap_or(Value::Null);
             let deadline = self
                 .timeout(i)
@@ -507,6 +510,51 @@ impl Run<'_> {
     }
 }
 
+/// The request (index in [`Capture::requests`]) a recorded
+/// `notifications/cancelled` is about: the latest one sent before it with
+/// that id.
+fn cancel_target(capture: &Capture, s: &Send) -> Option<usize> {
+    if s.message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+        return None;
+    }
+    let id = s
+        .message
+        .get("params")
+        .and_then(|p| p.get("requestId"))
+        .and_then(RequestId::from_json)?;
+    capture
+        .requests
+        .iter()
+        .rposition(|e| e.line < s.line && e.id == id)
+}
+
+/// When a recorded cancel is sent.
+enum Cancel {
+    /// The server answered the request: a client sends no cancel then.
+    Skip,
+    /// Not before this: the recorded delay after the request was sent (or
+    /// `--timeout`), whatever the pacing, so that a fixed handler has the
+    /// time it had.
+    At(Instant),
+}
+
+fn cancel_due(run: &Run<'_>, request: usize, s: &Send) -> Cancel {
+    if run.settled[request] && !run.result.timed_out.contains(&request) {
+        return Cancel::Skip;
+    }
+    let Some(sent) = run.sent_at[request] else {
+        return Cancel::At(Instant::now());
+    };
+    let recorded = match (&run.capture.requests[request].time, &s.time) {
+        (Some(a), Some(b)) => Some(a.seconds_until(b).max(0.0)),
+        _ => None,
+    };
+    match run.options.timeout.or(recorded) {
+        Some(delay) => Cancel::At(sent + Duration::from_secs_f64(delay)),
+        None => Cancel::At(Instant::now()),
+    }
+}
+
 /// Waits for the server to end, recording what it still writes; after
 /// `patience`, stops its process group (SIGTERM, then SIGKILL).
 fn end(run: &mut Run<'_>, child: &mut Child, rx: &Receiver<Event>) -> io::Result<()> {
@@ -647,6 +695,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         answers,
         renumbered: HashMap::new(),
         next_id: 1,
+        sent_at: vec![None; capture.requests.len()],
         stdout_open: true,
         stderr_open: true,
         result: Replayed::default(),
@@ -661,6 +710,24 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             let s = &capture.sends[next];
             if !s.after.iter().all(|&i| run.settled[i]) {
                 break;
+            }
+            if let Some(r) = cancel_target(capture, s) {
+                match cancel_due(&run, r, s) {
+                    Cancel::Skip => {
+                        let e = &capture.requests[r];
+                        run.transcript.event(&format!(
+                            "replay: the recorded cancel of {} id {} (line {}) not sent: the server answered it",
+                            e.method, e.id, s.line
+                        ))?;
+                        next += 1;
+                        continue;
+                    }
+                    Cancel::At(due) if Instant::now() < due => {
+                        wake = Some(due);
+                        break;
+                    }
+                    Cancel::At(_) => {}
+                }
             }
             if options.timing == Timing::Original {
                 if let (Some((at, Some(t0))), Some(t1)) = (&last_send, &s.time) {

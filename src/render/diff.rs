@@ -103,6 +103,9 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
     let mut details: Vec<Vec<String>> = vec![Vec::new()];
     for r in &c.rows {
         let mut verdict = r.verdict.as_str().to_string();
+        if !c.target.counts(r) {
+            verdict.push_str(" (not counted)");
+        }
         if r.late {
             verdict.push_str(" (answered after the timeout)");
         }
@@ -187,5 +190,41 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
     writeln!(
         out,
         "\n{verdict}: {n} difference{plural} from {expectation}"
+    )?;
+    if !c.target.is_empty() {
+        writeln!(out, "{}", clean(&counted_rows(c)))?;
+    }
+    Ok(())
+}
+
+/// Which request rows the verdict counted, with a target: `counted (id 8,
+/// tool lookup): tools/call "lookup" line 20 -> 20`.
+pub fn counted_rows(c: &Comparison) -> String {
+    let rows: Vec<String> = c
+        .counted()
+        .into_iter()
+        .map(|i| {
+            let r = &c.rows[i];
+            let subject = r
+                .subject
+                .as_deref()
+                .map_or(String::new(), |s| format!(" {s:?}"));
+            format!(
+                "{}{subject} line {} -> {} ({})",
+                r.method,
+                line(&r.before),
+                line(&r.after),
+                r.verdict.as_str()
+            )
+        })
+        .collect();
+    let what = if rows.is_empty() {
+        "no request row matches".to_string()
+    } else {
+        rows.join("; ")
+    };
+    format!(
+        "counted ({}; with the handshake, the lists and the rules): {what}",
+        c.target.describe()
     )
 }

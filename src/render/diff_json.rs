@@ -65,6 +65,7 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
             "latency": r.latency,
             "params_changed": r.params_changed,
             "changes": r.changes.iter().map(change).collect::<Vec<_>>(),
+            "counted": c.target.counts(r),
         })).collect::<Vec<_>>(),
         "findings": {
             "before": counts(&c.findings_before),
@@ -73,6 +74,8 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
             "only_before": c.gone_rules(),
         },
         "notes": c.notes,
+        "target": (!c.target.is_empty()).then(|| c.target.describe()),
+        "counted": c.counted(),
     });
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)

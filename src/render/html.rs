@@ -491,6 +491,8 @@ impl Sink for Html<'_> {
                 )
             })
             .collect();
+        let mut hangs = hangs;
+        hangs.splice(0..0, stall_headlines(&report.findings));
         let hangs = if hangs.is_empty() {
             "every request was answered".to_string()
         } else {
@@ -572,6 +574,24 @@ impl Sink for Html<'_> {
     }
 }
 
+/// The headline's stalls, each naming its likely culprit (the end of the
+/// `server-stalled` message), before the hangs: the cause before its victims.
+fn stall_headlines(findings: &[crate::finding::Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|f| f.rule == crate::rules::Rule::ServerStalled)
+        .map(|f| {
+            let culprit = f.message.rsplit(": ").next().unwrap_or(&f.message);
+            format!(
+                r##"<a href="#line-{}" class="stalled">line {}: {}</a>"##,
+                f.line,
+                f.line,
+                esc(culprit)
+            )
+        })
+        .collect()
+}
+
 const MARKERS: &str = concat!(
     r##"<marker id="head-request" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#24292f"/></marker>"##,
     r##"<marker id="head-response" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0L10,5L0,10" fill="none" stroke="#57606a" stroke-width="1.5"/></marker>"##,
@@ -589,6 +609,7 @@ h1{font-size:16px;margin:0;font-family:ui-monospace,monospace;overflow-wrap:anyw
 .meta,.hangs{margin:2px 0;font-size:13px}
 .hangs a.unanswered{color:#d00000;font-weight:600}
 .hangs a.cancelled{color:#9a6700}
+.hangs a.stalled{color:#cf222e}
 nav{font-size:13px}
 nav button{font:inherit;padding:1px 8px}
 .legend{margin-left:16px;color:#57606a}

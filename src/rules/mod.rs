@@ -579,10 +579,19 @@ rules! {
     SlowResponse => {
         name: "slow-response", group: Pairing, severity: Warning, revisions: ALL,
         summary: "a response that took longer than --slow (default 5 s)",
-        why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps. A handshake request sent as the server starts (after a recorder's `start` event: `record`, `probe`, `replay`) includes the server's start, so it is judged against 30 s when `--slow` is lower.",
+        why: "Hosts time requests out (often after 10 to 60 seconds) and then cancel or give up. A request close to that limit is a hang waiting to happen. Only judged when the log has timestamps. Once a client cancel shows the client's own timeout (its reason, \"timed out after 3.0s\", or its timing), a later request that took 80% of it or more is slow too, whatever `--slow` says. A handshake request sent as the server starts (after a recorder's `start` event: `record`, `probe`, `replay`) includes the server's start, so it is judged against 30 s when `--slow` is lower.",
         fix: "Make the handler faster or report progress; raise `--slow` if the delay is expected.",
         spec: "lifecycle, all revisions: implementations SHOULD establish timeouts for all sent requests",
         example: "2026-11-02T09:00:00.100000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n2026-11-02T09:00:08.300000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}",
+    },
+
+    ServerStalled => {
+        name: "server-stalled", group: Pairing, severity: Warning, revisions: ALL,
+        summary: "the server wrote nothing with several requests open, then answered normally fast ones in a burst when one slow request returned",
+        why: "A blocking call in an async handler (`time.sleep`, a synchronous HTTP or database call in a FastMCP or TypeScript tool) stops the whole event loop: nothing else is read or answered until it returns. The requests sent meanwhile look slow, but the slow request answered first is the culprit. Judged when the log has timestamps: a silence of at least 1 s, the request answered at its end open all along, and requests sent during it answered right after it (within 0.5 s or a tenth of the silence, whichever is longer) at least 4 times slower than their median. The victims' waits are reported here, not as `slow-response`.",
+        fix: "Make the culprit's handler non-blocking: await an async API, or run the blocking call in a worker thread (`asyncio.to_thread`, `anyio.to_thread.run_sync`, a worker pool).",
+        spec: "lifecycle, all revisions: implementations SHOULD establish timeouts for all sent requests (a stall makes every request time out, not only the slow one)",
+        example: "2026-11-02T09:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}}\n2026-11-02T09:00:00.003000Z < {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"3\"}]}}\n2026-11-02T09:00:00.010000Z > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n2026-11-02T09:00:01.000000Z > {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":2}}}\n2026-11-02T09:00:06.010000Z < {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n2026-11-02T09:00:06.012000Z < {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"4\"}]}}",
     },
 
     // ---- capabilities and revisions ----

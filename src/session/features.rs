@@ -483,6 +483,19 @@ impl Session {
             open.chosen = reason
                 .filter(|r| !is_timeout(r))
                 .map(|r| crate::text::excerpt(r).into_boxed_str());
+            if let Some(r) = reason.filter(|r| is_timeout(r)) {
+                let r = crate::text::excerpt(r).into_boxed_str();
+                // The client's own timeout: the reason's number, else the wait.
+                let waited = match (&open.time, &at.time) {
+                    (Some(sent), Some(now)) => Some(sent.seconds_until(now)),
+                    _ => None,
+                };
+                let seconds = super::reason_seconds(&r).or(waited.filter(|w| *w > 0.0));
+                open.timed_out = Some(r.clone());
+                if let (Some(seconds), Side::Client) = (seconds, side) {
+                    self.client_timeout = Some((seconds, at.line, r));
+                }
+            }
             return;
         }
         if task {

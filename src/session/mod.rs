@@ -29,6 +29,7 @@ mod crash;
 mod features;
 pub mod pairing;
 pub mod schemas;
+mod stall;
 mod tool_errors;
 
 pub use pairing::MAX_OPEN;
@@ -182,6 +183,9 @@ struct Open {
     /// The cancellation's reason when it is not a timeout ("no longer
     /// needed", a user's abort): the canceller's choice, not a hang.
     chosen: Option<Box<str>>,
+    /// The cancellation's reason when it is a timeout ("timed out after
+    /// 2.0s"), quoted in the hang story.
+    timed_out: Option<Box<str>>,
     counts: Counts,
     /// A list request that carried a `cursor` (a later page).
     paged: bool,
@@ -414,6 +418,11 @@ pub struct Session {
     tools: Option<Box<schemas::Tools>>,
     /// The names of the server's last complete `tools/list`.
     listing: tool_errors::Listing,
+    /// Stalls: the server's silences, answer times per tool (bounded).
+    stalls: stall::Stalls,
+    /// The client's timeout, when a cancel showed it: seconds, the cancel's
+    /// line and its reason.
+    client_timeout: Option<(f64, u64, Box<str>)>,
 }
 
 impl Session {
@@ -454,6 +463,8 @@ impl Session {
             no_handshake: false,
             tools,
             listing: Default::default(),
+            stalls: stall::Stalls::default(),
+            client_timeout: None,
         }
     }
 
@@ -660,6 +671,11 @@ impl Session {
         };
         let side = Side::of(dir);
         self.counts.messages[side.index()] += 1;
+        let mut judged = Vec::new();
+        self.stalls.tick(at.time.as_ref(), &mut judged);
+        for f in judged {
+            findings.push(f);
+        }
         if side == Side::Client {
             if msg.kind == Kind::Request && msg.method.as_deref() == Some("server/discover") {
                 self.probe.get_or_insert_with(|| (at.clone(), None));
@@ -719,6 +735,9 @@ impl Session {
                 finding.method = request_method.as_deref().map(str::to_owned);
             }
             findings.push(finding);
+        }
+        if side == Side::Server {
+            self.stalls.wrote(at.time.as_ref());
         }
     }
 
@@ -1050,6 +1069,7 @@ impl Session {
             subject,
             cancelled: None,
             chosen: None,
+            timed_out: None,
             counts: self.counts,
             bad_arguments: false,
             paged: msg.params().is_some_and(|p| p.contains_key("cursor")),
@@ -1321,6 +1341,111 @@ impl Session {
         None
     }
 
+    /// How long a request took: `slow-response` against `--slow` or the
+    /// client's own timeout, and the stall detector.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the pieces of one pairing; bundling them would only rename them"
+    )]
+    fn judge_time(
+        &mut self,
+        at: &At,
+        requester: Side,
+        id: &RequestId,
+        open: &Open,
+        start: &Timestamp,
+        end: &Timestamp,
+        report: &dyn Fn(Rule, String) -> Finding,
+        findings: &mut Findings,
+    ) {
+        let took = start.seconds_until(end);
+        let with_start =
+            self.known_start && matches!(&*open.method, "initialize" | "server/discover");
+        let limit = if with_start {
+            self.config.slow_seconds.max(START_SLOW_SECONDS)
+        } else {
+            self.config.slow_seconds
+        };
+        let what = match &open.subject {
+            Some(s) => format!("`{}` {s:?}", open.method),
+            None => format!("`{}`", open.method),
+        };
+        let client_timeout = self
+            .client_timeout
+            .as_ref()
+            .filter(|_| requester == Side::Client && !with_start);
+        let message = if took > limit {
+            let mut text = if with_start {
+                format!(
+                    "{what} (id {id}, line {}) took {} with the server's start, over the limit of {} for a handshake sent as the server starts",
+                    open.line,
+                    duration(took),
+                    duration(limit)
+                )
+            } else {
+                format!(
+                    "{what} (id {id}, line {}) took {}, over the --slow limit of {}",
+                    open.line,
+                    duration(took),
+                    duration(limit)
+                )
+            };
+            if let Some((timeout, line, reason)) = client_timeout {
+                text.push_str(&format!(
+                    "; the client's timeout is {} (its cancel at line {line}: {reason:?})",
+                    duration(*timeout)
+                ));
+            }
+            Some(text)
+        } else {
+            client_timeout
+                .filter(|(timeout, ..)| took >= CLIENT_TIMEOUT_SHARE * timeout)
+                .map(|(timeout, line, reason)| {
+                    format!(
+                        "{what} (id {id}, line {}) took {}, {}% of the client's {} timeout (its cancel at line {line}: {reason:?}): a little slower and the client gives up",
+                        open.line,
+                        duration(took),
+                        (100.0 * took / timeout).round() as i64,
+                        duration(*timeout)
+                    )
+                })
+        };
+        let slow = message.map(|m| {
+            report(Rule::SlowResponse, m)
+                .method(Some(&open.method))
+                .subject(open.subject.as_deref())
+                .related(open.line)
+        });
+        if requester != Side::Client {
+            if let Some(f) = slow {
+                findings.push(f);
+            }
+            return;
+        }
+        let kind = open.subject.as_deref().unwrap_or(&open.method);
+        let answer = stall::Answer {
+            kind,
+            line: open.line,
+            sent: start,
+            answered: end,
+            open: self.open.len(Side::Client) + 1,
+        };
+        let base = || {
+            Finding::new(Rule::ServerStalled, open.line, String::new())
+                .time(open.time.as_ref())
+                .dir(Dir::ClientToServer)
+                .id(Some(id))
+                .method(Some(&open.method))
+                .subject(open.subject.as_deref())
+                .related(at.line)
+        };
+        let mut out = Vec::new();
+        self.stalls.answer(answer, slow, base, &mut out);
+        for f in out {
+            findings.push(f);
+        }
+    }
+
     #[expect(
         clippy::too_many_arguments,
         reason = "the pieces of one pairing; bundling them would only rename them"
@@ -1336,39 +1461,7 @@ impl Session {
         findings: &mut Findings,
     ) {
         if let (Some(start), Some(end)) = (&open.time, &at.time) {
-            let took = start.seconds_until(end);
-            let with_start =
-                self.known_start && matches!(&*open.method, "initialize" | "server/discover");
-            let limit = if with_start {
-                self.config.slow_seconds.max(START_SLOW_SECONDS)
-            } else {
-                self.config.slow_seconds
-            };
-            if took > limit {
-                let message = if with_start {
-                    format!(
-                        "`{}` (id {id}, line {}) took {} with the server's start, over the limit of {} for a handshake sent as the server starts",
-                        open.method,
-                        open.line,
-                        duration(took),
-                        duration(limit)
-                    )
-                } else {
-                    format!(
-                        "`{}` (id {id}, line {}) took {}, over the --slow limit of {}",
-                        open.method,
-                        open.line,
-                        duration(took),
-                        duration(limit)
-                    )
-                };
-                findings.push(
-                    report(Rule::SlowResponse, message)
-                        .method(Some(&open.method))
-                        .subject(open.subject.as_deref())
-                        .related(open.line),
-                );
-            }
+            self.judge_time(at, requester, id, &open, start, end, report, findings);
         }
         if let Some(cancel) = &open.cancelled {
             findings.push(
@@ -1553,8 +1646,13 @@ impl Session {
     }
 
     /// Ends the session: open requests become hangs.
-    pub fn finish(self, findings: &mut Findings) -> Summary {
+    pub fn finish(mut self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
+        let mut judged = Vec::new();
+        self.stalls.close(&mut judged);
+        for f in judged {
+            findings.push(f);
+        }
         if let (Some((at, answer)), false) = (&self.probe, self.not_only_probe) {
             let how = match answer {
                 Some(true) => {
@@ -1699,11 +1797,22 @@ impl Session {
                         side.as_str(),
                         cancel.line
                     ),
-                    None => format!(
-                        "{} cancelled {what} (id {id}) at line {}{after}; it was never answered",
-                        side.as_str(),
-                        cancel.line
-                    ),
+                    None => {
+                        let why = open
+                            .timed_out
+                            .as_ref()
+                            .map_or(String::new(), |r| format!(" ({r:?}: its timeout)"));
+                        let mut text = format!(
+                            "{} cancelled {what} (id {id}) at line {}{after}{why}; it was never answered",
+                            side.as_str(),
+                            cancel.line
+                        );
+                        // The hang behind the timeout: what the owner did meanwhile.
+                        if owner != Side::Unknown {
+                            text.push_str(&self.since(owner, open));
+                        }
+                        text
+                    }
                 },
             )
             .severity_if(open.chosen.is_some(), crate::rules::Severity::Info)
@@ -1737,6 +1846,21 @@ impl Session {
                 .method(Some(&open.method))
                 .subject(open.subject.as_deref()),
         )
+    }
+
+    /// After `line`, the server's stdin was closed and it then exited with
+    /// status 0: it was alive, and it left when asked.
+    fn exited_when_asked(&self, line: u64) -> bool {
+        let closed = self
+            .ends
+            .iter()
+            .find(|(l, what)| *l > line && what.contains("stdin closed"))
+            .map(|(l, _)| *l);
+        closed.is_some_and(|closed| {
+            self.ends
+                .iter()
+                .any(|(l, what)| *l > closed && what.ends_with("exited with status 0"))
+        })
     }
 
     /// What the owing side did after a request: the hang's context.
@@ -1800,13 +1924,15 @@ impl Session {
             text.push_str(&format!("; then {}", ends.join(", ")));
         }
         // The likely cause, where the evidence points at one.
-        let died = self.ends.iter().any(|(line, what)| {
-            *line > open.line
-                && (what.contains("exit")
-                    || what.contains("killed")
-                    || what.contains("dropped")
-                    || what.contains("closed unexpectedly"))
-        });
+        let alive = owner == Side::Server && self.exited_when_asked(open.line);
+        let died = !alive
+            && self.ends.iter().any(|(line, what)| {
+                *line > open.line
+                    && (what.contains("exit")
+                        || what.contains("killed")
+                        || what.contains("dropped")
+                        || what.contains("closed unexpectedly"))
+            });
         let first_error = self
             .stderr_errors
             .iter()
@@ -1865,6 +1991,10 @@ impl Session {
             (_, _, None, true, false) => {
                 Some(format!("the {} died with the request open", owner.as_str()))
             }
+            (_, _, None, false, false) if alive => Some(
+                "the handler never finished: the server was alive (it exited with status 0 once its stdin closed), so the handler waits on something that never comes (an event, a lock, a call without a timeout)"
+                    .to_string(),
+            ),
             _ => None,
         };
         if let Some(cause) = cause {
@@ -1873,6 +2003,41 @@ impl Session {
         text
     }
 }
+
+/// Reads a timeout's length from a cancel's reason: "timed out after
+/// 2.0s", "Request timed out after 60000ms", "timeout of 30 seconds".
+pub(crate) fn reason_seconds(reason: &str) -> Option<f64> {
+    let bytes = reason.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let number: f64 = reason[start..i].parse().ok()?;
+        let unit: String = reason[i..]
+            .trim_start()
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let scale = match unit.as_str() {
+            "ms" | "msec" | "millisecond" | "milliseconds" => 0.001,
+            "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+            _ => continue,
+        };
+        return Some(number * scale).filter(|s| s.is_finite() && *s > 0.0);
+    }
+    None
+}
+
+/// A response that took this share of the client's timeout is slow.
+const CLIENT_TIMEOUT_SHARE: f64 = 0.8;
 
 /// How many of the requests still open at the end a summary lists.
 pub const PENDING_LISTED: usize = 1000;
@@ -2006,5 +2171,79 @@ mod tests {
         assert!(!b.starts_session(&start()), "a second start in a row");
         assert!(!b.starts_session(&message()));
         assert!(b.starts_session(&start()));
+    }
+}
+
+#[cfg(test)]
+mod timeout_tests {
+    use super::reason_seconds;
+    use crate::rules::Rule;
+
+    #[test]
+    fn a_cancel_reason_gives_the_client_timeout() {
+        assert_eq!(reason_seconds("timed out after 2.0s"), Some(2.0));
+        assert_eq!(
+            reason_seconds("Request timed out after 60000ms"),
+            Some(60.0)
+        );
+        assert_eq!(reason_seconds("timeout of 30 seconds"), Some(30.0));
+        assert_eq!(reason_seconds("MCP error -32001: Request timed out"), None);
+        assert_eq!(reason_seconds("deadline 5 min"), Some(300.0));
+        assert_eq!(reason_seconds("timed out"), None);
+    }
+
+    fn findings(log: String) -> Vec<crate::finding::Finding> {
+        let options = crate::pipeline::Options::default();
+        let input = Box::new(std::io::Cursor::new(log.into_bytes()));
+        crate::pipeline::check("t.log", input, &options)
+            .expect("a report")
+            .findings
+    }
+
+    const HEAD: &str = "2026-11-02T09:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"stuck\"}}\n";
+
+    /// A timeout reason without a number: the cancel's timing is the
+    /// client's timeout; a later answer at 90% of it is slow.
+    #[test]
+    fn the_cancel_timing_gives_the_client_timeout() {
+        let log = format!(
+            "{HEAD}\
+2026-11-02T09:00:03.000000Z > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":1,\"reason\":\"Request timed out\"}}}}\n\
+2026-11-02T09:00:03.100000Z > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"report\"}}}}\n\
+2026-11-02T09:00:05.800000Z < {{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}}\n"
+        );
+        let found = findings(log);
+        let slow = found
+            .iter()
+            .find(|f| f.rule == Rule::SlowResponse)
+            .unwrap_or_else(|| panic!("no slow-response: {found:?}"));
+        assert!(
+            slow.message
+                .contains("took 2.7 s, 90% of the client's 3.0 s timeout"),
+            "{}",
+            slow.message
+        );
+    }
+
+    /// A cancel with another reason is the client's choice: no timeout is
+    /// learnt from it, and the cancelled request stays a note.
+    #[test]
+    fn a_chosen_cancel_teaches_no_timeout() {
+        let log = format!(
+            "{HEAD}\
+2026-11-02T09:00:03.000000Z > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":1,\"reason\":\"user pressed stop\"}}}}\n\
+2026-11-02T09:00:03.100000Z > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"report\"}}}}\n\
+2026-11-02T09:00:05.800000Z < {{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}}\n"
+        );
+        let found = findings(log);
+        assert!(
+            !found.iter().any(|f| f.rule == Rule::SlowResponse),
+            "{found:?}"
+        );
+        let cancelled = found
+            .iter()
+            .find(|f| f.rule == Rule::CancelledRequest)
+            .expect("cancelled-request");
+        assert_eq!(cancelled.severity, crate::rules::Severity::Info);
     }
 }

@@ -25,6 +25,56 @@ pub enum Expect {
     Fixed,
 }
 
+/// The request rows the verdict counts (`--id`, `--method`, `--tool`): a
+/// row counts when it matches any of them; with none given, every row
+/// counts. The session-wide differences (handshake, lists, new rules,
+/// replay notes) count whatever the target.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    /// Recorded ids.
+    pub ids: Vec<crate::wire::message::RequestId>,
+    /// Methods; `tools/*` matches a prefix.
+    pub methods: Vec<String>,
+    /// Tools, prompts or resources: the row's subject.
+    pub tools: Vec<String>,
+}
+
+impl Target {
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty() && self.methods.is_empty() && self.tools.is_empty()
+    }
+
+    /// Whether the verdict counts this row.
+    pub fn counts(&self, r: &Row) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let id = r
+            .before
+            .as_ref()
+            .or(r.after.as_ref())
+            .and_then(|s| crate::wire::message::RequestId::from_json(&s.id));
+        let method = |p: &String| match p.strip_suffix('*') {
+            Some(prefix) => r.method.starts_with(prefix),
+            None => *p == r.method,
+        };
+        id.is_some_and(|id| self.ids.contains(&id))
+            || self.methods.iter().any(method)
+            || r.subject.as_ref().is_some_and(|s| self.tools.contains(s))
+    }
+
+    /// The target in words, for the verdict: `id 8, tool wait_for_ever`.
+    pub fn describe(&self) -> String {
+        let ids = self.ids.iter().map(|i| format!("id {i}"));
+        let methods = self.methods.iter().map(|m| format!("method {m}"));
+        let tools = self.tools.iter().map(|t| format!("tool {t}"));
+        ids.chain(methods)
+            .chain(tools)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// A path pattern for `--ignore`: `result.meta.time`, `result.content[*].text`,
 /// `*.timestamp`. `*` and `[*]` match any one member or index; a pattern
 /// matches a path and everything under it.
@@ -299,6 +349,8 @@ pub struct Comparison {
     /// Notes about the second session that are differences in themselves
     /// (a server request the replay had no answer for).
     pub notes: Vec<String>,
+    /// The rows the verdict counts.
+    pub target: Target,
 }
 
 /// Rules whose changes the request rows already show, or that depend on
@@ -325,11 +377,19 @@ impl Comparison {
             .collect()
     }
 
+    /// The rows the verdict counts (indices in `rows`).
+    pub fn counted(&self) -> Vec<usize> {
+        (0..self.rows.len())
+            .filter(|&i| self.target.counts(&self.rows[i]))
+            .collect()
+    }
+
     /// The number of differences that make the exit status 1.
     pub fn differences(&self) -> usize {
         let rows = self
             .rows
             .iter()
+            .filter(|r| self.target.counts(r))
             .filter(|r| {
                 r.verdict.differs(self.expect)
                     || (r.params_changed
@@ -379,6 +439,7 @@ pub fn compare(
         findings_before: IndexMap::new(),
         findings_after: IndexMap::new(),
         notes: Vec::new(),
+        target: Target::default(),
     }
 }
 
