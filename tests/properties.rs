@@ -164,3 +164,167 @@ fn shared_lines_survive_refills_and_long_lines() {
         }
     }
 }
+
+/// A short JSON string body with escapes now and then (as written).
+fn short_text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        proptest::sample::select(vec![
+            "rows",
+            "total",
+            " ",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "é",
+            "\\t",
+            "\\/",
+            "日本",
+        ]),
+        0..12,
+    )
+    .prop_map(|p| p.concat())
+}
+
+/// A JSON value of small members: rows of objects, nested objects and
+/// arrays, numbers, booleans, null, short strings.
+fn small_json() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_string()),
+        any::<bool>().prop_map(|b| b.to_string()),
+        any::<i32>().prop_map(|n| n.to_string()),
+        (0u32..100_000, 0u32..100).prop_map(|(a, b)| format!("{a}.{b:02}")),
+        short_text().prop_map(|t| format!("\"{t}\"")),
+    ];
+    leaf.prop_recursive(4, 400, 12, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..12)
+                .prop_map(|v| format!("[{}]", v.join(","))),
+            proptest::collection::vec(
+                ("[a-z]{1,8}|type|text|structuredContent|inputSchema", inner),
+                0..12
+            )
+            .prop_map(|m| {
+                let members: Vec<String> =
+                    m.into_iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                format!("{{{}}}", members.join(","))
+            }),
+        ]
+    })
+}
+
+/// One message of each payload shape the parser treats apart: long text
+/// results, structured results, tool listings with schemas, chatty small
+/// messages (requests, progress, log notifications), errors.
+fn shaped_message() -> impl Strategy<Value = String> {
+    let id = prop_oneof![
+        (0u32..1000).prop_map(|n| n.to_string()),
+        short_text().prop_map(|t| format!("\"{t}\"")),
+    ];
+    let long_text = (id.clone(), short_text(), 0usize..3000, any::<bool>()).prop_map(|(i, t, n, e)| {
+        format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"content":[{{"type":"text","text":"{}{t}"}}],"isError":{e}}}}}"#, "x".repeat(n))
+    });
+    let structured = (id.clone(), small_json(), proptest::collection::vec(small_json(), 0..60)).prop_map(
+        |(i, page, rows)| {
+            format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"content":[{{"type":"text","text":"rows"}}],"structuredContent":{{"rows":[{}],"page":{page}}}}}}}"#, rows.join(","))
+        },
+    );
+    let odd_structured = (id.clone(), small_json()).prop_map(|(i, v)| {
+        format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"content":[],"structuredContent":{v}}}}}"#)
+    });
+    let schemas = (id.clone(), proptest::collection::vec((short_text(), small_json(), small_json()), 0..8))
+        .prop_map(|(i, tools)| {
+            let tools: Vec<String> = tools
+                .into_iter()
+                .enumerate()
+                .map(|(k, (d, a, b))| {
+                    format!(r#"{{"name":"t{k}","description":"{d}","inputSchema":{{"type":"object","properties":{{"a":{a}}}}},"outputSchema":{b}}}"#)
+                })
+                .collect();
+            format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"tools":[{}]}}}}"#, tools.join(","))
+        });
+    let chatty = prop_oneof![
+        (id.clone(), short_text(), small_json()).prop_map(|(i, q, a)| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"{q}","arguments":{{"q":"{q}","more":{a}}},"_meta":{{"progressToken":{i}}}}}}}"#)),
+        (short_text(), small_json()).prop_map(|(t, d)| format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","logger":"{t}","data":{d}}}}}"#)),
+        (0u32..9, short_text()).prop_map(|(n, t)| format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"p","progress":{n},"message":"{t}"}}}}"#)),
+        (id.clone(), short_text()).prop_map(|(i, t)| format!(r#"{{"jsonrpc":"2.0","id":{i},"error":{{"code":-32603,"message":"{t}","data":{{"structuredContent":"{t}"}}}}}}"#)),
+        id.prop_map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#)),
+    ];
+    prop_oneof![long_text, structured, odd_structured, schemas, chatty]
+}
+
+/// Whether `cut` is `whole` with some long strings shortened and some
+/// large subtrees replaced by empty ones of the same type.
+fn stands_for(cut: &serde_json::Value, whole: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (cut, whole) {
+        // An empty stand-in stands for any object or array.
+        (Value::Object(a), Value::Object(_)) if a.is_empty() => true,
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && stands_for(va, vb))
+        }
+        (Value::Array(a), Value::Array(_)) if a.is_empty() => true,
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| stands_for(x, y))
+        }
+        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
+        (a, b) => a == b,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    /// The message model against a full serde_json parse of the same line,
+    /// on messages of every payload shape: the envelope (kind, id, method,
+    /// problems) is what classifying the whole value gives, every member
+    /// read whole (`fields`) is the value as sent, and what the parser left
+    /// out (long payload strings, large `structuredContent` and tool
+    /// schemas) stands for the whole: the same members and types, strings
+    /// cut at a prefix, subtrees left empty only when the message says it
+    /// was cut.
+    #[test]
+    fn the_message_model_agrees_with_serde_json(line in shaped_message()) {
+        use mcpdbg::wire::message::{classify, Frame};
+        let whole: serde_json::Value = serde_json::from_str(&line).expect("generated JSON is valid");
+        let Ok(Frame::Message(m)) = mcpdbg::wire::skim::parse(&line) else {
+            panic!("not a message: {line}");
+        };
+        let Frame::Message(full) = classify(whole.clone()) else {
+            panic!("serde_json's value is not a message: {line}");
+        };
+        prop_assert_eq!(m.kind, full.kind);
+        prop_assert_eq!(&m.id, &full.id);
+        prop_assert_eq!(&m.method, &full.method);
+        prop_assert_eq!(&m.problems, &full.problems);
+        prop_assert_eq!(m.error(), full.error());
+        prop_assert_eq!(m.is_error(), full.is_error());
+        prop_assert_eq!(&serde_json::Value::Object(m.fields().into_owned()), &whole);
+        let members = serde_json::Value::Object(m.members().clone());
+        if m.is_cut() {
+            prop_assert!(stands_for(&members, &whole), "{} stands for {}", members, line);
+        } else {
+            prop_assert_eq!(&members, &whole);
+        }
+        // What the checks read of a result: the type of `structuredContent`
+        // and of each listed schema, and whether they are there.
+        let (cut_result, whole_result) = (m.result(), full.result());
+        prop_assert_eq!(cut_result.is_some(), whole_result.is_some());
+        if let (Some(a), Some(b)) = (cut_result, whole_result) {
+            let kind = |v: Option<&serde_json::Value>| v.map(|v| (v.is_object(), v.is_array(), v.is_string()));
+            prop_assert_eq!(kind(a.get("structuredContent")), kind(b.get("structuredContent")));
+            let tools = |v: &serde_json::Value| {
+                v.get("tools").and_then(|t| t.as_array()).map(|t| {
+                    t.iter()
+                        .map(|t| (kind(t.get("inputSchema")), kind(t.get("outputSchema")), t.get("name").cloned()))
+                        .collect::<Vec<_>>()
+                })
+            };
+            prop_assert_eq!(tools(a), tools(b));
+        }
+    }
+}

@@ -222,7 +222,8 @@ impl Session {
             return;
         }
         let severity = Rule::CapabilityNotNegotiated.info().severity_in(Some(rev));
-        let mut check = |owner: Side, path: &[&str], what: String| {
+        // The finding's text is made only when there is a finding.
+        let mut check = |owner: Side, path: &[&str], what: &dyn Fn() -> String| {
             let caps = match owner {
                 Side::Client => &self.features.client_caps,
                 _ => &self.features.server_caps,
@@ -233,7 +234,8 @@ impl Session {
                 let mut finding = report(
                     Rule::CapabilityNotNegotiated,
                     format!(
-                        "{what}, but the {} did not declare the `{}` capability",
+                        "{}, but the {} did not declare the `{}` capability",
+                        what(),
                         owner.as_str(),
                         path.join(".")
                     ),
@@ -243,12 +245,14 @@ impl Session {
             }
         };
         if let Some((owner, path)) = gate_of(method, msg, rev) {
-            let what = if owner == side {
-                format!("{} sent `{method}`", side.as_str())
-            } else {
-                format!("{} used `{method}`", side.as_str())
+            let what = || {
+                if owner == side {
+                    format!("{} sent `{method}`", side.as_str())
+                } else {
+                    format!("{} used `{method}`", side.as_str())
+                }
             };
-            check(owner, &path, what);
+            check(owner, &path, &what);
         }
         // Task augmentation needs the receiver's `tasks.requests.*` (2025-11-25).
         let tasks_exist = rev == Revision::V2025_11_25;
@@ -265,11 +269,9 @@ impl Session {
                 _ => None,
             };
             if let Some(path) = path {
-                check(
-                    side.other(),
-                    path,
-                    format!("{} made `{method}` a task", side.as_str()),
-                );
+                check(side.other(), path, &|| {
+                    format!("{} made `{method}` a task", side.as_str())
+                });
             }
         }
     }

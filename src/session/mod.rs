@@ -953,11 +953,31 @@ impl Session {
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
     ) {
-        let Some(result) = msg.result() else {
+        if msg.result().is_none() {
             return;
-        };
+        }
         let revision = self.revision();
         let Some(tools) = &mut self.tools else {
+            return;
+        };
+        // The schemas and structured content whole: the parser may have
+        // left them out (read again only for a tool that declares an
+        // outputSchema).
+        let needs_whole = msg.is_cut()
+            && match &*open.method {
+                "tools/list" => true,
+                "tools/call" => open
+                    .subject
+                    .as_deref()
+                    .is_some_and(|name| tools.declares_output(name)),
+                _ => false,
+            };
+        let fields = if needs_whole {
+            msg.fields()
+        } else {
+            std::borrow::Cow::Borrowed(msg.members())
+        };
+        let Some(result) = fields.get("result") else {
             return;
         };
         match &*open.method {

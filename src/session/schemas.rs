@@ -236,6 +236,11 @@ impl Tools {
         )
     }
 
+    /// Whether the tool listed as `name` declares an `outputSchema`.
+    pub fn declares_output(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|t| t.declares_output)
+    }
+
     /// A successful `tools/call` result, against the tool's `outputSchema`.
     pub fn output(&self, name: &str, result: &Value) -> Output {
         let Some(tool) = self.tools.get(name) else {

@@ -393,6 +393,12 @@ impl Message {
         &mut self.obj
     }
 
+    /// The members as parsed: payload strings and large subtrees may be cut
+    /// (see [`Message::is_cut`]); [`Message::fields`] reads them whole.
+    pub fn members(&self) -> &Map<String, Value> {
+        &self.obj
+    }
+
     /// Reads the cut payload strings whole, so that every accessor sees the
     /// message as sent (for views and captures, which show or compare it).
     pub fn expand(&mut self) {
@@ -415,10 +421,13 @@ impl Message {
     }
 
     fn whole(&self) -> Option<Map<String, Value>> {
-        match serde_json::from_slice(self.raw.as_deref()?) {
-            Ok(Value::Object(obj)) => Some(obj),
-            _ => None,
-        }
+        let raw = std::str::from_utf8(self.raw.as_deref()?).ok()?;
+        crate::wire::skim::whole_fields(raw)
+    }
+
+    /// The members as parsed (what [`crate::wire::skim::whole_fields`] gives back).
+    pub(crate) fn into_fields(self) -> Map<String, Value> {
+        self.obj
     }
 
     /// `params`, when an object. Payload strings longer than

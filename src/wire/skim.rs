@@ -91,7 +91,7 @@ fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Err
     let mut de = serde_json::Deserializer::from_str(short);
     let root = Skim {
         skim: false,
-        root: true,
+        at: Place::Root,
         ctx: &ctx,
     };
     let value = root.deserialize(&mut de)?;
@@ -548,12 +548,28 @@ impl Ctx<'_> {
     }
 }
 
-/// One value; `skim` when long payload strings inside may be cut, `root`
-/// for the line's outermost value (whose `params` and `result` are skimmed).
+/// Where a value stands in the message: the members that may stand in for
+/// a large subtree are known by their place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The line's outermost value (whose `params` and `result` are skimmed).
+    Root,
+    /// The message's `result` (its `structuredContent` is a subtree).
+    Result,
+    /// `result.tools`, and one tool in it (its `inputSchema` and
+    /// `outputSchema` are subtrees).
+    Tools,
+    Tool,
+    /// Anywhere else.
+    Inner,
+}
+
+/// One value; `skim` when long payload strings inside may be cut, `at` its
+/// place in the message.
 #[derive(Clone, Copy)]
 struct Skim<'c> {
     skim: bool,
-    root: bool,
+    at: Place,
     ctx: &'c Ctx<'c>,
 }
 
@@ -593,7 +609,11 @@ impl<'de> Visitor<'de> for Skim<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
         let item = Skim {
-            root: false,
+            at: if self.at == Place::Tools {
+                Place::Tool
+            } else {
+                Place::Inner
+            },
             ..self
         };
         while let Some(item) = seq.next_element_seed(item)? {
@@ -612,7 +632,8 @@ impl<'de> Visitor<'de> for Skim<'_> {
         let mut obj = Map::with_capacity(4);
         let mut next = Some(first);
         while let Some(key) = next {
-            let value = if self.root && &*key == "id" {
+            let root = self.at == Place::Root;
+            let value = if root && &*key == "id" {
                 let raw: &'de RawValue = map.next_value()?;
                 id_value(raw.get(), &self.ctx.big_id).map_err(de::Error::custom)?
             } else if BULK_KEYS.contains(&&*key) {
@@ -620,11 +641,35 @@ impl<'de> Visitor<'de> for Skim<'_> {
                 self.ctx
                     .payload(raw.get(), self.skim)
                     .map_err(de::Error::custom)?
+            } else if self.skim && !self.ctx.whole && is_subtree(self.at, &key) {
+                let raw: &'de RawValue = map.next_value()?;
+                match stand_in(raw.get()) {
+                    Some(value) => {
+                        self.ctx.cut.set(true);
+                        value
+                    }
+                    // Small (or unsure): read as any other value, from its text.
+                    None => {
+                        let mut de = serde_json::Deserializer::from_str(raw.get());
+                        Skim {
+                            skim: true,
+                            at: Place::Inner,
+                            ctx: self.ctx,
+                        }
+                        .deserialize(&mut de)
+                        .map_err(de::Error::custom)?
+                    }
+                }
             } else {
-                let skim = self.skim || (self.root && matches!(&*key, "params" | "result"));
+                let skim = self.skim || (root && matches!(&*key, "params" | "result"));
+                let at = match (self.at, &*key) {
+                    (Place::Root, "result") => Place::Result,
+                    (Place::Result, "tools") => Place::Tools,
+                    _ => Place::Inner,
+                };
                 map.next_value_seed(Skim {
                     skim,
-                    root: false,
+                    at,
                     ctx: self.ctx,
                 })?
             };
@@ -632,6 +677,82 @@ impl<'de> Visitor<'de> for Skim<'_> {
             next = map.next_key::<std::borrow::Cow<'de, str>>()?;
         }
         Ok(Value::Object(obj))
+    }
+}
+
+/// A member that may stand in for a large subtree: `result.structuredContent`
+/// (rows of a database-style tool) and a listed tool's `inputSchema` and
+/// `outputSchema`. The checks ask only what type they are; what reads them
+/// whole (`--schema-check`, the views) asks [`Message::fields`].
+///
+/// [`Message::fields`]: crate::wire::message::Message::fields
+fn is_subtree(at: Place, key: &str) -> bool {
+    match at {
+        Place::Result => key == "structuredContent",
+        Place::Tool => matches!(key, "inputSchema" | "outputSchema"),
+        _ => false,
+    }
+}
+
+/// The stand-in for a subtree given as written: an empty object or array
+/// for one longer than [`SKIM_MIN_BYTES`] (serde_json has checked its
+/// grammar while skipping it), `None` to read it whole: a short one, a
+/// scalar, or one with a `\u` escape of a surrogate (a lone surrogate, which
+/// serde_json refuses when it reads the value but not when it skips it: the
+/// line is then read as a whole, see [`mend`]).
+fn stand_in(raw: &str) -> Option<Value> {
+    if raw.len() <= SKIM_MIN_BYTES {
+        return None;
+    }
+    let value = match raw.as_bytes()[0] {
+        b'{' => Value::Object(Map::new()),
+        b'[' => Value::Array(Vec::new()),
+        _ => return None,
+    };
+    (!has_lone_surrogate(raw.as_bytes())).then_some(value)
+}
+
+/// Whether JSON text has a `\\u` escape of a surrogate that is not one of a
+/// high-low pair (`\\ud83d\\ude00` is a pair; `\\ud83d` alone is not).
+/// An escaped backslash before `u` counts too: erring that way only reads
+/// the subtree whole.
+fn has_lone_surrogate(b: &[u8]) -> bool {
+    let hex = |at: usize| -> Option<u32> {
+        let digits = std::str::from_utf8(b.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let mut after_pair = 0;
+    for i in memchr::memmem::find_iter(b, b"\\u") {
+        if i < after_pair {
+            continue;
+        }
+        match hex(i + 2) {
+            Some(0xd800..=0xdbff) => {
+                let low = (b.get(i + 6..i + 8) == Some(&b"\\u"[..]))
+                    .then(|| hex(i + 8))
+                    .flatten();
+                if !matches!(low, Some(0xdc00..=0xdfff)) {
+                    return true;
+                }
+                after_pair = i + 12;
+            }
+            Some(0xdc00..=0xdfff) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Every member of a line kept by a cut message, read whole (nothing cut,
+/// what serde_json refuses but the grammar allows mended as in [`parse`]).
+pub(crate) fn whole_fields(text: &str) -> Option<Map<String, Value>> {
+    let frame = match parse_as_is(text, true) {
+        Ok((frame, _)) => frame,
+        Err(_) => parse_as_is(&mend(text)?, true).ok()?.0,
+    };
+    match frame {
+        Frame::Message(m) => Some(m.into_fields()),
+        _ => None,
     }
 }
 
@@ -692,6 +813,39 @@ mod tests {
     fn long_result(text: &str) -> String {
         json!({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":text}],"isError":true}})
             .to_string()
+    }
+
+    #[test]
+    fn lone_surrogates_are_told_from_pairs() {
+        assert!(!has_lone_surrogate(
+            br#""caf\u00e9 \ud83d\ude00 \uD83D\uDE00""#
+        ));
+        assert!(has_lone_surrogate(br#""\ud83d x""#));
+        assert!(has_lone_surrogate(br#""\ude00""#));
+        assert!(has_lone_surrogate(br#""\ud83d\u0041""#));
+        assert!(has_lone_surrogate(br#""\ud83d"#));
+        // A large structuredContent with pairs stands in; with a lone one it
+        // is read whole, and the line fails as serde_json fails, then mended.
+        let rows = "{\"n\":\"\\ud83d\\ude00\"},".repeat(60);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[],"structuredContent":{{"rows":[{rows}{{}}]}}}}}}"#
+        );
+        let Frame::Message(m) = parse(&line).unwrap() else {
+            panic!()
+        };
+        assert!(m.is_cut());
+        assert_eq!(m.result().unwrap()["structuredContent"], json!({}));
+        let whole: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(Value::Object(m.fields().into_owned()), whole);
+        let lone = line.replacen("\\ude00", "", 1);
+        let Frame::Message(m) = parse(&lone).unwrap() else {
+            panic!()
+        };
+        assert!(!m.is_cut());
+        assert_eq!(
+            m.result().unwrap()["structuredContent"]["rows"][0]["n"],
+            json!("\u{fffd}")
+        );
     }
 
     #[test]
