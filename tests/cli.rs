@@ -18,9 +18,10 @@ use common::*;
 use serde_json::Value;
 
 /// The rules that only `check --schema-check` runs.
-const SCHEMA_RULES: [&str; 2] = [
+const SCHEMA_RULES: [&str; 3] = [
     "arguments-violate-input-schema",
     "structured-content-mismatch",
+    "schema-violation",
 ];
 
 /// The flags a fixture is checked with: `--schema-check` for the fixtures of

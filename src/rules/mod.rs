@@ -145,7 +145,9 @@ impl Rule {
     pub fn needs_schema_check(self) -> bool {
         matches!(
             self,
-            Rule::ArgumentsViolateInputSchema | Rule::StructuredContentMismatch
+            Rule::ArgumentsViolateInputSchema
+                | Rule::StructuredContentMismatch
+                | Rule::SchemaViolation
         )
     }
 }
@@ -827,6 +829,14 @@ rules! {
         fix: "Send the field with the schema's type (see the path in the finding).",
         spec: "schema per revision: InitializeResult, CallToolResult, ContentBlock",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"text\":\"412 notes\"}]}}",
+    },
+    SchemaViolation => {
+        name: "schema-violation", group: Shapes, severity: Warning, revisions: ALL,
+        summary: "a message that breaks the official JSON Schema of the session's revision (with `--schema-check`)",
+        why: "The specification defines every request, notification, result and error as a type of its schema, published as JSON Schema per revision; SDKs parse messages with types generated from it, so a message that breaks it is rejected, or read with a field dropped or defaulted, by a peer that validates and silently accepted by one that does not. mcpdbg judges a request or notification by its method's definition (`CallToolRequest`), a result by the definition of the request it answers (`CallToolResult`), an error by `JSONRPCError`, and names the JSON Pointer of each violation. It is a warning, not an error: the JSON Schema is generated from the TypeScript source and is stricter in places than what SDKs accept, and the errors that break sessions outright have rules of their own (invalid-params, invalid-result, missing-content).",
+        fix: "Change the field at the JSON Pointer to what the named definition of the revision's schema says; `mcpdbg explain` on the finding's other rules tells the usual cause.",
+        spec: "basic, all revisions: all messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification, and the protocol's messages are the types of its schema (schema.ts, the normative source, published as schema.json)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"search\",\"inputSchema\":{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":\"yes\"}}]}}",
     },
 
     // ---- baseline drift: `probe --baseline` against a stored baseline ----

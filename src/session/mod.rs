@@ -27,6 +27,7 @@ pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 
 mod crash;
 mod features;
+pub mod official;
 pub mod pairing;
 pub mod schemas;
 
@@ -406,6 +407,8 @@ pub struct Session {
     no_handshake: bool,
     /// The listed tools and their compiled schemas (`--schema-check` only).
     tools: Option<Box<schemas::Tools>>,
+    /// Messages `schema-violation` reported (`--schema-check`).
+    violations: u64,
 }
 
 impl Session {
@@ -445,6 +448,7 @@ impl Session {
             name: None,
             no_handshake: false,
             tools,
+            violations: 0,
         }
     }
 
@@ -643,7 +647,7 @@ impl Session {
         }
     }
 
-    fn message(&mut self, at: &At, dir: Dir, msg: Message, findings: &mut Findings) {
+    fn message(&mut self, at: &At, dir: Dir, mut msg: Message, findings: &mut Findings) {
         let dir = if dir == Dir::Unknown {
             self.infer(&msg)
         } else {
@@ -706,6 +710,77 @@ impl Session {
             }
             findings.push(finding);
         }
+        if self.config.schema_check && !msg.partial {
+            self.official(at, dir, &mut msg, request_method.as_deref(), findings);
+        }
+    }
+
+    /// `--schema-check`: the message against the official schema of the
+    /// session's revision (`schema-violation`).
+    fn official(
+        &mut self,
+        at: &At,
+        dir: Dir,
+        msg: &mut Message,
+        request_method: Option<&str>,
+        findings: &mut Findings,
+    ) {
+        if self.violations > official::MAX_FINDINGS {
+            return;
+        }
+        let Some(revision) = self.revision() else {
+            return;
+        };
+        let method = msg.method.clone();
+        let violation = match (msg.kind, method.as_deref(), request_method) {
+            (Kind::Request | Kind::Notification, Some(m), _) => {
+                msg.with_value(|v| official::check(revision, official::Part::Call(m), v))
+            }
+            (Kind::Response, _, _) if msg.is_error() => {
+                msg.with_value(|v| official::check(revision, official::Part::Error, v))
+            }
+            (Kind::Response, _, Some(m)) => msg
+                .result()
+                .and_then(|r| official::check(revision, official::Part::Result(m), r)),
+            _ => None,
+        };
+        let Some(v) = violation else {
+            return;
+        };
+        self.violations += 1;
+        let shown = request_method.or(method.as_deref());
+        let what = match msg.kind {
+            Kind::Request => "request",
+            Kind::Notification => "notification",
+            Kind::Response if msg.is_error() => "error response",
+            Kind::Response => "result",
+        };
+        let text = if self.violations > official::MAX_FINDINGS {
+            format!(
+                "more than {} messages break the {revision} schema; the rest of the session is not checked against it",
+                official::MAX_FINDINGS
+            )
+        } else {
+            format!(
+                "{} {what}{} does not match {} of the {revision} schema: {}{}",
+                dir.writer(),
+                match (msg.kind, shown) {
+                    (Kind::Response, Some(m)) => format!(" to `{}`", excerpt(m)),
+                    (_, Some(m)) => format!(" `{}`", excerpt(m)),
+                    _ => String::new(),
+                },
+                v.definition,
+                v.errors.join("; "),
+                if v.more { "; and more" } else { "" }
+            )
+        };
+        findings.push(
+            Finding::new(Rule::SchemaViolation, at.line, text)
+                .time(at.time.as_ref())
+                .dir(dir)
+                .id(msg.id.id())
+                .method(shown),
+        );
     }
 
     /// Infers the writer of a message in a log without direction markers.
