@@ -18,10 +18,13 @@ use common::*;
 use serde_json::Value;
 
 /// The rules that only `check --schema-check` runs.
-const SCHEMA_RULES: [&str; 3] = [
+const SCHEMA_RULES: [&str; 1] = ["schema-violation"];
+
+/// The rules that judge tool calls by the schemas the server listed: on by
+/// default.
+const TOOL_SCHEMA_RULES: [&str; 2] = [
     "arguments-violate-input-schema",
     "structured-content-mismatch",
-    "schema-violation",
 ];
 
 /// The flags a fixture is checked with: `--schema-check` for the fixtures of
@@ -148,7 +151,19 @@ fn clean_sessions_have_no_findings() {
 
 #[test]
 fn schema_check_is_opt_in_and_silent_on_conforming_sessions() {
-    // Without the flag the schema rules stay silent on their own fixtures.
+    // The tool-schema rules need no flag.
+    for rule in TOOL_SCHEMA_RULES {
+        let path = format!("fixtures/rules/{rule}.log");
+        let doc = json_of(&run(&["check", "--format", "json", &path]));
+        let fired: Vec<&str> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["rule"].as_str())
+            .collect();
+        assert!(fired.contains(&rule), "{path} does not fire {rule}");
+    }
+    // Without the flag the official-schema rule stays silent on its fixture.
     for rule in SCHEMA_RULES {
         let path = format!("fixtures/rules/{rule}.log");
         let doc = json_of(&run(&["check", "--format", "json", &path]));

@@ -143,12 +143,7 @@ impl Revisions {
 impl Rule {
     /// The rule runs only under `check --schema-check`.
     pub fn needs_schema_check(self) -> bool {
-        matches!(
-            self,
-            Rule::ArgumentsViolateInputSchema
-                | Rule::StructuredContentMismatch
-                | Rule::SchemaViolation
-        )
+        matches!(self, Rule::SchemaViolation)
     }
 }
 
@@ -707,7 +702,7 @@ rules! {
     },
     ArgumentsViolateInputSchema => {
         name: "arguments-violate-input-schema", group: Tools, severity: Warning, revisions: ALL,
-        summary: "`tools/call` arguments the tool's listed `inputSchema` rejects (with `--schema-check`)",
+        summary: "`tools/call` arguments the tool's listed `inputSchema` rejects",
         why: "The server listed the tool's input schema earlier in the session, and the call does not match it: a missing required argument, a string where a number is declared, a value outside an enum. The tool fails or, worse, runs on coerced data. It usually means the client (or the model behind it) built the arguments without the schema, or from an older listing. The finding names each failing path and the line of the listing. The server's right answer depends on the revision: a -32602 protocol error up to 2025-06-18, an `isError: true` result from 2025-11-25.",
         fix: "Build the arguments from the tool's latest `inputSchema` and validate them before sending; after `notifications/tools/list_changed`, list the tools again.",
         spec: "schema, all revisions: Tool.inputSchema is \"a JSON Schema object defining the expected parameters for the tool\"; 2025-11-25: input validation errors are reported in tool execution errors (isError), up to 2025-06-18 invalid arguments are a -32602 protocol error",
@@ -715,7 +710,7 @@ rules! {
     },
     StructuredContentMismatch => {
         name: "structured-content-mismatch", group: Tools, severity: Error, revisions: range(Revision::V2025_06_18, Revision::LATEST).worded("2025-06-18 and later"),
-        summary: "a `tools/call` result whose `structuredContent` breaks the tool's listed `outputSchema`, or is missing (with `--schema-check`)",
+        summary: "a `tools/call` result whose `structuredContent` breaks the tool's listed `outputSchema`, or is missing",
         why: "A tool that declares an output schema promises results its callers can parse by it; SDK clients validate `structuredContent` against it and reject a non-conforming result with an error of their own, so the caller never sees the data, and nothing of that rejection is on the wire. The finding names each failing path and the line of the listing.",
         fix: "Return `structuredContent` that matches the declared `outputSchema` (fix the handler or the schema), on every successful result of the tool.",
         spec: "tools, 2025-06-18 and later: if an output schema is provided, servers MUST provide structured results that conform to this schema (structuredContent: an object up to 2025-11-25, any JSON value in 2026-07-28)",

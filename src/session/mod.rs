@@ -121,8 +121,8 @@ pub struct Config {
     pub revision: Option<Revision>,
     /// Responses slower than this many seconds are reported.
     pub slow_seconds: f64,
-    /// `--schema-check`: judge tool calls and results against the schemas
-    /// the server listed.
+    /// `--schema-check`: judge every message against the official JSON
+    /// Schema of the session's revision.
     pub schema_check: bool,
 }
 
@@ -405,17 +405,14 @@ pub struct Session {
     /// The log holds the host's calls, not the wire: it has no handshake
     /// to miss, so the session is not said to start mid-way.
     no_handshake: bool,
-    /// The listed tools and their compiled schemas (`--schema-check` only).
-    tools: Option<Box<schemas::Tools>>,
+    /// The listed tools and their compiled schemas.
+    tools: Box<schemas::Tools>,
     /// Messages `schema-violation` reported (`--schema-check`).
     violations: u64,
 }
 
 impl Session {
     pub fn new(config: Config) -> Session {
-        let tools = config
-            .schema_check
-            .then(|| Box::new(schemas::Tools::default()));
         Session {
             config,
             era: None,
@@ -447,7 +444,7 @@ impl Session {
             features: features::State::default(),
             name: None,
             no_handshake: false,
-            tools,
+            tools: Box::default(),
             violations: 0,
         }
     }
@@ -837,15 +834,15 @@ impl Session {
         }
     }
 
-    /// `--schema-check`: a `tools/call`'s arguments against the tool's
-    /// listed `inputSchema`.
+    /// A `tools/call`'s arguments against the tool's listed `inputSchema`.
     fn call_arguments(
         &self,
         msg: &Message,
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
     ) {
-        let (Some(tools), Some(params)) = (&self.tools, msg.params()) else {
+        let tools = &self.tools;
+        let Some(params) = msg.params() else {
             return;
         };
         let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -876,8 +873,8 @@ impl Session {
         );
     }
 
-    /// `--schema-check`: a `tools/call` result against the tool's listed
-    /// `outputSchema`, and a `tools/list` result's schemas kept.
+    /// A `tools/call` result against the tool's listed `outputSchema`, and
+    /// a `tools/list` result's schemas kept.
     fn tool_results(
         &mut self,
         at: &At,
@@ -890,9 +887,7 @@ impl Session {
             return;
         };
         let revision = self.revision();
-        let Some(tools) = &mut self.tools else {
-            return;
-        };
+        let tools = &mut self.tools;
         match &*open.method {
             "tools/list" => tools.listed(at.line, result),
             "tools/call" => {
@@ -1039,9 +1034,7 @@ impl Session {
         self.notification_features(at, side, msg, report, findings);
         if side == Side::Server && msg.method.as_deref() == Some("notifications/tools/list_changed")
         {
-            if let Some(tools) = &mut self.tools {
-                tools.changed();
-            }
+            self.tools.changed();
         }
     }
 
