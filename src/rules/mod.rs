@@ -716,6 +716,14 @@ rules! {
         spec: "tools, 2025-06-18 and later: if an output schema is provided, servers MUST provide structured results that conform to this schema (structuredContent: an object up to 2025-11-25, any JSON value in 2026-07-28)",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"count\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\"}},\"required\":[\"count\"]}}]}}\n> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"count\",\"arguments\":{}}}\n< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"total\\\":\\\"12\\\"}\"}],\"structuredContent\":{\"total\":\"12\"}}}",
     },
+    UnlistedToolCalled => {
+        name: "unlisted-tool-called", group: Tools, severity: Info, revisions: ALL,
+        summary: "a `tools/call` of a tool the session's latest complete `tools/list` does not have",
+        why: "Clients are meant to call the tools the server lists. A call of a tool that was never listed, or that a later listing dropped (after `notifications/tools/list_changed`), comes from a stale cache, a hard-coded name, another server's list or a model's guess; the server can only refuse it. mcpdbg says so only when the session shows a complete listing before the call (every page, up to a result without `nextCursor`), and not between a `list_changed` and the next complete listing. It is a note: the call may be deliberate (probing), and the server's answer is judged by its own rules.",
+        fix: "Call only tools from the latest `tools/list` (all of its pages); after `notifications/tools/list_changed`, list again before calling.",
+        spec: "tools, all revisions: to discover available tools, clients send a tools/list request; when the list of available tools changes, servers that declared listChanged SHOULD send notifications/tools/list_changed; an unknown tool is answered with an error (-32602)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"search_notes\",\"inputSchema\":{\"type\":\"object\"}}]}}\n> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_notes\",\"arguments\":{}}}",
+    },
     // ---- security ----
     LeakedInternals => {
         name: "leaked-internals", group: Security, severity: Warning, revisions: ALL,

@@ -848,6 +848,26 @@ impl Session {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return;
         };
+        let unlisted = match tools.called(name) {
+            schemas::Listed::Yes => None,
+            schemas::Listed::Never { listing } => Some((
+                format!(
+                    "`{}` is not in the server's complete tool listing before this call (its last page at line {listing}); the server can only answer it with an unknown-tool error",
+                    excerpt(name)
+                ),
+                listing,
+            )),
+            schemas::Listed::Removed { listed, listing } => Some((
+                format!(
+                    "`{}` was listed at line {listed}, but the later listing at line {listing} no longer has it: the client calls a tool the server removed",
+                    excerpt(name)
+                ),
+                listing,
+            )),
+        };
+        if let Some((text, listing)) = unlisted {
+            findings.push(report(Rule::UnlistedToolCalled, text).related(listing));
+        }
         let Some(v) = tools.arguments(name, params.get("arguments")) else {
             return;
         };

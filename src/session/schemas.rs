@@ -33,6 +33,8 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 struct Tool {
     /// The line of the `tools/list` result that declared it.
     line: u64,
+    /// The listing (see [`Tools::generation`]) it was last in.
+    seen: u64,
     /// A fingerprint of its two schemas: a listing that repeats them keeps
     /// what was compiled (hosts list the tools again and again).
     print: u64,
@@ -43,15 +45,45 @@ struct Tool {
 }
 
 /// The tools listed so far in one session.
+///
+/// A listing is a `tools/list` result without `nextCursor`, with the pages
+/// before it (results with a `nextCursor`); each listing replaces the one
+/// before when its last page comes. Until then the tools of the last
+/// complete listing and the new pages are both in effect.
 #[derive(Default)]
 pub struct Tools {
     tools: HashMap<Box<str>, Tool>,
-    /// A `notifications/tools/list_changed` came: the next listing replaces.
+    /// A `notifications/tools/list_changed` came and no listing completed
+    /// since: the session does not show the server's current tools.
     stale: bool,
     /// Tools not kept because of [`MAX_TOOLS`].
     pub dropped: u64,
     /// Tool entries whose schemas were compiled.
     compiled: u64,
+    /// The listing being read: counted up at each first page.
+    generation: u64,
+    /// The last page had a `nextCursor`: the next result continues it.
+    paging: bool,
+    /// The latest listing whose last page came: its generation and line.
+    complete: Option<(u64, u64)>,
+    /// A tool of the current listing was not kept ([`MAX_TOOLS`]).
+    overflow: bool,
+    /// Tools a complete listing no longer had, with the line of the
+    /// listing that had them and of the one that dropped them (bounded by
+    /// [`MAX_TOOLS`]).
+    removed: HashMap<Box<str>, (u64, u64)>,
+}
+
+/// Whether a called tool is among the tools the session shows.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Listed {
+    /// Listed (or nothing to judge by: no complete listing yet, a
+    /// `list_changed` not yet followed by one, a listing over the bound).
+    Yes,
+    /// Not in the complete listing at this line.
+    Never { listing: u64 },
+    /// Listed at `listed`, but not in the later listing at `listing`.
+    Removed { listed: u64, listing: u64 },
 }
 
 /// What a check found: the violations (at most [`MAX_ERRORS`]), how many
@@ -183,26 +215,31 @@ impl Tools {
         self.stale = true;
     }
 
-    /// A `tools/list` result at `line`. Pages of one listing add up; the
-    /// first listing after a `list_changed` replaces what was kept.
+    /// A `tools/list` result at `line`: a page of the listing being read,
+    /// or the first page of a new one.
     pub fn listed(&mut self, line: u64, result: &Value) {
         let Some(tools) = result.get("tools").and_then(Value::as_array) else {
             return;
         };
-        if std::mem::take(&mut self.stale) {
-            self.tools.clear();
+        if !self.paging {
+            self.generation += 1;
+            self.overflow = false;
         }
+        let generation = self.generation;
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
             if self.tools.len() >= MAX_TOOLS && !self.tools.contains_key(name) {
                 self.dropped += 1;
+                self.overflow = true;
                 continue;
             }
+            self.removed.remove(name);
             let print = print_of(tool);
             if let Some(kept) = self.tools.get_mut(name).filter(|t| t.print == print) {
                 kept.line = line;
+                kept.seen = generation;
                 continue;
             }
             self.compiled += 1;
@@ -213,6 +250,7 @@ impl Tools {
                 name.into(),
                 Tool {
                     line,
+                    seen: generation,
                     print,
                     input,
                     output,
@@ -220,12 +258,46 @@ impl Tools {
                 },
             );
         }
+        self.paging = result.get("nextCursor").and_then(Value::as_str).is_some();
+        if !self.paging {
+            // The listing is complete: it replaces the one before.
+            self.complete = Some((generation, line));
+            self.stale = false;
+            let removed = &mut self.removed;
+            self.tools.retain(|name, tool| {
+                let keep = tool.seen == generation;
+                if !keep && removed.len() < MAX_TOOLS {
+                    removed.insert(name.clone(), (tool.line, line));
+                }
+                keep
+            });
+        }
+    }
+
+    /// The tool as the session shows it: listed in the current listing (or
+    /// in pages of the one being read).
+    fn current(&self, name: &str) -> Option<&Tool> {
+        self.tools.get(name)
+    }
+
+    /// Whether a called tool was listed.
+    pub fn called(&self, name: &str) -> Listed {
+        let Some((_, listing)) = self.complete else {
+            return Listed::Yes;
+        };
+        if self.stale || self.overflow || self.current(name).is_some() {
+            return Listed::Yes;
+        }
+        match self.removed.get(name) {
+            Some(&(listed, _)) => Listed::Removed { listed, listing },
+            None => Listed::Never { listing },
+        }
     }
 
     /// The violations of a `tools/call`'s arguments (`None`: conforming, or
     /// nothing to judge them by). Absent arguments are an empty object.
     pub fn arguments(&self, name: &str, arguments: Option<&Value>) -> Option<Violations> {
-        let tool = self.tools.get(name)?;
+        let tool = self.current(name)?;
         let validator = tool.input.as_ref()?;
         let empty = Value::Object(Default::default());
         violations(
@@ -238,7 +310,7 @@ impl Tools {
 
     /// A successful `tools/call` result, against the tool's `outputSchema`.
     pub fn output(&self, name: &str, result: &Value) -> Output {
-        let Some(tool) = self.tools.get(name) else {
+        let Some(tool) = self.current(name) else {
             return Output::Conforms;
         };
         if !tool.declares_output {
@@ -380,15 +452,73 @@ mod tests {
         let mut t =
             listed(json!([{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}]));
         t.listed(
+            7,
+            &json!({"tools": [{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}],
+                "nextCursor": "2"}),
+        );
+        t.listed(
             8,
             &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
         );
         assert!(t.arguments("a", None).is_some(), "pages add up");
+        assert_eq!(t.called("b"), Listed::Yes);
         t.changed();
+        assert_eq!(
+            t.called("zzz"),
+            Listed::Yes,
+            "the current list is not shown"
+        );
         t.listed(
             9,
             &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
         );
         assert!(t.arguments("a", None).is_none(), "a was removed");
+        assert_eq!(
+            t.called("a"),
+            Listed::Removed {
+                listed: 7,
+                listing: 9
+            }
+        );
+        assert_eq!(t.called("zzz"), Listed::Never { listing: 9 });
+    }
+
+    #[test]
+    fn a_call_is_judged_only_after_a_complete_listing() {
+        let mut t = Tools::default();
+        assert_eq!(t.called("a"), Listed::Yes, "nothing listed yet");
+        t.listed(
+            4,
+            &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": "p2"}),
+        );
+        assert_eq!(t.called("b"), Listed::Yes, "the listing is not complete");
+        t.listed(
+            5,
+            &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+        );
+        assert_eq!(t.called("a"), Listed::Yes);
+        assert_eq!(t.called("b"), Listed::Yes);
+        assert_eq!(t.called("c"), Listed::Never { listing: 5 });
+        // While a new listing is read, the last complete one still holds.
+        t.listed(
+            8,
+            &json!({"tools": [{"name": "c", "inputSchema": {"type": "object"}}], "nextCursor": "p2"}),
+        );
+        assert_eq!(t.called("a"), Listed::Yes);
+        assert_eq!(t.called("c"), Listed::Yes);
+        t.listed(9, &json!({"tools": []}));
+        assert_eq!(
+            t.called("a"),
+            Listed::Removed {
+                listed: 4,
+                listing: 9
+            }
+        );
+        // A listing over the bound is not judged.
+        let many: Vec<Value> = (0..MAX_TOOLS + 1)
+            .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}))
+            .collect();
+        t.listed(12, &json!({ "tools": many }));
+        assert_eq!(t.called("unknown"), Listed::Yes);
     }
 }
