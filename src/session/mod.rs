@@ -909,7 +909,29 @@ impl Session {
         let revision = self.revision();
         let tools = &mut self.tools;
         match &*open.method {
-            "tools/list" => tools.listed(at.line, result),
+            "tools/list" => {
+                let dialect = revision.is_some_and(|r| r >= Revision::V2025_11_25);
+                let lints = tools.listed(at.line, result, dialect);
+                if lints.tools.is_empty() {
+                    return;
+                }
+                let named: Vec<String> = lints
+                    .tools
+                    .iter()
+                    .map(|(name, found)| format!("`{name}` ({})", found.join("; ")))
+                    .collect();
+                let more = match lints.more {
+                    0 => String::new(),
+                    n => format!("; and {n} more tools"),
+                };
+                findings.push(report(
+                    Rule::UnportableToolSchema,
+                    format!(
+                        "tool schemas with constructs clients handle inconsistently: {}{more}; `mcpdbg explain unportable-tool-schema` says why each matters",
+                        named.join("; ")
+                    ),
+                ).method(Some("tools/list")));
+            }
             "tools/call" => {
                 // Structured output is from 2025-06-18; an error result, a
                 // task or a 2026 input-required answer is not the tool's output.
