@@ -848,7 +848,14 @@ impl Session {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return;
         };
-        let unlisted = match tools.called(name) {
+        // A host's log of its own calls shows no notifications: a list
+        // change would not be seen, so unlisted calls are not judged there.
+        let listed = if self.no_handshake {
+            schemas::Listed::Yes
+        } else {
+            tools.called(name)
+        };
+        let unlisted = match listed {
             schemas::Listed::Yes => None,
             schemas::Listed::Never { listing } => Some((
                 format!(
