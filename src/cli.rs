@@ -134,15 +134,17 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
 
-    /// Check tool calls and results against the schemas the server listed
+    /// Check every message against the official JSON Schema of its revision
     ///
-    /// Each `tools/call`'s arguments are validated against the `inputSchema`
-    /// of the tool's latest `tools/list` entry (arguments-violate-input-schema),
-    /// and a successful result's `structuredContent` against its
-    /// `outputSchema` (structured-content-mismatch). Schemas are compiled once
-    /// per listing; at most 1024 tools are kept per session, and a schema
-    /// over 4096 JSON values or 32 levels deep, or a value over 16384 JSON
-    /// values, is not checked.
+    /// Each request and notification is validated against its method's
+    /// definition in the schema the specification publishes for the
+    /// session's revision (shipped inside mcpdbg), each result against the
+    /// definition of the request it answers, each error response against
+    /// JSONRPCError; a violation is reported with its JSON Pointer
+    /// (schema-violation). Methods the revision does not define are skipped;
+    /// a message over 65536 JSON values is not checked; at most 100 messages
+    /// are reported per session. (Tool arguments and structured results are
+    /// checked against the schemas the server listed without this flag.)
     #[arg(long)]
     schema_check: bool,
 

@@ -27,6 +27,7 @@ pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 
 mod crash;
 mod features;
+pub mod official;
 pub mod pairing;
 pub mod schemas;
 mod stall;
@@ -122,8 +123,8 @@ pub struct Config {
     pub revision: Option<Revision>,
     /// Responses slower than this many seconds are reported.
     pub slow_seconds: f64,
-    /// `--schema-check`: judge tool calls and results against the schemas
-    /// the server listed.
+    /// `--schema-check`: judge every message against the official JSON
+    /// Schema of the session's revision.
     pub schema_check: bool,
 }
 
@@ -414,8 +415,8 @@ pub struct Session {
     /// The log holds the host's calls, not the wire: it has no handshake
     /// to miss, so the session is not said to start mid-way.
     no_handshake: bool,
-    /// The listed tools and their compiled schemas (`--schema-check` only).
-    tools: Option<Box<schemas::Tools>>,
+    /// The listed tools and their compiled schemas.
+    tools: Box<schemas::Tools>,
     /// The names of the server's last complete `tools/list`.
     listing: tool_errors::Listing,
     /// Stalls: the server's silences, answer times per tool (bounded).
@@ -423,13 +424,12 @@ pub struct Session {
     /// The client's timeout, when a cancel showed it: seconds, the cancel's
     /// line and its reason.
     client_timeout: Option<(f64, u64, Box<str>)>,
+    /// Messages `schema-violation` reported (`--schema-check`).
+    violations: u64,
 }
 
 impl Session {
     pub fn new(config: Config) -> Session {
-        let tools = config
-            .schema_check
-            .then(|| Box::new(schemas::Tools::default()));
         Session {
             config,
             era: None,
@@ -461,10 +461,11 @@ impl Session {
             features: features::State::default(),
             name: None,
             no_handshake: false,
-            tools,
+            tools: Box::default(),
             listing: Default::default(),
             stalls: stall::Stalls::default(),
             client_timeout: None,
+            violations: 0,
         }
     }
 
@@ -663,7 +664,7 @@ impl Session {
         }
     }
 
-    fn message(&mut self, at: &At, dir: Dir, msg: Message, findings: &mut Findings) {
+    fn message(&mut self, at: &At, dir: Dir, mut msg: Message, findings: &mut Findings) {
         let dir = if dir == Dir::Unknown {
             self.infer(&msg)
         } else {
@@ -739,6 +740,90 @@ impl Session {
         if side == Side::Server {
             self.stalls.wrote(at.time.as_ref());
         }
+        if self.config.schema_check && !msg.partial {
+            self.official(at, dir, &mut msg, request_method.as_deref(), findings);
+        }
+    }
+
+    /// `--schema-check`: the message against the official schema of the
+    /// session's revision (`schema-violation`).
+    fn official(
+        &mut self,
+        at: &At,
+        dir: Dir,
+        msg: &mut Message,
+        request_method: Option<&str>,
+        findings: &mut Findings,
+    ) {
+        if self.violations > official::MAX_FINDINGS {
+            return;
+        }
+        let Some(revision) = self.revision() else {
+            return;
+        };
+        let method = msg.method.clone();
+        let (kind, is_error) = (msg.kind, msg.is_error());
+        let judge = |v: &Value| match (kind, method.as_deref(), request_method) {
+            (Kind::Request | Kind::Notification, Some(m), _) => {
+                official::check(revision, official::Part::Call(m), v)
+            }
+            (Kind::Response, _, _) if is_error => {
+                official::check(revision, official::Part::Error, v)
+            }
+            (Kind::Response, _, Some(m)) => v
+                .get("result")
+                .and_then(|r| official::check(revision, official::Part::Result(m), r)),
+            _ => None,
+        };
+        // The message whole: the parser may have cut long strings or left
+        // large schemas and structured content out.
+        let violation = if msg.is_cut() {
+            judge(&Value::Object(msg.fields().into_owned()))
+        } else {
+            let whole = Value::Object(std::mem::take(msg.fields_mut()));
+            let violation = judge(&whole);
+            if let Value::Object(obj) = whole {
+                *msg.fields_mut() = obj;
+            }
+            violation
+        };
+        let Some(v) = violation else {
+            return;
+        };
+        self.violations += 1;
+        let shown = request_method.or(method.as_deref());
+        let what = match msg.kind {
+            Kind::Request => "request",
+            Kind::Notification => "notification",
+            Kind::Response if msg.is_error() => "error response",
+            Kind::Response => "result",
+        };
+        let text = if self.violations > official::MAX_FINDINGS {
+            format!(
+                "more than {} messages break the {revision} schema; the rest of the session is not checked against it",
+                official::MAX_FINDINGS
+            )
+        } else {
+            format!(
+                "{} {what}{} does not match {} of the {revision} schema: {}{}",
+                dir.writer(),
+                match (msg.kind, shown) {
+                    (Kind::Response, Some(m)) => format!(" to `{}`", excerpt(m)),
+                    (_, Some(m)) => format!(" `{}`", excerpt(m)),
+                    _ => String::new(),
+                },
+                v.definition,
+                v.errors.join("; "),
+                if v.more { "; and more" } else { "" }
+            )
+        };
+        findings.push(
+            Finding::new(Rule::SchemaViolation, at.line, text)
+                .time(at.time.as_ref())
+                .dir(dir)
+                .id(msg.id.id())
+                .method(shown),
+        );
     }
 
     /// Infers the writer of a message in a log without direction markers.
@@ -800,20 +885,48 @@ impl Session {
         }
     }
 
-    /// `--schema-check`: a `tools/call`'s arguments against the tool's
-    /// listed `inputSchema`. True when they break it.
+    /// A `tools/call`'s arguments against the tool's listed `inputSchema`.
+    /// True when they break it.
     fn call_arguments(
         &self,
         msg: &Message,
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
     ) -> bool {
-        let (Some(tools), Some(params)) = (&self.tools, msg.params()) else {
+        let tools = &self.tools;
+        let Some(params) = msg.params() else {
             return false;
         };
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return false;
         };
+        // A host's log of its own calls shows no notifications: a list
+        // change would not be seen, so unlisted calls are not judged there.
+        let listed = if self.no_handshake {
+            schemas::Listed::Yes
+        } else {
+            tools.called(name)
+        };
+        let unlisted = match listed {
+            schemas::Listed::Yes => None,
+            schemas::Listed::Never { listing } => Some((
+                format!(
+                    "`{}` is not in the server's complete tool listing before this call (its last page at line {listing}); the server can only answer it with an unknown-tool error",
+                    excerpt(name)
+                ),
+                listing,
+            )),
+            schemas::Listed::Removed { listed, listing } => Some((
+                format!(
+                    "`{}` was listed at line {listed}, but the later listing at line {listing} no longer has it: the client calls a tool the server removed",
+                    excerpt(name)
+                ),
+                listing,
+            )),
+        };
+        if let Some((text, listing)) = unlisted {
+            findings.push(report(Rule::UnlistedToolCalled, text).related(listing));
+        }
         let Some(v) = tools.arguments(name, params.get("arguments")) else {
             return false;
         };
@@ -943,8 +1056,8 @@ impl Session {
         }
     }
 
-    /// `--schema-check`: a `tools/call` result against the tool's listed
-    /// `outputSchema`, and a `tools/list` result's schemas kept.
+    /// A `tools/call` result against the tool's listed `outputSchema`, and
+    /// a `tools/list` result's schemas kept.
     fn tool_results(
         &mut self,
         at: &At,
@@ -957,9 +1070,7 @@ impl Session {
             return;
         }
         let revision = self.revision();
-        let Some(tools) = &mut self.tools else {
-            return;
-        };
+        let tools = &mut self.tools;
         // The schemas and structured content whole: the parser may have
         // left them out (read again only for a tool that declares an
         // outputSchema).
@@ -981,7 +1092,29 @@ impl Session {
             return;
         };
         match &*open.method {
-            "tools/list" => tools.listed(at.line, result),
+            "tools/list" => {
+                let dialect = revision.is_some_and(|r| r >= Revision::V2025_11_25);
+                let lints = tools.listed(at.line, result, dialect);
+                if lints.tools.is_empty() {
+                    return;
+                }
+                let named: Vec<String> = lints
+                    .tools
+                    .iter()
+                    .map(|(name, found)| format!("`{name}` ({})", found.join("; ")))
+                    .collect();
+                let more = match lints.more {
+                    0 => String::new(),
+                    n => format!("; and {n} more tools"),
+                };
+                findings.push(report(
+                    Rule::UnportableToolSchema,
+                    format!(
+                        "tool schemas with constructs clients handle inconsistently: {}{more}; `mcpdbg explain unportable-tool-schema` says why each matters",
+                        named.join("; ")
+                    ),
+                ).method(Some("tools/list")));
+            }
             "tools/call" => {
                 // Structured output is from 2025-06-18; an error result, a
                 // task or a 2026 input-required answer is not the tool's output.
@@ -1125,9 +1258,7 @@ impl Session {
         self.notification_features(at, side, msg, report, findings);
         if side == Side::Server && msg.method.as_deref() == Some("notifications/tools/list_changed")
         {
-            if let Some(tools) = &mut self.tools {
-                tools.changed();
-            }
+            self.tools.changed();
             self.listing.changed();
         }
     }

@@ -33,6 +33,8 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 struct Tool {
     /// The line of the `tools/list` result that declared it.
     line: u64,
+    /// The listing (see [`Tools::generation`]) it was last in.
+    seen: u64,
     /// A fingerprint of its two schemas: a listing that repeats them keeps
     /// what was compiled (hosts list the tools again and again).
     print: u64,
@@ -43,15 +45,54 @@ struct Tool {
 }
 
 /// The tools listed so far in one session.
+///
+/// A listing is a `tools/list` result without `nextCursor`, with the pages
+/// before it (results with a `nextCursor`); each listing replaces the one
+/// before when its last page comes. Until then the tools of the last
+/// complete listing and the new pages are both in effect.
 #[derive(Default)]
 pub struct Tools {
     tools: HashMap<Box<str>, Tool>,
-    /// A `notifications/tools/list_changed` came: the next listing replaces.
+    /// A `notifications/tools/list_changed` came and no listing completed
+    /// since: the session does not show the server's current tools.
     stale: bool,
     /// Tools not kept because of [`MAX_TOOLS`].
     pub dropped: u64,
     /// Tool entries whose schemas were compiled.
     compiled: u64,
+    /// The listing being read: counted up at each first page.
+    generation: u64,
+    /// The last page had a `nextCursor`: the next result continues it.
+    paging: bool,
+    /// The latest listing whose last page came: its generation and line.
+    complete: Option<(u64, u64)>,
+    /// A tool of the current listing was not kept ([`MAX_TOOLS`]).
+    overflow: bool,
+    /// Tools a complete listing no longer had, with the line of the
+    /// listing that had them and of the one that dropped them (bounded by
+    /// [`MAX_TOOLS`]).
+    removed: HashMap<Box<str>, (u64, u64)>,
+}
+
+/// What a listing's new schemas use that clients handle inconsistently.
+#[derive(Default, Debug)]
+pub struct Lints {
+    /// A tool's name and its constructs.
+    pub tools: Vec<(String, Vec<String>)>,
+    /// Further tools with such constructs.
+    pub more: usize,
+}
+
+/// Whether a called tool is among the tools the session shows.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Listed {
+    /// Listed (or nothing to judge by: no complete listing yet, a
+    /// `list_changed` not yet followed by one, a listing over the bound).
+    Yes,
+    /// Not in the complete listing at this line.
+    Never { listing: u64 },
+    /// Listed at `listed`, but not in the later listing at `listing`.
+    Removed { listed: u64, listing: u64 },
 }
 
 /// What a check found: the violations (at most [`MAX_ERRORS`]), how many
@@ -140,6 +181,100 @@ fn compile(schema: &Value) -> Option<Validator> {
         .ok()
 }
 
+/// Tools a `unportable-tool-schema` finding names (the rest are counted).
+pub const MAX_LINTED: usize = 3;
+
+/// A property schema that says nothing of its value's type.
+fn untyped(p: &Value) -> bool {
+    match p {
+        Value::Bool(b) => *b,
+        Value::Object(o) => !["type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| o.contains_key(*k)),
+        _ => false,
+    }
+}
+
+/// The constructs in a tool's schemas that clients handle inconsistently
+/// (`unportable-tool-schema`). `dialect`: the revision names 2020-12 as the
+/// dialect of embedded schemas (2025-11-25 and later). Schemas past the
+/// compile bounds are not looked at.
+pub fn unportable(tool: &Value, dialect: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let bounded = |key: &str| {
+        tool.get(key)
+            .filter(|s| within(s, MAX_SCHEMA_NODES, MAX_DEPTH).is_some())
+    };
+    if let Some(input) = bounded("inputSchema") {
+        for key in ["oneOf", "anyOf", "allOf", "not"] {
+            if input.get(key).is_some() {
+                out.push(format!("a top-level `{key}` in inputSchema"));
+            }
+        }
+        if let Some(props) = input.get("properties").and_then(Value::as_object) {
+            let names: Vec<String> = props
+                .iter()
+                .filter(|(_, p)| untyped(p))
+                .map(|(k, _)| format!("`{}`", crate::text::excerpt(k)))
+                .collect();
+            if !names.is_empty() {
+                let shown = names.iter().take(MAX_ERRORS).cloned().collect::<Vec<_>>();
+                let more = if names.len() > MAX_ERRORS {
+                    ", ..."
+                } else {
+                    ""
+                };
+                let noun = if names.len() == 1 {
+                    "property"
+                } else {
+                    "properties"
+                };
+                out.push(format!("untyped {noun} {}{more}", shown.join(", ")));
+            }
+        }
+    }
+    for key in ["inputSchema", "outputSchema"] {
+        let Some(schema) = bounded(key) else {
+            continue;
+        };
+        let (mut local, mut external) = (false, None::<String>);
+        let mut stack = vec![schema];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(o) => {
+                    if let Some(r) = o.get("$ref").and_then(Value::as_str) {
+                        if r.starts_with('#') {
+                            local = true;
+                        } else if external.is_none() {
+                            external = Some(crate::text::excerpt(r));
+                        }
+                    }
+                    stack.extend(o.values());
+                }
+                Value::Array(a) => stack.extend(a.iter()),
+                _ => {}
+            }
+        }
+        // A local `$ref` matters where hosts flatten the schema for a model
+        // (the input); clients validate output with a real validator.
+        if let Some(r) = external {
+            out.push(format!("an external `$ref` ({r}) in {key}"));
+        } else if local && key == "inputSchema" {
+            out.push(format!("`$ref` in {key}"));
+        }
+        if let Some(d) = schema.get("$schema").and_then(Value::as_str) {
+            let named = d.trim_end_matches('#') == "https://json-schema.org/draft/2020-12/schema";
+            if dialect && !named {
+                out.push(format!(
+                    "`$schema` {} in {key} (the revision names 2020-12)",
+                    crate::text::excerpt(d)
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// `/a/0/b` as `base.a[0].b`.
 fn path(base: &str, pointer: &str) -> String {
     let mut out = base.to_string();
@@ -183,29 +318,47 @@ impl Tools {
         self.stale = true;
     }
 
-    /// A `tools/list` result at `line`. Pages of one listing add up; the
-    /// first listing after a `list_changed` replaces what was kept.
-    pub fn listed(&mut self, line: u64, result: &Value) {
+    /// A `tools/list` result at `line`: a page of the listing being read,
+    /// or the first page of a new one.
+    ///
+    /// Returns the tools whose schemas are new to the session and use
+    /// unportable constructs (at most [`MAX_LINTED`], with the count of the
+    /// rest), judged with `dialect` as in [`unportable`].
+    pub fn listed(&mut self, line: u64, result: &Value, dialect: bool) -> Lints {
+        let mut lints = Lints::default();
         let Some(tools) = result.get("tools").and_then(Value::as_array) else {
-            return;
+            return lints;
         };
-        if std::mem::take(&mut self.stale) {
-            self.tools.clear();
+        if !self.paging {
+            self.generation += 1;
+            self.overflow = false;
         }
+        let generation = self.generation;
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
             if self.tools.len() >= MAX_TOOLS && !self.tools.contains_key(name) {
                 self.dropped += 1;
+                self.overflow = true;
                 continue;
             }
+            self.removed.remove(name);
             let print = print_of(tool);
             if let Some(kept) = self.tools.get_mut(name).filter(|t| t.print == print) {
                 kept.line = line;
+                kept.seen = generation;
                 continue;
             }
             self.compiled += 1;
+            let found = unportable(tool, dialect);
+            if !found.is_empty() {
+                if lints.tools.len() < MAX_LINTED {
+                    lints.tools.push((crate::text::excerpt(name), found));
+                } else {
+                    lints.more += 1;
+                }
+            }
             let input = tool.get("inputSchema").and_then(compile);
             let output_schema = tool.get("outputSchema");
             let output = output_schema.and_then(compile);
@@ -213,6 +366,7 @@ impl Tools {
                 name.into(),
                 Tool {
                     line,
+                    seen: generation,
                     print,
                     input,
                     output,
@@ -220,12 +374,47 @@ impl Tools {
                 },
             );
         }
+        self.paging = result.get("nextCursor").and_then(Value::as_str).is_some();
+        if !self.paging {
+            // The listing is complete: it replaces the one before.
+            self.complete = Some((generation, line));
+            self.stale = false;
+            let removed = &mut self.removed;
+            self.tools.retain(|name, tool| {
+                let keep = tool.seen == generation;
+                if !keep && removed.len() < MAX_TOOLS {
+                    removed.insert(name.clone(), (tool.line, line));
+                }
+                keep
+            });
+        }
+        lints
+    }
+
+    /// The tool as the session shows it: listed in the current listing (or
+    /// in pages of the one being read).
+    fn current(&self, name: &str) -> Option<&Tool> {
+        self.tools.get(name)
+    }
+
+    /// Whether a called tool was listed.
+    pub fn called(&self, name: &str) -> Listed {
+        let Some((_, listing)) = self.complete else {
+            return Listed::Yes;
+        };
+        if self.stale || self.overflow || self.current(name).is_some() {
+            return Listed::Yes;
+        }
+        match self.removed.get(name) {
+            Some(&(listed, _)) => Listed::Removed { listed, listing },
+            None => Listed::Never { listing },
+        }
     }
 
     /// The violations of a `tools/call`'s arguments (`None`: conforming, or
     /// nothing to judge them by). Absent arguments are an empty object.
     pub fn arguments(&self, name: &str, arguments: Option<&Value>) -> Option<Violations> {
-        let tool = self.tools.get(name)?;
+        let tool = self.current(name)?;
         let validator = tool.input.as_ref()?;
         let empty = Value::Object(Default::default());
         violations(
@@ -243,7 +432,7 @@ impl Tools {
 
     /// A successful `tools/call` result, against the tool's `outputSchema`.
     pub fn output(&self, name: &str, result: &Value) -> Output {
-        let Some(tool) = self.tools.get(name) else {
+        let Some(tool) = self.current(name) else {
             return Output::Conforms;
         };
         if !tool.declares_output {
@@ -272,7 +461,7 @@ mod tests {
 
     fn listed(tools: Value) -> Tools {
         let mut t = Tools::default();
-        t.listed(6, &json!({ "tools": tools }));
+        t.listed(6, &json!({ "tools": tools }), true);
         t
     }
 
@@ -369,12 +558,17 @@ mod tests {
     fn a_repeated_listing_keeps_what_was_compiled_and_a_changed_one_does_not() {
         let schema = json!({"type": "object", "required": ["x"]});
         let mut t = listed(json!([{"name": "a", "inputSchema": schema}]));
-        t.listed(9, &json!({"tools": [{"name": "a", "inputSchema": schema}]}));
+        t.listed(
+            9,
+            &json!({"tools": [{"name": "a", "inputSchema": schema}]}),
+            true,
+        );
         assert_eq!(t.compiled, 1);
         assert_eq!(t.arguments("a", None).expect("violates").listed_at, 9);
         t.listed(
             12,
             &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
+            true,
         );
         assert_eq!(t.compiled, 2);
         assert!(t.arguments("a", None).is_none(), "the new schema is used");
@@ -385,15 +579,119 @@ mod tests {
         let mut t =
             listed(json!([{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}]));
         t.listed(
+            7,
+            &json!({"tools": [{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}],
+                "nextCursor": "2"}),
+            true,
+        );
+        t.listed(
             8,
             &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+            true,
         );
         assert!(t.arguments("a", None).is_some(), "pages add up");
+        assert_eq!(t.called("b"), Listed::Yes);
         t.changed();
+        assert_eq!(
+            t.called("zzz"),
+            Listed::Yes,
+            "the current list is not shown"
+        );
         t.listed(
             9,
             &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+            true,
         );
         assert!(t.arguments("a", None).is_none(), "a was removed");
+        assert_eq!(
+            t.called("a"),
+            Listed::Removed {
+                listed: 7,
+                listing: 9
+            }
+        );
+        assert_eq!(t.called("zzz"), Listed::Never { listing: 9 });
+    }
+
+    #[test]
+    fn unportable_constructs_are_named_once_per_schema() {
+        let tool = json!({"name": "find", "inputSchema": {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+            "properties": {"a": {"type": "string"}, "b": {}, "c": {"description": "x"},
+                "d": {"$ref": "https://example.com/d.json"}}}});
+        let found = unportable(&tool, true);
+        assert_eq!(
+            found,
+            vec![
+                "a top-level `anyOf` in inputSchema".to_string(),
+                "untyped properties `b`, `c`".to_string(),
+                "an external `$ref` (https://example.com/d.json) in inputSchema".to_string(),
+                "`$schema` http://json-schema.org/draft-07/schema# in inputSchema (the revision names 2020-12)".to_string(),
+            ]
+        );
+        // Before 2025-11-25 no dialect is named: draft-07 is not flagged.
+        assert_eq!(unportable(&tool, false).len(), 3);
+        let plain = json!({"name": "add", "inputSchema": {"type": "object",
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "properties": {"a": {"type": "integer"}, "b": {"enum": [1, 2]}}},
+            "outputSchema": {"type": "object", "$defs": {"n": {"type": "integer"}},
+            "properties": {"n": {"$ref": "#/$defs/n"}}}});
+        assert!(
+            unportable(&plain, true).is_empty(),
+            "a local $ref in outputSchema is fine"
+        );
+        let local = json!({"name": "n", "inputSchema": {"type": "object", "$defs": {"n": {"type": "integer"}},
+            "properties": {"n": {"$ref": "#/$defs/n"}}}});
+        assert_eq!(
+            unportable(&local, true),
+            vec!["`$ref` in inputSchema".to_string()]
+        );
+        let mut t = Tools::default();
+        let list = json!({"tools": [tool, plain]});
+        let lints = t.listed(3, &list, true);
+        assert_eq!(lints.tools.len(), 1);
+        assert!(
+            t.listed(5, &list, true).tools.is_empty(),
+            "a repeated listing is not linted again"
+        );
+    }
+
+    #[test]
+    fn a_call_is_judged_only_after_a_complete_listing() {
+        let mut t = Tools::default();
+        assert_eq!(t.called("a"), Listed::Yes, "nothing listed yet");
+        t.listed(
+            4,
+            &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": "p2"}), true);
+        assert_eq!(t.called("b"), Listed::Yes, "the listing is not complete");
+        t.listed(
+            5,
+            &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+            true,
+        );
+        assert_eq!(t.called("a"), Listed::Yes);
+        assert_eq!(t.called("b"), Listed::Yes);
+        assert_eq!(t.called("c"), Listed::Never { listing: 5 });
+        // While a new listing is read, the last complete one still holds.
+        t.listed(
+            8,
+            &json!({"tools": [{"name": "c", "inputSchema": {"type": "object"}}], "nextCursor": "p2"}), true);
+        assert_eq!(t.called("a"), Listed::Yes);
+        assert_eq!(t.called("c"), Listed::Yes);
+        t.listed(9, &json!({"tools": []}), true);
+        assert_eq!(
+            t.called("a"),
+            Listed::Removed {
+                listed: 4,
+                listing: 9
+            }
+        );
+        // A listing over the bound is not judged.
+        let many: Vec<Value> = (0..MAX_TOOLS + 1)
+            .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}))
+            .collect();
+        t.listed(12, &json!({ "tools": many }), true);
+        assert_eq!(t.called("unknown"), Listed::Yes);
     }
 }

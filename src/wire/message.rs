@@ -430,6 +430,17 @@ impl Message {
         self.obj
     }
 
+    /// Lends the message as one JSON object (its members as read, cut
+    /// strings included), without copying it.
+    pub fn with_value<R>(&mut self, f: impl FnOnce(&Value) -> R) -> R {
+        let value = Value::Object(std::mem::take(&mut self.obj));
+        let out = f(&value);
+        if let Value::Object(obj) = value {
+            self.obj = obj;
+        }
+        out
+    }
+
     /// `params`, when an object. Payload strings longer than
     /// [`crate::wire::skim::SKIM_MIN_BYTES`] may be cut (see [`Message::is_cut`]).
     pub fn params(&self) -> Option<&Map<String, Value>> {
