@@ -134,17 +134,23 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
 
-    /// Check every message against the official JSON Schema of its revision
+    /// Check tool calls against the schemas the server listed, and every message against the official JSON Schema
     ///
-    /// Each request and notification is validated against its method's
-    /// definition in the schema the specification publishes for the
-    /// session's revision (shipped inside mcpdbg), each result against the
-    /// definition of the request it answers, each error response against
-    /// JSONRPCError; a violation is reported with its JSON Pointer
-    /// (schema-violation). Methods the revision does not define are skipped;
-    /// a message over 65536 JSON values is not checked; at most 100 messages
-    /// are reported per session. (Tool arguments and structured results are
-    /// checked against the schemas the server listed without this flag.)
+    /// Each `tools/call`'s arguments are validated against the `inputSchema`
+    /// of the tool's latest `tools/list` entry (arguments-violate-input-schema),
+    /// a successful result's `structuredContent` against its `outputSchema`
+    /// (structured-content-mismatch); calls of tools the latest complete
+    /// listing lacks (unlisted-tool-called) and listed schemas that clients
+    /// handle inconsistently (unportable-tool-schema) are noted. Every
+    /// request and notification is validated against its method's definition
+    /// in the schema the specification publishes for the session's revision
+    /// (shipped inside mcpdbg), each result against the definition of the
+    /// request it answers, each error response against JSONRPCError, with the
+    /// JSON Pointer of each violation (schema-violation). Bounded: at most
+    /// 1024 tools per session; a listed schema over 4096 JSON values or 32
+    /// levels deep, or a value over 16384, is not checked; a message over
+    /// 65536 JSON values is not checked against the official schema; at most
+    /// 100 such messages are reported per session.
     #[arg(long)]
     schema_check: bool,
 

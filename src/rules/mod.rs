@@ -143,7 +143,14 @@ impl Revisions {
 impl Rule {
     /// The rule runs only under `check --schema-check`.
     pub fn needs_schema_check(self) -> bool {
-        matches!(self, Rule::SchemaViolation)
+        matches!(
+            self,
+            Rule::ArgumentsViolateInputSchema
+                | Rule::StructuredContentMismatch
+                | Rule::UnlistedToolCalled
+                | Rule::UnportableToolSchema
+                | Rule::SchemaViolation
+        )
     }
 }
 
@@ -727,7 +734,7 @@ rules! {
     },
     ArgumentsViolateInputSchema => {
         name: "arguments-violate-input-schema", group: Tools, severity: Warning, revisions: ALL,
-        summary: "`tools/call` arguments the tool's listed `inputSchema` rejects",
+        summary: "`tools/call` arguments the tool's listed `inputSchema` rejects (with `--schema-check`)",
         why: "The server listed the tool's input schema earlier in the session, and the call does not match it: a missing required argument, a string where a number is declared, a value outside an enum. The tool fails or, worse, runs on coerced data. It usually means the client (or the model behind it) built the arguments without the schema, or from an older listing. The finding names each failing path and the line of the listing. The server's right answer depends on the revision: a -32602 protocol error up to 2025-06-18, an `isError: true` result from 2025-11-25.",
         fix: "Build the arguments from the tool's latest `inputSchema` and validate them before sending; after `notifications/tools/list_changed`, list the tools again.",
         spec: "schema, all revisions: Tool.inputSchema is \"a JSON Schema object defining the expected parameters for the tool\"; 2025-11-25: input validation errors are reported in tool execution errors (isError), up to 2025-06-18 invalid arguments are a -32602 protocol error",
@@ -735,7 +742,7 @@ rules! {
     },
     StructuredContentMismatch => {
         name: "structured-content-mismatch", group: Tools, severity: Error, revisions: range(Revision::V2025_06_18, Revision::LATEST).worded("2025-06-18 and later"),
-        summary: "a `tools/call` result whose `structuredContent` breaks the tool's listed `outputSchema`, or is missing",
+        summary: "a `tools/call` result whose `structuredContent` breaks the tool's listed `outputSchema`, or is missing (with `--schema-check`)",
         why: "A tool that declares an output schema promises results its callers can parse by it; SDK clients validate `structuredContent` against it and reject a non-conforming result with an error of their own, so the caller never sees the data, and nothing of that rejection is on the wire. The finding names each failing path and the line of the listing.",
         fix: "Return `structuredContent` that matches the declared `outputSchema` (fix the handler or the schema), on every successful result of the tool.",
         spec: "tools, 2025-06-18 and later: if an output schema is provided, servers MUST provide structured results that conform to this schema (structuredContent: an object up to 2025-11-25, any JSON value in 2026-07-28)",
@@ -743,7 +750,7 @@ rules! {
     },
     UnlistedToolCalled => {
         name: "unlisted-tool-called", group: Tools, severity: Info, revisions: ALL,
-        summary: "a `tools/call` of a tool the session's latest complete `tools/list` does not have",
+        summary: "a `tools/call` of a tool the session's latest complete `tools/list` does not have (with `--schema-check`)",
         why: "Clients are meant to call the tools the server lists. A call of a tool that was never listed, or that a later listing dropped (after `notifications/tools/list_changed`), comes from a stale cache, a hard-coded name, another server's list or a model's guess; the server can only refuse it. mcpdbg says so only when the session shows a complete listing before the call (every page, up to a result without `nextCursor`), and not between a `list_changed` and the next complete listing. It is a note: the call may be deliberate (probing), and the server's answer is judged by its own rules.",
         fix: "Call only tools from the latest `tools/list` (all of its pages); after `notifications/tools/list_changed`, list again before calling.",
         spec: "tools, all revisions: to discover available tools, clients send a tools/list request; when the list of available tools changes, servers that declared listChanged SHOULD send notifications/tools/list_changed; an unknown tool is answered with an error (-32602)",
@@ -751,8 +758,8 @@ rules! {
     },
     UnportableToolSchema => {
         name: "unportable-tool-schema", group: Tools, severity: Info, revisions: ALL,
-        summary: "a listed tool's schema uses constructs clients handle inconsistently",
-        why: "Hosts do not all validate a tool's schema: many turn it into a form or into a model provider's function declaration, and those read a plain object with typed `properties`. A top-level `oneOf`, `anyOf`, `allOf` or `not` has no such reading: some hosts drop it (the model then sends arguments that match none of the branches), some providers reject the whole tool list. A `$ref` in `inputSchema` needs the schema resolved before use; hosts that flatten schemas for a provider often do not, and an external `$ref` (in either schema) is fetched by almost none (from 2026-07-28 implementations MUST NOT auto-dereference network references), so the constraint behind it is lost. A property with no `type` (nor `enum`, `const`, `$ref` or a combinator) leaves the model to guess the value's type, and strict providers refuse it. From 2025-11-25 the dialect of embedded schemas is 2020-12 by default and it is the only one implementations MUST support: a schema that names another `$schema` (draft-07, common in older generators) may be validated with other rules or rejected. Each distinct schema is named once per session, at the listing that first shows it.",
+        summary: "a listed tool's schema uses constructs clients handle inconsistently (with `--schema-check`)",
+        why: "Hosts do not all validate a tool's schema: many turn it into a form or into a model provider's function declaration, and those read a plain object with typed `properties`. A top-level `oneOf`, `anyOf`, `allOf` or `not` has no such reading: some hosts drop it (the model then sends arguments that match none of the branches), some providers reject the whole tool list. A `$ref` in `inputSchema` needs the schema resolved before use; hosts that flatten schemas for a provider often do not, and an external `$ref` (in either schema) is fetched by almost none (from 2026-07-28 implementations MUST NOT auto-dereference network references), so the constraint behind it is lost. A property with no `type` (nor `enum`, `const`, `$ref` or a combinator) leaves the model to guess the value's type, and strict providers refuse it. From 2025-11-25 the dialect of embedded schemas is 2020-12 by default and it is the only one implementations MUST support: a schema that names another `$schema` (draft-04, 2019-09, a custom meta-schema) may be validated with other rules or rejected. draft-07, the dialect of MCP's own schemas up to 2025-06-18 and what the official SDKs emit, is not flagged. Each distinct schema is named once per session, at the listing that first shows it.",
         fix: "Keep `inputSchema` a plain `{\"type\": \"object\", \"properties\": ...}` with a `type` on every property; express alternatives as optional properties (or separate tools), inline `$ref`s, and emit 2020-12 schemas (or none: the default) from 2025-11-25.",
         spec: "tools, all revisions: inputSchema is a JSON Schema object defining the expected parameters for the tool (type: object); 2025-11-25: schemas without $schema default to JSON Schema 2020-12, implementations MUST support 2020-12; 2026-07-28: implementations MUST NOT automatically dereference network $refs",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"find\",\"inputSchema\":{\"anyOf\":[{\"required\":[\"title\"]},{\"required\":[\"tag\"]}],\"properties\":{\"title\":{\"type\":\"string\"},\"tag\":{}}}}]}}",

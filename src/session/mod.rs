@@ -123,7 +123,8 @@ pub struct Config {
     pub revision: Option<Revision>,
     /// Responses slower than this many seconds are reported.
     pub slow_seconds: f64,
-    /// `--schema-check`: judge every message against the official JSON
+    /// `--schema-check`: judge tool calls and results against the schemas
+    /// the server listed, and every message against the official JSON
     /// Schema of the session's revision.
     pub schema_check: bool,
 }
@@ -893,6 +894,9 @@ impl Session {
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
     ) -> bool {
+        if !self.config.schema_check {
+            return false;
+        }
         let tools = &self.tools;
         let Some(params) = msg.params() else {
             return false;
@@ -1066,7 +1070,9 @@ impl Session {
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
     ) {
-        if msg.result().is_none() {
+        // Compiling and validating listed schemas reads those messages
+        // whole and costs more than the rest of the check: opt-in.
+        if !self.config.schema_check || msg.result().is_none() {
             return;
         }
         let revision = self.revision();

@@ -263,7 +263,15 @@ pub fn unportable(tool: &Value, dialect: bool) -> Vec<String> {
             out.push(format!("`$ref` in {key}"));
         }
         if let Some(d) = schema.get("$schema").and_then(Value::as_str) {
-            let named = d.trim_end_matches('#') == "https://json-schema.org/draft/2020-12/schema";
+            // 2020-12 is the revision's; draft-07 is the dialect of MCP's
+            // own schemas up to 2025-06-18 and what the official SDKs emit,
+            // which every client in the corpus reads: not flagged.
+            let bare = d.trim_end_matches('#');
+            let named = bare == "https://json-schema.org/draft/2020-12/schema"
+                || bare
+                    .trim_start_matches("https://")
+                    .trim_start_matches("http://")
+                    == "json-schema.org/draft-07/schema";
             if dialect && !named {
                 out.push(format!(
                     "`$schema` {} in {key} (the revision names 2020-12)",
@@ -616,7 +624,7 @@ mod tests {
     #[test]
     fn unportable_constructs_are_named_once_per_schema() {
         let tool = json!({"name": "find", "inputSchema": {
-            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$schema": "http://json-schema.org/draft-04/schema#",
             "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
             "properties": {"a": {"type": "string"}, "b": {}, "c": {"description": "x"},
                 "d": {"$ref": "https://example.com/d.json"}}}});
@@ -627,11 +635,17 @@ mod tests {
                 "a top-level `anyOf` in inputSchema".to_string(),
                 "untyped properties `b`, `c`".to_string(),
                 "an external `$ref` (https://example.com/d.json) in inputSchema".to_string(),
-                "`$schema` http://json-schema.org/draft-07/schema# in inputSchema (the revision names 2020-12)".to_string(),
+                "`$schema` http://json-schema.org/draft-04/schema# in inputSchema (the revision names 2020-12)".to_string(),
             ]
         );
-        // Before 2025-11-25 no dialect is named: draft-07 is not flagged.
+        // Before 2025-11-25 no dialect is named: draft-04 is not flagged.
         assert_eq!(unportable(&tool, false).len(), 3);
+        // draft-07 (MCP's own dialect up to 2025-06-18, what the SDKs emit)
+        // is not flagged either.
+        let seven = json!({"name": "s", "inputSchema": {"type": "object",
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": {"a": {"type": "string"}}}});
+        assert!(unportable(&seven, true).is_empty());
         let plain = json!({"name": "add", "inputSchema": {"type": "object",
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "properties": {"a": {"type": "integer"}, "b": {"enum": [1, 2]}}},

@@ -317,14 +317,9 @@ mod tests {
                 (3, "-", vec!["malformed-record"]),
                 (4, "-", vec!["blank-line"]),
                 (5, "stderr", vec![]),
-                // The listing at line 2 is complete and empty.
-                (6, "request", vec!["unlisted-tool-called"]),
+                (6, "request", vec![]),
                 (7, "response", vec![]),
-                (
-                    8,
-                    "request",
-                    vec!["unlisted-tool-called", "unanswered-request"]
-                ),
+                (8, "request", vec!["unanswered-request"]),
             ]
         );
     }
