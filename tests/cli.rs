@@ -2790,3 +2790,54 @@ fn redact_hides_secrets_in_a_cut_json_line_and_card_numbers_in_every_format() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A listed schema large enough for the parser to leave out is still judged
+/// by its `type` (the stand-in keeps it): a missing and a wrong `type` are
+/// reported, an object schema is not.
+#[test]
+fn large_listed_schemas_keep_their_type() {
+    let props: Vec<String> = (0..40)
+        .map(|i| {
+            format!(
+                "\"p{i}\":{{\"type\":\"string\",\"description\":\"{}\"}}",
+                "x".repeat(20)
+            )
+        })
+        .collect();
+    let props = props.join(",");
+    let log = format!(
+        concat!(
+            "> {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n",
+            "< {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n",
+            "> {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n",
+            "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}\n",
+            "< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"tools\":[",
+            "{{\"name\":\"a\",\"inputSchema\":{{\"properties\":{{{p}}}}}}},",
+            "{{\"name\":\"b\",\"inputSchema\":{{\"properties\":{{{p}}},\"type\":\"array\"}}}},",
+            "{{\"name\":\"c\",\"inputSchema\":{{\"type\":\"object\",\"properties\":{{{p}}}}}}}]}}}}\n"
+        ),
+        p = props
+    );
+    let doc = json_of(&run_stdin(
+        &["check", "--format", "json", "-"],
+        log.as_bytes(),
+    ));
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let shapes: Vec<&str> = findings
+        .iter()
+        .filter(|f| f["rule"] == "invalid-result")
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert_eq!(shapes.len(), 1, "{findings:#?}");
+    assert!(
+        shapes[0].contains("`result.tools[0].inputSchema` has no `type`"),
+        "{}",
+        shapes[0]
+    );
+    assert!(
+        shapes[0].contains("`result.tools[1].inputSchema.type` is \"array\""),
+        "{}",
+        shapes[0]
+    );
+    assert!(!shapes[0].contains("tools[2]"), "{}", shapes[0]);
+}

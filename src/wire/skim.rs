@@ -643,7 +643,7 @@ impl<'de> Visitor<'de> for Skim<'_> {
                     .map_err(de::Error::custom)?
             } else if self.skim && !self.ctx.whole && is_subtree(self.at, &key) {
                 let raw: &'de RawValue = map.next_value()?;
-                match stand_in(raw.get()) {
+                match stand_in(raw.get(), &key != "structuredContent") {
                     Some(value) => {
                         self.ctx.cut.set(true);
                         value
@@ -700,16 +700,53 @@ fn is_subtree(at: Place, key: &str) -> bool {
 /// scalar, or one with a `\u` escape of a surrogate (a lone surrogate, which
 /// serde_json refuses when it reads the value but not when it skips it: the
 /// line is then read as a whole, see [`mend`]).
-fn stand_in(raw: &str) -> Option<Value> {
+///
+/// A schema's stand-in keeps its `type` member (`schema`): the list-shape
+/// check asks whether a listed tool's schema is an object schema.
+fn stand_in(raw: &str, schema: bool) -> Option<Value> {
     if raw.len() <= SKIM_MIN_BYTES {
         return None;
     }
     let value = match raw.as_bytes()[0] {
+        b'{' if schema => {
+            // Read up to the first `type` member only (it usually comes
+            // first): the visitor stops there, and the error that stop
+            // makes is the expected one.
+            let found = RefCell::new(None);
+            let mut de = serde_json::Deserializer::from_str(raw);
+            let _ = (&mut de).deserialize_map(SchemaType(&found));
+            let mut obj = Map::new();
+            if let Some(ty) = found.into_inner() {
+                obj.insert("type".to_string(), ty);
+            }
+            Value::Object(obj)
+        }
         b'{' => Value::Object(Map::new()),
         b'[' => Value::Array(Vec::new()),
         _ => return None,
     };
     (!has_lone_surrogate(raw.as_bytes())).then_some(value)
+}
+
+/// A schema's first `type` member, read as written into the cell; the
+/// members before it skipped (checked, not built), the rest not read.
+struct SchemaType<'a>(&'a RefCell<Option<Value>>);
+
+impl<'de> Visitor<'de> for SchemaType<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if &*key == "type" {
+                *self.0.borrow_mut() = Some(map.next_value::<Value>()?);
+                return Err(de::Error::custom("stopped at `type`"));
+            }
+            map.next_value::<de::IgnoredAny>()?;
+        }
+        Ok(())
+    }
 }
 
 /// Whether JSON text has a `\\u` escape of a surrogate that is not one of a
