@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     render::render(&report, OutputFormat::Json, Style::default(), &mut out).expect("render");
     serde_json_check(&out);
     let mut table = Vec::new();
-    render::render(&report, OutputFormat::Table, Style { color: true }, &mut table).expect("render");
+    render::render(&report, OutputFormat::Table, Style { color: true, width: Some(80) }, &mut table).expect("render");
 });
 
 fn serde_json_check(out: &[u8]) {
