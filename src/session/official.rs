@@ -27,8 +27,8 @@ use crate::protocol::Revision;
 
 /// JSON values in a message that is validated.
 pub const MAX_VALUE_NODES: usize = 65536;
-/// Violations quoted in one finding.
-pub const MAX_ERRORS: usize = 3;
+/// Violations quoted in one finding (the same cap as the tools' schemas).
+pub use super::schemas::MAX_ERRORS;
 /// Messages reported per session.
 pub const MAX_FINDINGS: u64 = 100;
 
@@ -206,24 +206,14 @@ pub fn check(revision: Revision, part: Part<'_>, value: &Value) -> Option<Violat
     if validator.is_valid(value) {
         return None;
     }
-    let mut errors = Vec::new();
-    let mut more = false;
-    for error in validator.iter_errors(value) {
-        if errors.len() == MAX_ERRORS {
-            more = true;
-            break;
-        }
-        let pointer = format!("{prefix}{}", error.instance_path().as_str());
-        let at = if pointer.is_empty() {
+    let (errors, more) = super::schemas::first_errors(&validator, value, |pointer| {
+        let pointer = format!("{prefix}{pointer}");
+        if pointer.is_empty() {
             "(the message)".to_string()
         } else {
             crate::text::excerpt(&pointer)
-        };
-        errors.push(format!(
-            "{at}: {}",
-            crate::text::excerpt(&error.to_string())
-        ));
-    }
+        }
+    });
     (!errors.is_empty()).then_some(Violation {
         definition,
         errors,

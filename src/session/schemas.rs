@@ -300,24 +300,31 @@ fn path(base: &str, pointer: &str) -> String {
 
 fn violations(validator: &Validator, value: &Value, base: &str, line: u64) -> Option<Violations> {
     within(value, MAX_VALUE_NODES, usize::MAX)?;
-    let mut errors = Vec::new();
-    let mut more = false;
-    for error in validator.iter_errors(value) {
-        if errors.len() == MAX_ERRORS {
-            more = true;
-            break;
-        }
-        let text = crate::text::excerpt(&error.to_string());
-        errors.push(format!(
-            "{}: {text}",
-            path(base, error.instance_path().as_str())
-        ));
-    }
+    let (errors, more) = first_errors(validator, value, |pointer| path(base, pointer));
     (!errors.is_empty()).then_some(Violations {
         errors,
         more,
         listed_at: line,
     })
+}
+
+/// The first [`MAX_ERRORS`] ways `value` fails `validator`, each as
+/// `place: what is wrong` (`place` made from the error's JSON Pointer), and
+/// whether there were more. Shared with the official-schema check.
+pub(super) fn first_errors(
+    validator: &Validator,
+    value: &Value,
+    place: impl Fn(&str) -> String,
+) -> (Vec<String>, bool) {
+    let mut errors = Vec::new();
+    for error in validator.iter_errors(value) {
+        if errors.len() == MAX_ERRORS {
+            return (errors, true);
+        }
+        let text = crate::text::excerpt(&error.to_string());
+        errors.push(format!("{}: {text}", place(error.instance_path().as_str())));
+    }
+    (errors, false)
 }
 
 impl Tools {
