@@ -30,6 +30,47 @@ pub fn excerpt_bytes(bytes: &[u8]) -> String {
     text
 }
 
+/// Greedy word wrap to lines of at most `width` characters (at least 1):
+/// words are split at spaces, a space never starts or ends a line, and a
+/// word longer than a line is broken across lines. Each line break in
+/// `text` is kept.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        let mut len = 0;
+        for word in paragraph.split_whitespace() {
+            let mut word = word;
+            let mut chars = word.chars().count();
+            if len > 0 && len + 1 + chars > width {
+                lines.push(std::mem::take(&mut line));
+                len = 0;
+            }
+            while len == 0 && chars > width {
+                let (head, tail) = word.split_at(
+                    word.char_indices()
+                        .nth(width)
+                        .map_or(word.len(), |(i, _)| i),
+                );
+                lines.push(head.to_string());
+                word = tail;
+                chars -= width;
+            }
+            if len > 0 {
+                line.push(' ');
+                len += 1;
+            }
+            line.push_str(word);
+            len += chars;
+        }
+        if !line.is_empty() || paragraph.is_empty() && !text.is_empty() {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
 /// Escapes control characters, ANSI escape sequences (their ESC byte) and
 /// bidirectional-override characters so that text from a log cannot move
 /// the cursor, recolour or reorder a terminal. Everything else is unchanged.
@@ -104,6 +145,33 @@ pub fn push_code(out: &mut String, c: char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wraps_on_words_without_edge_spaces() {
+        assert_eq!(wrap("aa bb cc", 5), vec!["aa bb", "cc"]);
+        assert_eq!(wrap("", 5), Vec::<String>::new());
+        assert_eq!(wrap("abcdefgh ij", 3), vec!["abc", "def", "gh", "ij"]);
+        assert_eq!(wrap("a\n\nb c", 10), vec!["a", "", "b c"]);
+        let text = "returned (it took 6.0 s), in a burst: a blocking call in `wait`";
+        for width in 1..text.len() + 2 {
+            for line in wrap(text, width) {
+                assert!(line.chars().count() <= width, "{line:?} at {width}");
+                assert!(!line.starts_with(' ') && !line.ends_with(' '), "{line:?}");
+            }
+            let joined: Vec<_> = wrap(text, width)
+                .concat()
+                .split_whitespace()
+                .collect::<String>()
+                .chars()
+                .collect();
+            let want: Vec<_> = text
+                .split_whitespace()
+                .collect::<String>()
+                .chars()
+                .collect();
+            assert_eq!(joined, want, "nothing lost at {width}");
+        }
+    }
 
     #[test]
     fn excerpts_are_capped_on_char_boundaries() {

@@ -12,7 +12,7 @@ use crate::finding::Finding;
 use crate::report::{FileReport, MessageReport, Report};
 use crate::rules::{Rule, Severity};
 use crate::session::{Implementation, Summary};
-use crate::text::escape_control;
+use crate::text::{escape_control, wrap};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
 use crate::wire::time::Timestamp;
@@ -197,15 +197,13 @@ fn summary(s: &Summary, width: Option<usize>) -> String {
         lines.join("\n")
     };
     b.push_record(["open requests", &open]);
-    let key = b.keys;
-    let mut table = b.build();
-    table.with(TableStyle::rounded());
     let value = match width {
         // Two columns: `│ key │ value │`.
-        Some(w) => w.saturating_sub(key + 7).max(MIN_WIDTH),
+        Some(w) => w.saturating_sub(b.keys + 7).max(MIN_WIDTH),
         None => MESSAGE_WIDTH + 20,
     };
-    table.modify(Columns::one(1), Width::wrap(value).keep_words(true));
+    let mut table = b.build_wrapped(value);
+    table.with(TableStyle::rounded());
     table.to_string()
 }
 
@@ -228,7 +226,7 @@ fn widths(rows: &[Vec<String>]) -> Vec<usize> {
 /// Key-value rows whose values are escaped (they come from the log).
 #[derive(Default)]
 struct Rows {
-    builder: Builder,
+    records: Vec<[String; 2]>,
     /// The widest key.
     keys: usize,
 }
@@ -237,12 +235,34 @@ impl Rows {
     fn push_record(&mut self, [key, value]: [&str; 2]) {
         let lines: Vec<_> = value.split('\n').map(escape_control).collect();
         self.keys = self.keys.max(key.chars().count());
-        self.builder
-            .push_record([key.to_string(), lines.join("\n")]);
+        self.records.push([key.to_string(), lines.join("\n")]);
     }
 
     fn build(self) -> tabled::Table {
-        self.builder.build()
+        let mut b = Builder::default();
+        for record in self.records {
+            b.push_record(record);
+        }
+        b.build()
+    }
+
+    /// The table with each value word-wrapped to `width` characters.
+    fn build_wrapped(mut self, width: usize) -> tabled::Table {
+        for [_, value] in &mut self.records {
+            *value = wrap(value, width).join("\n");
+        }
+        self.build()
+    }
+}
+
+/// Word-wraps column `col` of every row but the header to `width`
+/// characters (before the table is built: tabled's own word wrap can start
+/// a line with a space).
+fn wrap_column(rows: &mut [Vec<String>], col: usize, width: usize) {
+    for row in rows.iter_mut().skip(1) {
+        if let Some(cell) = row.get_mut(col) {
+            *cell = wrap(cell, width).join("\n");
+        }
     }
 }
 
@@ -290,13 +310,14 @@ fn findings(list: &[Finding], many_sessions: bool, style: Style) -> String {
     if style.color {
         rows = finding_rows(list, many_sessions, timed, true);
     }
+    let last = rows[0].len() - 1;
+    wrap_column(&mut rows, last, message);
     let mut b = Builder::default();
     for row in rows {
         b.push_record(row);
     }
     let mut table = b.build();
     table.with(TableStyle::rounded());
-    table.modify(Columns::last(), Width::wrap(message).keep_words(true));
     if let Some(rule) = rule {
         table.modify(Columns::one(1), Width::wrap(rule));
     }
@@ -337,17 +358,28 @@ fn finding_rows(
 
 /// The rule catalogue as a table.
 pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
-    let mut b = Builder::default();
-    b.push_record(["rule", "severity", "revisions", "summary"]);
+    let mut rows = vec![
+        ["rule", "severity", "revisions", "summary"]
+            .map(String::from)
+            .to_vec(),
+    ];
     for rule in rules {
         let info = rule.info();
-        let revisions = info.revisions.to_string();
-        b.push_record([info.name, info.severity.as_str(), &revisions, info.summary]);
+        rows.push(vec![
+            info.name.to_string(),
+            info.severity.as_str().to_string(),
+            info.revisions.to_string(),
+            info.summary.to_string(),
+        ]);
+    }
+    wrap_column(&mut rows, 2, 24);
+    wrap_column(&mut rows, 3, 56);
+    let mut b = Builder::default();
+    for row in rows {
+        b.push_record(row);
     }
     let mut table = b.build();
     table.with(TableStyle::rounded());
-    table.modify(Columns::one(2), Width::wrap(24).keep_words(true));
-    table.modify(Columns::last(), Width::wrap(56).keep_words(true));
     writeln!(out, "{table}")
 }
 

@@ -241,13 +241,14 @@ impl Stalls {
             lines.push(format!("{} more", p.more_lines));
         }
         let text = format!(
-            "server stalled {} with {} requests open; {} {} answered only when `{}` returned (it took {}), in a burst (line{} {}): a blocking call in `{}` likely stalled the event loop",
+            "server stalled {} with {} requests open; {} {} answered only when `{}` returned (it took {}), all at once (request{} at line{} {}): a blocking call in `{}` likely stalled the event loop",
             duration(p.silence),
             p.open,
             victims.join(", "),
             if count == 1 { "was" } else { "were" },
             p.kind,
             duration(took),
+            if count == 1 { "" } else { "s" },
             if lines.len() == 1 { "" } else { "s" },
             lines.join(", "),
             p.kind
