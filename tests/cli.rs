@@ -92,7 +92,7 @@ fn every_rule_fires_on_its_own_fixture() {
     let mut missing = Vec::new();
     // Rules whose input is too large to keep as a fixture have a test that
     // generates it (below).
-    let generated = ["open-request-limit", "line-too-long"];
+    let generated = ["open-request-limit", "line-too-long", "batch-too-large"];
     // The baseline rules compare a server with a baseline file, not a log
     // on its own: tests/probe.rs fires each of them.
     for rule in Rule::ALL
@@ -739,6 +739,7 @@ fn every_rule_example_triggers_its_rule() {
         "corrupt-compressed-input",
         "open-request-limit",
         "line-too-long",
+        "batch-too-large",
     ];
     let mut failures = Vec::new();
     for rule in Rule::ALL {
@@ -2840,4 +2841,42 @@ fn large_listed_schemas_keep_their_type() {
         shapes[0]
     );
     assert!(!shapes[0].contains("tools[2]"), "{}", shapes[0]);
+}
+
+/// A handshake (2025-06-18) as native transcript lines, with times.
+const TIMED_HANDSHAKE: &str = concat!(
+    "2026-12-01T10:00:00.000Z > {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n",
+    "2026-12-01T10:00:00.100Z < {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n",
+    "2026-12-01T10:00:00.200Z > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+);
+
+#[test]
+fn a_batch_beyond_the_cap_is_analysed_up_to_it_and_counted_in_one_finding() {
+    let members: Vec<String> = (0..1500)
+        .map(|i| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"t\",\"progress\":{i}}}}}"
+            )
+        })
+        .collect();
+    let log = format!("{TIMED_HANDSHAKE}> [{}]\n", members.join(","));
+    let doc = json_of(&run_stdin(
+        &["check", "--format", "json", "-"],
+        log.as_bytes(),
+    ));
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let capped: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "batch-too-large")
+        .collect();
+    assert_eq!(capped.len(), 1, "{findings:?}");
+    let message = capped[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains("a batch of 1500 messages: the first 1000 were analysed, the other 500"),
+        "{message}"
+    );
+    assert_eq!(capped[0]["line"], 4);
+    // The members analysed are counted as messages: 1,000 of the batch.
+    let counted = &doc["files"][0]["sessions"][0]["messages"]["client_to_server"];
+    assert_eq!(counted, 1002, "{doc}");
 }

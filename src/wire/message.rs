@@ -191,6 +191,13 @@ pub enum Frame {
     Message(Message),
     /// An array: each element a message or the reason it is not one.
     Batch(Vec<Result<Message, String>>),
+    /// A batch longer than [`crate::wire::bound::BATCH_ANALYSED`]: its
+    /// first members as in `Batch`, and how many more there were (counted,
+    /// not read).
+    LongBatch {
+        items: Vec<Result<Message, String>>,
+        skipped: u64,
+    },
     /// JSON that is no JSON-RPC message; the text says why.
     Invalid(String),
 }
