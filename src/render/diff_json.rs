@@ -77,6 +77,6 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         "target": (!c.target.is_empty()).then(|| c.target.describe()),
         "counted": c.counted(),
     });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    crate::wire::exact::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
 }

@@ -5,6 +5,7 @@
 pub mod bound;
 pub mod dir;
 pub mod event;
+pub mod exact;
 pub mod line;
 pub mod message;
 pub mod skim;
