@@ -21,8 +21,8 @@ fn side(s: &Option<Side>) -> Value {
         None => Value::Null,
         Some(s) => json!({
             "line": s.line,
-            "id": s.id,
-            "outcome": s.outcome,
+            "id": s.id.to_json(),
+            "outcome": &*s.outcome,
             "latency_seconds": s.latency.map(|l| (l * 1e6).round() / 1e6),
         }),
     }
