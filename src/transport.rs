@@ -796,6 +796,23 @@ fn emit(at: At, dir: Dir, frame: Frame, findings: &mut Findings, out: &mut Vec<I
     match frame {
         Frame::Message(msg) => out.push(Item::Message { at, dir, msg }),
         Frame::Batch(items) => out.push(Item::Batch { at, dir, items }),
+        Frame::LongBatch { items, skipped } => {
+            findings.push(
+                Finding::new(
+                    Rule::BatchTooLarge,
+                    at.line,
+                    format!(
+                        "{} sent a batch of {} messages: the first {} were analysed, the other {skipped} were checked as JSON and counted, not analysed (their requests are not followed)",
+                        dir.writer(),
+                        items.len() as u64 + skipped,
+                        items.len(),
+                    ),
+                )
+                .time(at.time.as_ref())
+                .dir(dir),
+            );
+            out.push(Item::Batch { at, dir, items });
+        }
         Frame::Invalid(why) => {
             findings.push(
                 Finding::new(

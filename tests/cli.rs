@@ -92,7 +92,7 @@ fn every_rule_fires_on_its_own_fixture() {
     let mut missing = Vec::new();
     // Rules whose input is too large to keep as a fixture have a test that
     // generates it (below).
-    let generated = ["open-request-limit", "line-too-long"];
+    let generated = ["open-request-limit", "line-too-long", "batch-too-large"];
     // The baseline rules compare a server with a baseline file, not a log
     // on its own: tests/probe.rs fires each of them.
     for rule in Rule::ALL
@@ -739,6 +739,7 @@ fn every_rule_example_triggers_its_rule() {
         "corrupt-compressed-input",
         "open-request-limit",
         "line-too-long",
+        "batch-too-large",
     ];
     let mut failures = Vec::new();
     for rule in Rule::ALL {
@@ -2840,4 +2841,117 @@ fn large_listed_schemas_keep_their_type() {
         shapes[0]
     );
     assert!(!shapes[0].contains("tools[2]"), "{}", shapes[0]);
+}
+
+/// A handshake (2025-06-18) as native transcript lines, with times.
+const TIMED_HANDSHAKE: &str = concat!(
+    "2026-12-01T10:00:00.000Z > {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n",
+    "2026-12-01T10:00:00.100Z < {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n",
+    "2026-12-01T10:00:00.200Z > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+);
+
+#[test]
+fn a_batch_beyond_the_cap_is_analysed_up_to_it_and_counted_in_one_finding() {
+    let members: Vec<String> = (0..1500)
+        .map(|i| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"t\",\"progress\":{i}}}}}"
+            )
+        })
+        .collect();
+    let log = format!("{TIMED_HANDSHAKE}> [{}]\n", members.join(","));
+    let doc = json_of(&run_stdin(
+        &["check", "--format", "json", "-"],
+        log.as_bytes(),
+    ));
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let capped: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "batch-too-large")
+        .collect();
+    assert_eq!(capped.len(), 1, "{findings:?}");
+    let message = capped[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains("a batch of 1500 messages: the first 1000 were analysed, the other 500"),
+        "{message}"
+    );
+    assert_eq!(capped[0]["line"], 4);
+    // The members analysed are counted as messages: 1,000 of the batch.
+    let counted = &doc["files"][0]["sessions"][0]["messages"]["client_to_server"];
+    assert_eq!(counted, 1002, "{doc}");
+}
+
+#[test]
+fn ids_and_numbers_beyond_a_double_keep_their_text_in_every_json_output() {
+    let log = format!(
+        "{TIMED_HANDSHAKE}{}{}{}",
+        "2026-12-01T10:00:01.000Z > {\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234567890,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"n\":123456789012345678901234567891}}}\n",
+        "2026-12-01T10:00:02.000Z > [{\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234567892,\"method\":\"ping\"}]\n",
+        "2026-12-01T10:00:03.000Z < {\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234567890,\"result\":{\"content\":[]}}\n",
+    );
+    let dir = std::env::temp_dir().join(format!("mcpdbg-huge-ids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("huge-ids.log");
+    std::fs::write(&path, &log).expect("write log");
+    let path = path.to_str().expect("utf-8 path");
+    let outputs = [
+        vec!["check", "--format", "json", path],
+        vec!["check", "--format", "jsonl", path],
+        vec!["check", "--format", "sarif", path],
+        vec!["timeline", "--format", "json", path],
+        vec!["stats", "--format", "json", path],
+        vec!["diff", "--format", "json", path, path],
+    ];
+    for args in outputs {
+        let out = run(&args);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        // Valid JSON, one document or one per line.
+        for doc in text.lines().filter(|_| args[2] == "jsonl") {
+            serde_json::from_str::<Value>(doc).expect("a JSON line");
+        }
+        if args[2] != "jsonl" {
+            json_of(&out);
+        }
+        // No id became a double (the timeline's `summary` is text, made
+        // from the parsed arguments).
+        assert!(
+            !text.contains("\"id\":1.2") && !text.contains("\"id\": 1.2"),
+            "{args:?}: {text}"
+        );
+        let id = regex_free_find(&text, "123456789012345678901234567890");
+        assert!(id, "{args:?} lost the id: {text}");
+        if args[0] != "stats" && args[0] != "diff" {
+            // The batch member's id, never answered (stats shows the answered).
+            assert!(
+                regex_free_find(&text, "123456789012345678901234567892"),
+                "{args:?} lost the batch member's id: {text}"
+            );
+        }
+    }
+    // The message itself in the timeline, its number as written.
+    let timeline = run(&["timeline", "--format", "json", path]);
+    let text = String::from_utf8_lossy(&timeline.stdout);
+    assert!(
+        text.contains("\"arguments\":{\"n\":123456789012345678901234567891}"),
+        "{text}"
+    );
+    // The two ids are two ids: no id-reuse, one hang (the batch member's).
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    let rules: Vec<&str> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(!rules.contains(&"id-reuse"), "{rules:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether `text` holds `id` written as a JSON number (not inside a string).
+fn regex_free_find(text: &str, id: &str) -> bool {
+    text.match_indices(id).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + id.len()..].chars().next();
+        before != Some('"') && after != Some('"') && after.is_none_or(|c| !c.is_ascii_digit())
+    })
 }

@@ -245,7 +245,7 @@ fn replay_caused(after: &Capture, f: &Finding) -> bool {
         return false;
     };
     let Some(id) = cancel
-        .message
+        .fields()
         .get("params")
         .and_then(|p| p.get("requestId"))
         .and_then(crate::wire::message::RequestId::from_json)

@@ -329,7 +329,7 @@ impl Run<'_> {
     }
 
     fn send(&mut self, s: &Send) -> io::Result<()> {
-        let mut message = s.message.clone();
+        let mut message = s.fields();
         if self.options.renumber {
             if let Some(id) = s.request.map(|i| self.capture.requests[i].id.clone()) {
                 let new = Value::from(self.next_id);
@@ -514,11 +514,14 @@ impl Run<'_> {
 /// `notifications/cancelled` is about: the latest one sent before it with
 /// that id.
 fn cancel_target(capture: &Capture, s: &Send) -> Option<usize> {
-    if s.message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+    if !s.message.contains("notifications/cancelled") {
         return None;
     }
-    let id = s
-        .message
+    let message = s.fields();
+    if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+        return None;
+    }
+    let id = message
         .get("params")
         .and_then(|p| p.get("requestId"))
         .and_then(RequestId::from_json)?;

@@ -36,7 +36,7 @@ fn side(s: &Option<Side>) -> String {
         None => "-".to_string(),
         Some(s) => match s.latency {
             Some(l) => format!("{} {}", s.outcome, duration(l)),
-            None => s.outcome.clone(),
+            None => s.outcome.to_string(),
         },
     }
 }
@@ -99,9 +99,10 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         "outcome after",
         "verdict",
     ];
-    let mut table: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
-    let mut details: Vec<Vec<String>> = vec![Vec::new()];
-    for r in &c.rows {
+    // Two passes over the rows, the first for the columns' widths, so that
+    // the table is written as it goes, not held (a million rows cost
+    // hundreds of MiB as cells).
+    let cells = |r: &crate::views::diff::Row| -> [String; 7] {
         let mut verdict = r.verdict.as_str().to_string();
         if !c.target.counts(r) {
             verdict.push_str(" (not counted)");
@@ -116,7 +117,7 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         if r.params_changed {
             verdict.push_str(", params differ");
         }
-        table.push(vec![
+        [
             line(&r.before),
             line(&r.after),
             clean(&r.method),
@@ -124,19 +125,16 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
             side(&r.before),
             side(&r.after),
             verdict,
-        ]);
-        details.push(r.changes.iter().map(change).collect());
+        ]
+    };
+    let header = header.map(str::to_string);
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &c.rows {
+        for (w, cell) in widths.iter_mut().zip(cells(r)) {
+            *w = (*w).max(cell.chars().count());
+        }
     }
-    let widths: Vec<usize> = (0..7)
-        .map(|i| {
-            table
-                .iter()
-                .map(|r| r[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for (row, detail) in table.iter().zip(&details) {
+    let write_row = |out: &mut dyn Write, row: &[String; 7]| -> io::Result<()> {
         let mut text = String::from(" ");
         for (i, cell) in row.iter().enumerate() {
             text.push(' ');
@@ -146,9 +144,13 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
                 text.extend(std::iter::repeat_n(' ', pad + 1));
             }
         }
-        writeln!(out, "{}", text.trim_end())?;
-        for d in detail {
-            writeln!(out, "      {d}")?;
+        writeln!(out, "{}", text.trim_end())
+    };
+    write_row(out, &header)?;
+    for r in &c.rows {
+        write_row(out, &cells(r))?;
+        for d in &r.changes {
+            writeln!(out, "      {}", change(d))?;
         }
     }
 

@@ -21,8 +21,8 @@ fn side(s: &Option<Side>) -> Value {
         None => Value::Null,
         Some(s) => json!({
             "line": s.line,
-            "id": s.id,
-            "outcome": s.outcome,
+            "id": s.id.to_json(),
+            "outcome": &*s.outcome,
             "latency_seconds": s.latency.map(|l| (l * 1e6).round() / 1e6),
         }),
     }
@@ -77,6 +77,6 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         "target": (!c.target.is_empty()).then(|| c.target.describe()),
         "counted": c.counted(),
     });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    crate::wire::exact::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
 }

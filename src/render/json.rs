@@ -45,7 +45,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         "files": report.files.iter().map(file).collect::<Vec<_>>(),
         "summary": {"error": error, "warning": warning, "info": info},
     });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    crate::wire::exact::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
 }
 
@@ -115,7 +115,7 @@ fn record(kind: &str, path: &str) -> Map<String, Value> {
 }
 
 fn line(record: Map<String, Value>, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, &Value::Object(record))?;
+    crate::wire::exact::to_writer(&mut *out, &Value::Object(record))?;
     out.write_all(b"\n")
 }
 

@@ -51,7 +51,7 @@ pub fn render_limited(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let doc = log(report, options, limit);
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    crate::wire::exact::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
 }
 

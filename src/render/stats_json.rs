@@ -122,6 +122,6 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
         "bytes": bytes(&stats.bytes),
         "negative_latencies": stats.negative_latencies,
     });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    crate::wire::exact::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
 }

@@ -102,7 +102,8 @@ fn row_json(row: &Row) -> Value {
             m.insert("batch".into(), json!([i, n]));
         }
         if let Some(raw) = &e.raw {
-            match serde_json::from_str::<Value>(raw) {
+            // Numbers a double would change are kept as written.
+            match crate::wire::exact::parse(raw) {
                 Ok(v) if e.batch.is_none() => {
                     m.insert("message".into(), v);
                 }
@@ -129,7 +130,7 @@ impl Sink for Json<'_> {
             self.out.write_all(b",")?;
         }
         self.rows += 1;
-        serde_json::to_writer(&mut *self.out, &row_json(&row))?;
+        crate::wire::exact::to_writer(&mut *self.out, &row_json(&row))?;
         Ok(())
     }
 
@@ -155,7 +156,7 @@ impl Sink for Json<'_> {
             "shown": shown,
             "lines": prepared.last_line,
         });
-        let text = tail.to_string();
+        let text = crate::wire::exact::to_string(&tail);
         // `{...}` -> `],...}`
         write!(self.out, "],{}", &text[1..])?;
         writeln!(self.out)

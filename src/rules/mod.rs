@@ -1045,6 +1045,14 @@ rules! {
         spec: "mcpdbg's own note",
         example: "(100,001 requests open at once; not shown here)",
     },
+    BatchTooLarge => {
+        name: "batch-too-large", group: Analysis, severity: Warning, revisions: ALL,
+        summary: "a batch of more than 1,000 messages: the rest were counted, not analysed",
+        why: "To keep memory bounded (each message built costs about a kilobyte; 500,000 in one line cost 473 MiB), mcpdbg analyses the first 1,000 members of a batch; the others are checked as JSON and counted, not read: their requests are not followed, so answers to them are reported as orphans, and nothing else is said about them. A batch that size is itself the finding: no client or server is known to send one.",
+        fix: "Look at what wrote the batch: send messages one per line, and page what would be thousands of them.",
+        spec: "mcpdbg's own note",
+        example: "(a batch of 1,001 messages; not shown here)",
+    },
     TooManyFindings => {
         name: "too-many-findings", group: Analysis, severity: Info, revisions: ALL,
         summary: "a rule fired so often that later findings were counted, not listed",

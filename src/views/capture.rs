@@ -77,13 +77,22 @@ impl Exchange {
 pub struct Send {
     pub line: u64,
     pub time: Option<Timestamp>,
-    /// The whole message, as parsed.
-    pub message: Map<String, Value>,
+    /// The whole message, as parsed, kept as its compact JSON text (a
+    /// tenth of the parsed tree: a capture holds one per client message);
+    /// [`Send::fields`] reads it.
+    pub message: Box<str>,
     /// Index in [`Capture::requests`] when it is a request.
     pub request: Option<usize>,
     /// Requests (indices in [`Capture::requests`]) whose responses arrived
     /// after the previous client message and before this one: what it waited for.
     pub after: Vec<usize>,
+}
+
+impl Send {
+    /// The members of the message.
+    pub fn fields(&self) -> Map<String, Value> {
+        serde_json::from_str(&self.message).unwrap_or_default()
+    }
 }
 
 /// A request the server sent, with the client's answer.
@@ -307,7 +316,7 @@ impl Builder {
                 self.capture.sends.push(Send {
                     line,
                     time,
-                    message: msg.fields().into_owned(),
+                    message: Value::Object(msg.fields().into_owned()).to_string().into(),
                     request,
                     after: std::mem::take(&mut self.answered_since),
                 });

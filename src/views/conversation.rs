@@ -619,7 +619,7 @@ mod tests {
         let at = At { line, time: None };
         match classify(serde_json::from_str(json).expect("json")) {
             Frame::Message(msg) => Item::Message { at, dir, msg },
-            Frame::Batch(items) => Item::Batch { at, dir, items },
+            Frame::Batch(items) | Frame::LongBatch { items, .. } => Item::Batch { at, dir, items },
             Frame::Invalid(_) => Item::Noise { at, dir },
         }
     }

@@ -49,16 +49,12 @@ impl Target {
         if self.is_empty() {
             return true;
         }
-        let id = r
-            .before
-            .as_ref()
-            .or(r.after.as_ref())
-            .and_then(|s| crate::wire::message::RequestId::from_json(&s.id));
+        let id = r.before.as_ref().or(r.after.as_ref()).map(|s| &s.id);
         let method = |p: &String| match p.strip_suffix('*') {
             Some(prefix) => r.method.starts_with(prefix),
             None => *p == r.method,
         };
-        id.is_some_and(|id| self.ids.contains(&id))
+        id.is_some_and(|id| self.ids.contains(id))
             || self.methods.iter().any(method)
             || r.subject.as_ref().is_some_and(|s| self.tools.contains(s))
     }
@@ -265,9 +261,10 @@ impl Verdict {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Side {
     pub line: u64,
-    pub id: Value,
-    /// `result`, `error CODE`, `isError`, `no answer`.
-    pub outcome: String,
+    pub id: crate::wire::message::RequestId,
+    /// `result`, `error CODE`, `isError`, `no answer` (a row holds two:
+    /// the usual words are not allocated).
+    pub outcome: std::borrow::Cow<'static, str>,
     pub latency: Option<f64>,
 }
 
@@ -549,18 +546,18 @@ fn lists(a: &Capture, b: &Capture, ignore: &[Pattern]) -> Lists {
 
 fn side(e: &Exchange) -> Side {
     let outcome = match &e.outcome {
-        Outcome::Open if e.cancelled => "no answer (cancelled)".to_string(),
-        Outcome::Open => "no answer".to_string(),
+        Outcome::Open if e.cancelled => "no answer (cancelled)".into(),
+        Outcome::Open => "no answer".into(),
         Outcome::Error(err) => match err.get("code").and_then(Value::as_i64) {
-            Some(code) => format!("error {code}"),
-            None => "error".to_string(),
+            Some(code) => format!("error {code}").into(),
+            None => "error".into(),
         },
-        Outcome::Result(_) if e.failed() => "isError".to_string(),
-        Outcome::Result(_) => "result".to_string(),
+        Outcome::Result(_) if e.failed() => "isError".into(),
+        Outcome::Result(_) => "result".into(),
     };
     Side {
         line: e.line,
-        id: e.id.to_json(),
+        id: e.id.clone(),
         outcome,
         latency: e.latency,
     }

@@ -22,14 +22,15 @@ pub enum RequestId {
 }
 
 impl RequestId {
-    /// The id as a JSON value (for the JSON output).
+    /// The id as a JSON value (for the JSON output, written with
+    /// [`crate::wire::exact`]).
     pub fn to_json(&self) -> Value {
         match self {
             RequestId::Int(n) => Value::from(*n),
             RequestId::Str(s) => Value::from(&**s),
-            RequestId::Num(s) => {
-                serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))
-            }
+            // Kept as written when a double would change it (an integer
+            // beyond 64 bits): the JSON outputs write it back as that text.
+            RequestId::Num(s) => crate::wire::exact::number(s),
         }
     }
 
@@ -57,7 +58,11 @@ impl RequestId {
 
     fn from_value(v: &Value) -> Result<RequestId, &'static str> {
         match v {
-            Value::String(s) => Ok(RequestId::Str(s.as_str().into())),
+            Value::String(s) => Ok(match crate::wire::exact::marked(s) {
+                // What [`RequestId::to_json`] made of a number kept as written.
+                Some(text) => RequestId::Num(text.into()),
+                None => RequestId::Str(s.as_str().into()),
+            }),
             Value::Number(n) => Ok(match (n.as_i64(), integral(n)) {
                 (Some(i), _) if !n.is_f64() => RequestId::Int(i),
                 // `1.0`, `1e3`: an integer by JSON Schema's definition, and
@@ -191,6 +196,13 @@ pub enum Frame {
     Message(Message),
     /// An array: each element a message or the reason it is not one.
     Batch(Vec<Result<Message, String>>),
+    /// A batch longer than [`crate::wire::bound::BATCH_ANALYSED`]: its
+    /// first members as in `Batch`, and how many more there were (counted,
+    /// not read).
+    LongBatch {
+        items: Vec<Result<Message, String>>,
+        skipped: u64,
+    },
     /// JSON that is no JSON-RPC message; the text says why.
     Invalid(String),
 }

@@ -27,7 +27,8 @@ use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::wire::message::{Frame, IdField, Problem, RequestId, classify};
+use crate::wire::bound;
+use crate::wire::message::{Frame, IdField, Message, Problem, RequestId, classify};
 
 /// Strings under these keys inside `params` or `result` are payload (a text
 /// block, base64 data, a resource's text or blob).
@@ -87,6 +88,9 @@ fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Err
         cut: Cell::new(false),
         whole,
         big_id: RefCell::new(None),
+        member: Cell::new(0),
+        member_big_ids: RefCell::new(Vec::new()),
+        batch_skipped: Cell::new(0),
     };
     let mut de = serde_json::Deserializer::from_str(short);
     let root = Skim {
@@ -98,38 +102,58 @@ fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Err
     de.end()?;
     let mut frame = classify(value);
     if let (Frame::Message(m), Some(text)) = (&mut frame, ctx.big_id.take()) {
-        // An integer id beyond 64 bits: compared by its exact text, never
-        // by the double it rounds to.
-        m.id = IdField::Id(RequestId::Num(text.into()));
-        for p in &mut m.problems {
-            if let Problem::InvalidIdType(what) = p {
-                *what = TOO_LARGE;
+        big_id(m, text);
+    }
+    if let Frame::Batch(items) = &mut frame {
+        for (i, text) in ctx.member_big_ids.take() {
+            if let Some(Ok(m)) = items.get_mut(i) {
+                big_id(m, text);
             }
+        }
+        let skipped = ctx.batch_skipped.get();
+        if skipped > 0 {
+            frame = Frame::LongBatch {
+                items: std::mem::take(items),
+                skipped,
+            };
         }
     }
     Ok((frame, ctx.cut.get()))
+}
+
+/// An integer id beyond 64 bits: compared by its exact text, never by the
+/// double it rounds to.
+fn big_id(m: &mut Message, text: String) {
+    m.id = IdField::Id(RequestId::Num(text.into()));
+    for p in &mut m.problems {
+        if let Problem::InvalidIdType(what) = p {
+            *what = TOO_LARGE;
+        }
+    }
 }
 
 /// What an integer id beyond 64 bits is called in `invalid-id-type`.
 const TOO_LARGE: &str = "an integer too large for 64 bits";
 
 /// The value of a message's `id` member, given as written: an integer of
-/// up to 18 digits is read directly; one beyond 64 bits is noted in
-/// `big_id` (its exact text) and stands as the nearest double.
-fn id_value(raw: &str, big_id: &RefCell<Option<String>>) -> Result<Value, serde_json::Error> {
+/// up to 18 digits is read directly; one beyond 64 bits stands as the
+/// nearest double, with its exact text beside it.
+fn id_value(raw: &str) -> Result<(Value, Option<String>), serde_json::Error> {
     let digits = raw.strip_prefix('-').unwrap_or(raw);
     if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
         if let Ok(n) = raw.parse::<i64>() {
-            return Ok(Value::from(n));
+            return Ok((Value::from(n), None));
         }
         if let Ok(n) = raw.parse::<u64>() {
-            return Ok(Value::from(n));
+            return Ok((Value::from(n), None));
         }
-        *big_id.borrow_mut() = Some(raw.to_owned());
         let f: f64 = raw.parse().unwrap_or(f64::INFINITY);
-        return Ok(Value::from(f.clamp(f64::MIN, f64::MAX)));
+        return Ok((
+            Value::from(f.clamp(f64::MIN, f64::MAX)),
+            Some(raw.to_owned()),
+        ));
     }
-    serde_json::from_str(raw)
+    Ok((serde_json::from_str(raw)?, None))
 }
 
 /// The text with what JSON allows but serde_json refuses mended: a lone
@@ -530,6 +554,12 @@ struct Ctx<'a> {
     whole: bool,
     /// The exact text of the message's integer id when it is beyond 64 bits.
     big_id: RefCell<Option<String>>,
+    /// In a batch: how many members were begun, and the exact text of
+    /// each member's id beyond 64 bits (by the member's index).
+    member: Cell<usize>,
+    member_big_ids: RefCell<Vec<(usize, String)>>,
+    /// Members of a batch beyond [`bound::BATCH_ANALYSED`], counted.
+    batch_skipped: Cell<u64>,
 }
 
 impl Ctx<'_> {
@@ -554,6 +584,8 @@ impl Ctx<'_> {
 enum Place {
     /// The line's outermost value (whose `params` and `result` are skimmed).
     Root,
+    /// A member of a batch (its `id` read as written, nothing skimmed).
+    Member,
     /// The message's `result` (its `structuredContent` is a subtree).
     Result,
     /// `result.tools`, and one tool in it (its `inputSchema` and
@@ -576,6 +608,9 @@ struct Skim<'c> {
 impl<'de> DeserializeSeed<'de> for Skim<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        if self.at == Place::Member {
+            self.ctx.member.set(self.ctx.member.get() + 1);
+        }
         d.deserialize_any(self)
     }
 }
@@ -607,17 +642,32 @@ impl<'de> Visitor<'de> for Skim<'_> {
         Ok(Value::Null)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
         let item = Skim {
-            at: if self.at == Place::Tools {
-                Place::Tool
-            } else {
-                Place::Inner
+            at: match self.at {
+                Place::Tools => Place::Tool,
+                Place::Root => Place::Member,
+                _ => Place::Inner,
             },
             ..self
         };
-        while let Some(item) = seq.next_element_seed(item)? {
-            items.push(item);
+        // Bounded as it is read (see [`bound`]): a batch's members beyond
+        // the cap, and the tail of a long array of scalars in `params` or
+        // `result` (then the message keeps its line), are counted, not built.
+        let (items, skipped) = if self.at == Place::Root {
+            bound::read_seq(&mut seq, item, bound::BATCH_ANALYSED, |_| true)?
+        } else if self.skim && !self.ctx.whole {
+            bound::read_seq(&mut seq, item, bound::TRIVIAL_KEPT, |items| {
+                items.iter().all(bound::is_trivial)
+            })?
+        } else {
+            bound::read_seq(&mut seq, item, usize::MAX, |_| false)?
+        };
+        if skipped > 0 {
+            if self.at == Place::Root {
+                self.ctx.batch_skipped.set(skipped);
+            } else {
+                self.ctx.cut.set(true);
+            }
         }
         Ok(Value::Array(items))
     }
@@ -633,9 +683,18 @@ impl<'de> Visitor<'de> for Skim<'_> {
         let mut next = Some(first);
         while let Some(key) = next {
             let root = self.at == Place::Root;
-            let value = if root && &*key == "id" {
+            let value = if (root || self.at == Place::Member) && &*key == "id" {
                 let raw: &'de RawValue = map.next_value()?;
-                id_value(raw.get(), &self.ctx.big_id).map_err(de::Error::custom)?
+                let (value, big) = id_value(raw.get()).map_err(de::Error::custom)?;
+                if let Some(text) = big {
+                    if root {
+                        *self.ctx.big_id.borrow_mut() = Some(text);
+                    } else {
+                        let index = self.ctx.member.get().saturating_sub(1);
+                        self.ctx.member_big_ids.borrow_mut().push((index, text));
+                    }
+                }
+                value
             } else if BULK_KEYS.contains(&&*key) {
                 let raw: &'de RawValue = map.next_value()?;
                 self.ctx
@@ -1054,6 +1113,7 @@ mod tests {
                     other => proptest::prop_assert!(lenient, "{} batch, serde_json: {:?}", line, other),
                 },
                 Ok(Frame::Invalid(_)) => proptest::prop_assert!(expected.is_ok() || lenient),
+                Ok(Frame::LongBatch { .. }) => proptest::prop_assert!(false, "a long batch: {}", line),
                 Err(_) => proptest::prop_assert!(expected.is_err(), "{}", line),
             }
         }
@@ -1119,6 +1179,82 @@ mod tests {
             assert_eq!(matches!(m.id, IdField::Id(RequestId::Int(_))), want, "{id}");
             assert!(m.id.id().unwrap().to_string() == id);
         }
+    }
+
+    #[test]
+    fn long_arrays_of_scalars_stand_in_as_their_head() {
+        let zeros = vec!["0"; 1_500_000].join(",");
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{{"a":[{zeros}],"b":[{{}},[],null]}}}}}}"#
+        );
+        let Ok(Frame::Message(m)) = parse(&line) else {
+            panic!("refused")
+        };
+        let kept = &m.params().unwrap()["arguments"]["a"];
+        assert_eq!(kept.as_array().map(Vec::len), Some(bound::TRIVIAL_KEPT));
+        assert!(m.is_cut());
+        let whole: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(Value::Object(m.fields().into_owned()), whole);
+        // Up to the cap, and arrays of non-empty objects, are read whole.
+        let short = vec!["0"; bound::TRIVIAL_KEPT].join(",");
+        let objects = vec![r#"{"a":1}"#; 3000].join(",");
+        for array in [short, objects] {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[],"v":[{array}]}}}}"#);
+            let Ok(Frame::Message(m)) = parse(&line) else {
+                panic!("refused")
+            };
+            assert!(!m.is_cut());
+            let whole: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(Value::Object(m.members().clone()), whole);
+        }
+    }
+
+    #[test]
+    fn a_batch_is_analysed_up_to_its_cap_and_counted_beyond() {
+        let members: Vec<String> = (0..1500)
+            .map(|i| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"n":{i}}}}}"#
+                )
+            })
+            .collect();
+        let line = format!("[{}]", members.join(","));
+        let Ok(Frame::LongBatch { items, skipped }) = parse(&line) else {
+            panic!("not a long batch")
+        };
+        assert_eq!((items.len(), skipped), (bound::BATCH_ANALYSED, 500));
+        let line = format!("[{}]", members[..bound::BATCH_ANALYSED].join(","));
+        let Ok(Frame::Batch(items)) = parse(&line) else {
+            panic!("not a batch")
+        };
+        assert_eq!(items.len(), bound::BATCH_ANALYSED);
+        // What is skipped is still checked as JSON.
+        let bad = format!("[{},{{\"a\":}}]", members.join(","));
+        assert!(parse(&bad).is_err());
+    }
+
+    #[test]
+    fn batch_members_ids_beyond_64_bits_keep_their_exact_text() {
+        let line = r#"[{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"},5,{"jsonrpc":"2.0","id":123456789012345678901234567891,"method":"ping"},{"jsonrpc":"2.0","id":7,"method":"ping"}]"#;
+        let Ok(Frame::Batch(items)) = parse(line) else {
+            panic!("not a batch")
+        };
+        let ids: Vec<Option<RequestId>> = items
+            .iter()
+            .map(|m| m.as_ref().ok().and_then(|m| m.id.id().cloned()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                Some(RequestId::Num("123456789012345678901234567890".into())),
+                None,
+                Some(RequestId::Num("123456789012345678901234567891".into())),
+                Some(RequestId::Int(7)),
+            ]
+        );
+        let Ok(m) = &items[0] else { panic!() };
+        assert_eq!(m.problems, vec![Problem::InvalidIdType(TOO_LARGE)]);
     }
 
     #[test]

@@ -1,0 +1,256 @@
+//! Numbers kept as written in the JSON outputs.
+//!
+//! serde_json holds a number as a 64-bit integer or a double, so an id
+//! like `123456789012345678901234567890` would come out of a JSON output
+//! as `1.2345678901234568e29`: another id. A number whose value a double
+//! does not hold travels through a [`Value`] as a marked string (a prefix
+//! with a random key per run, which no log can guess, then the number's
+//! text), and [`to_writer`], [`to_writer_pretty`] and [`to_string`] write
+//! it back as the number it was. Every JSON output is written by them.
+
+use std::io;
+use std::sync::OnceLock;
+
+use serde_core::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// The marker's prefix: a noncharacter and a key drawn once per run.
+fn prefix() -> &'static str {
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let draw = || {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(std::process::id().into());
+            h.finish()
+        };
+        format!("\u{10FFFF}mcpdbg-exact-{:016x}{:016x}:", draw(), draw())
+    })
+}
+
+/// The number written `text` as a value: itself when a 64-bit integer or a
+/// double holds it, else marked so that the JSON outputs write `text`.
+/// Text that is no JSON number stays a string.
+pub fn number(text: &str) -> Value {
+    if is_inexact(text) {
+        return Value::String(format!("{}{text}", prefix()));
+    }
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+}
+
+/// The number a marked value stands for (its text), if it is one.
+pub fn marked(v: &str) -> Option<&str> {
+    v.strip_prefix(prefix())
+}
+
+/// Whether serde_json would change the value of the number token `token`:
+/// an integer beyond 64 bits, or a decimal a double does not hold (more
+/// digits than a double keeps, or beyond its range).
+pub fn is_inexact(token: &str) -> bool {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    if digits.is_empty() {
+        return false;
+    }
+    if digits.bytes().all(|c| c.is_ascii_digit()) {
+        return token.parse::<i64>().is_err() && token.parse::<u64>().is_err();
+    }
+    let Ok(f) = token.parse::<f64>() else {
+        return false;
+    };
+    if !f.is_finite() {
+        return true;
+    }
+    let printed = match serde_json::Number::from_f64(f) {
+        Some(n) => n.to_string(),
+        None => return true,
+    };
+    decimal(token) != decimal(&printed)
+}
+
+/// A decimal number's value as (negative, significant digits, position of
+/// the decimal point before them): `1.50`, `15e-1` and `0.15e1` are equal.
+fn decimal(token: &str) -> Option<(bool, String, i64)> {
+    let (negative, rest) = match token.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, token),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (
+            &rest[..i],
+            rest[i + 1..].trim_start_matches('+').parse::<i64>().ok()?,
+        ),
+        None => (rest, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int}{frac}");
+    let trimmed = all.trim_start_matches('0');
+    let point = (int.len() as i64)
+        .saturating_add(exponent)
+        .saturating_sub((all.len() - trimmed.len()) as i64);
+    let digits = trimmed.trim_end_matches('0');
+    if digits.is_empty() {
+        return Some((false, String::new(), 0));
+    }
+    Some((negative, digits.to_owned(), point))
+}
+
+/// Parses JSON text with each number that serde_json would change marked
+/// (see [`number`]), so that the JSON outputs show it as written.
+pub fn parse(text: &str) -> serde_json::Result<Value> {
+    match mark(text) {
+        Some(marked) => serde_json::from_str(&marked),
+        None => serde_json::from_str(text),
+    }
+}
+
+/// The text with each inexact number token replaced by its marked string;
+/// `None` when it has none.
+fn mark(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                if is_inexact(token) {
+                    out.push_str(&text[copied..start]);
+                    out.push('"');
+                    out.push_str(prefix());
+                    out.push_str(token);
+                    out.push('"');
+                    copied = i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    Some(out)
+}
+
+/// A value serialized with its marked numbers written as numbers.
+pub struct Exact<'a>(pub &'a Value);
+
+impl Serialize for Exact<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::String(text) => match marked(text)
+                .filter(|t| is_inexact(t))
+                .and_then(|t| RawValue::from_string(t.to_owned()).ok())
+            {
+                Some(raw) => raw.serialize(s),
+                None => s.serialize_str(text),
+            },
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&Exact(item))?;
+                }
+                seq.end()
+            }
+            Value::Object(members) => {
+                let mut map = s.serialize_map(Some(members.len()))?;
+                for (k, v) in members {
+                    map.serialize_entry(k, &Exact(v))?;
+                }
+                map.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+/// [`serde_json::to_writer`], marked numbers written as numbers.
+pub fn to_writer(out: impl io::Write, v: &Value) -> serde_json::Result<()> {
+    serde_json::to_writer(out, &Exact(v))
+}
+
+/// [`serde_json::to_writer_pretty`], marked numbers written as numbers.
+pub fn to_writer_pretty(out: impl io::Write, v: &Value) -> serde_json::Result<()> {
+    serde_json::to_writer_pretty(out, &Exact(v))
+}
+
+/// `v.to_string()`, marked numbers written as numbers.
+pub fn to_string(v: &Value) -> String {
+    serde_json::to_string(&Exact(v)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_a_double_does_not_hold_are_written_as_they_came() {
+        let id = "123456789012345678901234567890";
+        let doc = serde_json::json!({"id": number(id), "ids": [number("-18446744073709551617")], "n": number("7")});
+        assert_eq!(
+            to_string(&doc),
+            format!(r#"{{"id":{id},"ids":[-18446744073709551617],"n":7}}"#)
+        );
+        let mut pretty = Vec::new();
+        to_writer_pretty(&mut pretty, &doc).unwrap();
+        assert!(
+            String::from_utf8(pretty)
+                .unwrap()
+                .contains(&format!("\"id\": {id},"))
+        );
+        // What a double holds is a plain number, however it was written.
+        for exact in [
+            "1",
+            "-0",
+            "1.5",
+            "1e3",
+            "0.1",
+            "1.50",
+            "18446744073709551615",
+            "1e300",
+        ] {
+            assert!(!is_inexact(exact), "{exact}");
+            assert!(!matches!(number(exact), Value::String(_)), "{exact}");
+        }
+        for inexact in [
+            "18446744073709551616",
+            "0.12345678901234567890123",
+            "1e400",
+            "-1e-400",
+        ] {
+            assert!(is_inexact(inexact), "{inexact}");
+        }
+        // A string from a log that looks like a marker without its key is
+        // only a string.
+        let forged = Value::String(format!("\u{10FFFF}mcpdbg-exact-0:{id}"));
+        assert_eq!(to_string(&forged), serde_json::to_string(&forged).unwrap());
+    }
+
+    #[test]
+    fn parse_marks_what_would_change() {
+        let text = r#"{"a":123456789012345678901234567890,"s":"1234567890123456789012345","b":[1.5,2,-99999999999999999999]}"#;
+        let v = parse(text).unwrap();
+        assert_eq!(to_string(&v), text);
+        assert_eq!(v["s"], "1234567890123456789012345");
+        assert_eq!(v["b"][1], 2);
+        // Nothing to mark: the same value serde_json gives.
+        assert_eq!(
+            parse(r#"{"a":[1,"x\"1e999"]}"#).unwrap(),
+            serde_json::json!({"a":[1,"x\"1e999"]})
+        );
+    }
+}
