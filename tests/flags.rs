@@ -337,12 +337,24 @@ fn timeline_json_is_a_versioned_document_of_the_rows() {
     assert_eq!(doc["format"], "native");
     let rows = doc["rows"].as_array().unwrap();
     let text = String::from_utf8(run(&["timeline", sample]).stdout).unwrap();
-    // The text view: a header, a title line, one line per row and its findings, a tally.
+    // The text view: a header, a title line, one line per row (a burst of
+    // stderr, the JSON rows with the same `burst`, as one) and its findings,
+    // a tally.
     let findings: usize = rows
         .iter()
         .map(|r| r["findings"].as_array().unwrap().len())
         .sum();
-    assert_eq!(text.lines().count(), 2 + rows.len() + findings + 1);
+    let folded = rows
+        .iter()
+        .filter(|r| r.get("burst").is_some_and(|b| *b != r["line"]))
+        .count();
+    assert!(folded > 0, "the sample has bursts of stderr");
+    assert_eq!(text.lines().count(), 2 + rows.len() - folded + findings + 1);
+    assert!(
+        rows.iter()
+            .all(|r| r.get("burst").is_some() == (r["kind"] == "stderr")),
+        "every stderr row names its burst"
+    );
     assert_eq!(doc["shown"], rows.len());
     let call = rows
         .iter()
