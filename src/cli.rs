@@ -559,7 +559,8 @@ struct CompareArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
 
-    /// Show the logs' strings as placeholders (see `check --redact`)
+    /// Show the logs' strings as placeholders (see `check --redact`); `replay`
+    /// also writes its new transcript so
     #[arg(long)]
     redact: bool,
 }
