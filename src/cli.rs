@@ -559,7 +559,8 @@ struct CompareArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
 
-    /// Show the logs' strings as placeholders (see `check --redact`)
+    /// Show the logs' strings as placeholders (see `check --redact`); `replay`
+    /// also writes its new transcript so
     #[arg(long)]
     redact: bool,
 }
@@ -1198,6 +1199,14 @@ impl TimelineArgs {
             around: self.around.map(|line| (line, self.context)),
             keep_raw: self.full
                 || matches!(self.format, TimelineFormat::Html | TimelineFormat::Json),
+            // A burst of stderr is one row, but in the JSON and with --full;
+            // the HTML page folds it too and keeps its lines to expand.
+            fold: match self.format {
+                TimelineFormat::Json => None,
+                TimelineFormat::Html => Some(mcpdbg::render::html::BURST_LINES),
+                TimelineFormat::Table | TimelineFormat::Mermaid if self.full => None,
+                TimelineFormat::Table | TimelineFormat::Mermaid => Some(0),
+            },
         };
         Ok(Timeline {
             file: self.file,

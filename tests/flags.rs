@@ -337,12 +337,24 @@ fn timeline_json_is_a_versioned_document_of_the_rows() {
     assert_eq!(doc["format"], "native");
     let rows = doc["rows"].as_array().unwrap();
     let text = String::from_utf8(run(&["timeline", sample]).stdout).unwrap();
-    // The text view: a header, a title line, one line per row and its findings, a tally.
+    // The text view: a header, a title line, one line per row (a burst of
+    // stderr, the JSON rows with the same `burst`, as one) and its findings,
+    // a tally.
     let findings: usize = rows
         .iter()
         .map(|r| r["findings"].as_array().unwrap().len())
         .sum();
-    assert_eq!(text.lines().count(), 2 + rows.len() + findings + 1);
+    let folded = rows
+        .iter()
+        .filter(|r| r.get("burst").is_some_and(|b| *b != r["line"]))
+        .count();
+    assert!(folded > 0, "the sample has bursts of stderr");
+    assert_eq!(text.lines().count(), 2 + rows.len() - folded + findings + 1);
+    assert!(
+        rows.iter()
+            .all(|r| r.get("burst").is_some() == (r["kind"] == "stderr")),
+        "every stderr row names its burst"
+    );
     assert_eq!(doc["shown"], rows.len());
     let call = rows
         .iter()
@@ -391,4 +403,91 @@ fn diff_and_replay_redact_the_logs_strings() {
     )
     .unwrap();
     assert!(!json.to_string().contains("file_note"));
+}
+
+/// The other spellings of a direction, which the human outputs do not use:
+/// they say `C->S` and `S->C`, as the rows' arrows do (the JSON, SARIF and
+/// `--dir` values keep their own names).
+const OTHER_DIRECTION_SPELLINGS: [&str; 4] = [
+    "client->server",
+    "server->client",
+    "client-to-server",
+    "server-to-client",
+];
+
+#[test]
+fn human_outputs_spell_a_direction_as_the_rows_do() {
+    let sample = "fixtures/sample-session.log";
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for format in ["table", "concise", "github", "junit"] {
+        for file in [
+            sample,
+            "fixtures/ci/hostile.log",
+            "fixtures/redact/secrets.log",
+        ] {
+            runs.push(args(&["check", "--format", format, file]));
+        }
+    }
+    runs.push(args(&["check", "--redact", "fixtures/redact/secrets.log"]));
+    runs.push(args(&["timeline", sample]));
+    runs.push(args(&["timeline", "--full", sample]));
+    runs.push(args(&["stats", sample]));
+    runs.push(args(&[
+        "diff",
+        "fixtures/replay/hang-before.log",
+        "fixtures/replay/changed-server.log",
+    ]));
+    runs.push(args(&["rules"]));
+    for message in [
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+    ] {
+        runs.push(args(&["validate", message]));
+    }
+    let out = run(&["rules", "--format", "json"]);
+    let rules: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<String> = rules
+        .as_array()
+        .or_else(|| rules["rules"].as_array())
+        .expect("a list of rules")
+        .iter()
+        .map(|r| r["name"].as_str().expect("a name").to_string())
+        .collect();
+    assert!(names.len() > 20, "{names:?}");
+    for name in &names {
+        runs.push(vec!["explain".to_string(), name.clone()]);
+    }
+    let mut arrows = 0;
+    for args in &runs {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(&refs);
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {}",
+            stderr_of(&out)
+        );
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            stderr_of(&out)
+        );
+        for other in OTHER_DIRECTION_SPELLINGS {
+            assert!(!text.contains(other), "{args:?} says {other}:\n{text}");
+        }
+        arrows += usize::from(text.contains("C->S") || text.contains("S-&gt;C"));
+    }
+    // The spelling they use instead is there: the check table, its JUnit
+    // text, the timeline, stats and validate's table.
+    assert!(arrows >= 8, "{arrows} outputs name a direction");
+    let validate = run(&[
+        "validate",
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a"}}"#,
+    ]);
+    let text = String::from_utf8(validate.stdout).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("direction") && l.contains("C->S")),
+        "{text}"
+    );
 }

@@ -1005,3 +1005,140 @@ fn a_cancelled_fastmcp_hang_is_proven_fixed_and_still_reproduced_unfixed() {
         doc["requests"].as_array().map(Vec::len)
     );
 }
+
+// ------------------------------------------------- replay --redact
+
+/// A token the recorded session carries in a tool's arguments, in the
+/// server's answer (the failing tool repeats its reason) and perhaps in the
+/// server's stderr.
+const SECRET: &str = "vq7Tz3-orchid-ledger-91xK";
+
+/// `replay --redact` against the real SDK server: the secret of the
+/// recorded session is nowhere in what the command writes (standard output
+/// in the table and in JSON, standard error, the new transcript, which is
+/// written redacted with the report's placeholders and still reads as a
+/// native transcript), and the unredacted recording it compared is gone.
+/// Without --redact the same replay carries the secret everywhere it was.
+#[test]
+fn replay_redact_writes_the_secret_nowhere() {
+    let dir = scratch("redact");
+    let log = dir.join("recorded.log");
+    let out = std::process::Command::new(sdk_python())
+        .arg(root().join("tests/sdk/client.py"))
+        .args(["secret", "legacy", env!("CARGO_BIN_EXE_mcpdbg")])
+        .arg(&log)
+        .arg(&dir)
+        .env("SCENARIO_SECRET", SECRET)
+        .env("SERVER_VARIANT", "echo")
+        .output()
+        .expect("client runs");
+    assert!(
+        out.status.success(),
+        "client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = json_of(&out);
+    assert!(
+        seen["echo"].as_str().unwrap_or("").contains(SECRET),
+        "the server's answer repeats the secret: {seen}"
+    );
+    let recorded = std::fs::read_to_string(&log).expect("recorded");
+    // In the arguments, stderr, the answer's text and its structuredContent.
+    assert_eq!(
+        recorded.matches(SECRET).count(),
+        4,
+        "in the arguments, stderr and the answer:\n{recorded}"
+    );
+    let replay = |args: &[&str], new: &Path| {
+        let _ = std::fs::remove_file(new);
+        let out = mcpdbg()
+            .arg("replay")
+            .args(args)
+            .arg("--out")
+            .arg(new)
+            .arg(&log)
+            .arg("--")
+            .arg(sdk_python())
+            .arg(root().join("tests/sdk/server.py"))
+            .env("SERVER_VARIANT", "echo")
+            .env("SERVER_ECHO_PREFIX", "you wrote: ")
+            .output()
+            .expect("replay runs");
+        assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+        let written = std::fs::read_to_string(new).expect("new transcript");
+        (out, written)
+    };
+    // The server now answers `you wrote: ...`: a difference, whose values
+    // the report shows. Without --redact the secret is in the report and
+    // the transcript.
+    let (out, plain) = replay(&["--format", "json"], &dir.join("plain.log"));
+    assert_eq!(plain.matches(SECRET).count(), 4, "{plain}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(SECRET));
+    // With --redact, in the table and in JSON: nowhere.
+    for (format, name) in [
+        ("table", "redacted-table.log"),
+        ("json", "redacted-json.log"),
+    ] {
+        let new = dir.join(name);
+        let (out, written) = replay(&["--redact", "--format", format], &new);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        for (what, text) in [
+            ("stdout", &stdout),
+            ("stderr", &stderr),
+            ("the transcript", &written),
+        ] {
+            for leak in [SECRET, "orchid-ledger", "vault refused"] {
+                assert!(!text.contains(leak), "{format}: {leak} in {what}:\n{text}");
+            }
+        }
+        // The comparison still finds the difference, at the echo, with
+        // placeholders for its values.
+        if format == "json" {
+            let doc: Value = serde_json::from_str(&stdout).expect("json");
+            assert_eq!(doc["verdict"], "differs", "{doc:#}");
+            assert!(doc.to_string().contains("[redacted "), "{doc:#}");
+        } else {
+            assert!(stdout.contains("[redacted "), "{stdout}");
+        }
+        assert!(written.contains("[redacted "), "{written}");
+        assert!(stderr.contains("(redacted)"), "{stderr}");
+        // Still a native transcript: every line a record, the methods and
+        // ids readable, and `check` reads it.
+        for line in written.lines() {
+            let mut words = line.splitn(3, ' ');
+            let (time, marker) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+            assert!(
+                time.ends_with('Z') && [">", "<", "!", "#"].contains(&marker),
+                "not a native record: {line}"
+            );
+        }
+        assert!(written.contains(r#""method":"tools/call""#), "{written}");
+        let check = mcpdbg()
+            .args(["check", "--format", "json"])
+            .arg(&new)
+            .output()
+            .expect("check runs");
+        let doc = json_of(&check);
+        assert_eq!(doc["files"][0]["format"], "native", "{doc:#}");
+        // The unredacted recording is gone.
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("unredacted"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    // A transcript that exists is never overwritten, and nothing is run.
+    let out = mcpdbg()
+        .args(["replay", "--redact", "--out"])
+        .arg(dir.join("plain.log"))
+        .arg(&log)
+        .arg("--")
+        .arg(sdk_python())
+        .arg(root().join("tests/sdk/server.py"))
+        .output()
+        .expect("replay runs");
+    assert_eq!(out.status.code(), Some(2), "{}", transcript(&out));
+    assert!(std::fs::read_to_string(dir.join("plain.log")).unwrap() == plain);
+}

@@ -1309,3 +1309,197 @@ fn html_headline_names_the_stall_culprit() {
         "{headline}"
     );
 }
+
+// ------------------------------------------------------- bursts of stderr
+
+/// A start-up banner recorded from the real FastMCP 4.2.3 (the corpus
+/// session `fastmcp/output-schema-mismatch`, recorded with `mcpdbg
+/// record`): lines 3-21 are its 19-line banner and lines 22-24 its first
+/// log line (rich wraps it), all written within 4 ms, before the
+/// initialize result at line 25; line 36 is a stderr line of its own.
+const BANNER: &str = "tests/corpus/fastmcp/output-schema-mismatch.log";
+
+#[test]
+fn a_recorded_startup_banner_is_one_row_in_every_view() {
+    let text = String::from_utf8(run(&["timeline", BANNER]).stdout).expect("utf-8");
+    let rows: Vec<&str> = text.lines().skip(2).collect();
+    // Written from the raw lines: the event, initialize, the burst, the result.
+    assert!(rows[2].starts_with("   3 "), "{text}");
+    assert!(
+        rows[2].contains("S!          stderr ×22 (lines 3-24)")
+            && rows[2].ends_with("  FastMCP 4.2.3"),
+        "{text}"
+    );
+    assert!(rows[3].starts_with("  25 ") && rows[3].contains("result initialize"));
+    assert_eq!(
+        rows.iter().filter(|r| r.contains(" S! ")).count(),
+        2,
+        "the banner and line 36: {text}"
+    );
+    // --full: every line its own row.
+    let full = String::from_utf8(run(&["timeline", "--full", BANNER]).stdout).expect("utf-8");
+    let stderr_rows = full.lines().filter(|l| l.contains(" S!  ")).count();
+    assert_eq!(stderr_rows, 23, "{full}");
+    // JSON: one row per line, each stderr row naming its burst.
+    let doc = json_of(&run(&["timeline", "--format", "json", BANNER]));
+    let bursts: Vec<(u64, u64)> = doc["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["kind"] == "stderr")
+        .map(|r| (r["line"].as_u64().unwrap(), r["burst"].as_u64().unwrap()))
+        .collect();
+    let mut expected: Vec<(u64, u64)> = (3..=24).map(|l| (l, 3)).collect();
+    expected.push((36, 36));
+    assert_eq!(bursts, expected);
+    // Mermaid: one note for the burst, and the diagram still parses.
+    let mermaid =
+        String::from_utf8(run(&["timeline", "--format", "mermaid", BANNER]).stdout).expect("utf-8");
+    let notes: Vec<&str> = mermaid
+        .lines()
+        .filter(|l| l.trim_start().starts_with("Note right of S: stderr"))
+        .collect();
+    assert_eq!(notes.len(), 2, "{mermaid}");
+    assert!(
+        notes[0].contains("stderr #215;22 (lines 3-24): FastMCP 4.2.3"),
+        "{mermaid}"
+    );
+    let dir = scratch("banner");
+    std::fs::write(dir.join("banner.mmd"), &mermaid).expect("write");
+    let script = mermaid_parser();
+    let parsed = Command::new("node")
+        .arg(&script)
+        .arg(dir.join("banner.mmd"))
+        .current_dir(script.parent().expect("dir"))
+        .output()
+        .expect("node runs");
+    assert!(
+        parsed.status.success() && String::from_utf8_lossy(&parsed.stdout).contains("ok sequence"),
+        "{}",
+        transcript(&parsed)
+    );
+    // HTML: one note, and the lines in a <details> below the diagram, escaped.
+    let html =
+        String::from_utf8(run(&["timeline", "--format", "html", BANNER]).stdout).expect("utf-8");
+    assert_eq!(html.matches("<details class=\"burst\"").count(), 1);
+    let details = &html[html
+        .find("<details class=\"burst\" id=\"burst-3\">")
+        .expect("details")..];
+    let details = &details[..details.find("</details>").expect("end")];
+    let pre = &details[details.find("<pre>").expect("pre") + 5..details.find("</pre>").unwrap()];
+    assert_eq!(pre.lines().count(), 22, "{pre}");
+    assert!(pre.contains("FastMCP 4.2.3") && pre.contains("INFO     Starting MCP server"));
+    assert!(pre.contains("&#39;fastmcp-notes&#39;"), "escaped: {pre}");
+    assert!(details.contains("<summary>stderr ×22 (lines 3-24) · FastMCP 4.2.3</summary>"));
+    // --redact: the lines are placeholders there too.
+    let redacted =
+        String::from_utf8(run(&["timeline", "--format", "html", "--redact", BANNER]).stdout)
+            .expect("utf-8");
+    let details = &redacted[redacted.find("<details class=\"burst\"").expect("details")..];
+    let details = &details[..details.find("</details>").expect("end")];
+    assert!(details.contains("[redacted "), "{details}");
+    for word in ["gofastmcp", "Starting MCP server", "fastmcp-notes"] {
+        assert!(!details.contains(word), "{word} in {details}");
+    }
+    // The snapshots of the text and the Mermaid.
+    let mut failures = Vec::new();
+    failures.extend(snapshot(
+        Path::new("tests/snapshots/timeline/corpus/fastmcp-banner.txt"),
+        &text,
+    ));
+    failures.extend(snapshot(
+        Path::new("tests/snapshots/timeline/corpus/fastmcp-banner.mmd"),
+        &mermaid,
+    ));
+    assert_no_failures(failures);
+}
+
+/// A click on the burst's row (here through the page's `#line-3` link,
+/// which selects the row as a click does) opens its element; otherwise it
+/// stays closed.
+#[test]
+fn a_burst_opens_when_its_row_is_chosen_in_headless_chromium() {
+    let chromium = chromium().expect(
+        "chromium is not installed: run scripts/test, which installs it (apt-get install chromium)",
+    );
+    let dir = scratch("burst-chromium");
+    let html = dir.join("banner.html");
+    let out = run(&[
+        "timeline",
+        "--format",
+        "html",
+        "--out",
+        html.to_str().expect("utf-8"),
+        BANNER,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+    let dom = |hash: &str| -> String {
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--dump-dom",
+            ])
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .arg(format!("file://{}{hash}", html.display()))
+            .stderr(Stdio::null())
+            .output()
+            .expect("chromium runs");
+        assert!(out.status.success(), "chromium failed");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let opened = dom("#line-3");
+    assert!(
+        opened.contains(r#"<details class="burst" id="burst-3" open="">"#),
+        "{opened}"
+    );
+    let closed = dom("");
+    assert!(
+        closed.contains(r#"<details class="burst" id="burst-3">"#),
+        "{closed}"
+    );
+}
+
+/// The page keeps at most 200 lines of a burst and counts the rest; the
+/// text and Mermaid show one row, one note.
+#[test]
+fn a_long_burst_keeps_200_lines_in_the_page() {
+    let dir = scratch("long-burst");
+    let path = dir.join("burst.log");
+    let mut log = String::from("> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    for n in 1..=250 {
+        log.push_str(&format!("! worker {n} <ready>\n"));
+    }
+    std::fs::write(&path, log).expect("write");
+    let path = path.to_str().expect("utf-8");
+    let html =
+        String::from_utf8(run(&["timeline", "--format", "html", path]).stdout).expect("utf-8");
+    let pre = &html[html.find("<pre>").expect("pre") + 5..html.find("</pre>").expect("end")];
+    let lines: Vec<&str> = pre.lines().collect();
+    assert_eq!(lines.len(), 201, "{pre}");
+    assert_eq!(lines[0], "worker 1 &lt;ready&gt;");
+    assert_eq!(lines[199], "worker 200 &lt;ready&gt;");
+    assert_eq!(
+        lines[200],
+        "… and 50 more lines (`mcpdbg timeline --full` prints them)"
+    );
+    let text = String::from_utf8(run(&["timeline", path]).stdout).expect("utf-8");
+    let rows = text.lines().filter(|l| !l.trim_start().starts_with('└'));
+    assert_eq!(
+        rows.count(),
+        5,
+        "a title, a header, two rows, the tally: {text}"
+    );
+    assert!(
+        text.contains("stderr ×250 (lines 2-251)") && text.contains("worker 1 <ready>"),
+        "{text}"
+    );
+    let mermaid =
+        String::from_utf8(run(&["timeline", "--format", "mermaid", path]).stdout).expect("utf-8");
+    assert_eq!(mermaid.matches("Note right of S").count(), 1, "{mermaid}");
+}

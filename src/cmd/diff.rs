@@ -113,9 +113,24 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         eprintln!("mcpdbg replay: {name} holds several sessions; replaying the first");
     }
     let out = r.out.clone().unwrap_or_else(|| replay::default_out(&r.log));
+    // With --redact nothing the command writes carries the log's strings:
+    // the session is recorded to a hidden owner-only file beside OUT,
+    // compared, then written to OUT redacted, and the hidden file removed.
+    let unredacted = r
+        .compare
+        .redact
+        .then(|| Removed(replay::unredacted_path(&out)));
+    let recording = unredacted.as_ref().map_or(out.clone(), |u| u.0.clone());
+    if r.compare.redact && out.symlink_metadata().is_ok() {
+        eprintln!(
+            "mcpdbg replay: cannot create {}: it exists (a transcript is never overwritten)",
+            out.display()
+        );
+        return Ok(ExitStatus::Error);
+    }
     let options = replay::Options {
         command: r.command.clone(),
-        out: out.clone(),
+        out: recording.clone(),
         timing: r.timing,
         max_gap: r.max_gap,
         timeout: r.timeout,
@@ -131,11 +146,13 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
             return Ok(ExitStatus::Error);
         }
     };
-    for note in &replayed.notes {
-        eprintln!("mcpdbg replay: {note}");
+    if !r.compare.redact {
+        for note in &replayed.notes {
+            eprintln!("mcpdbg replay: {note}");
+        }
+        eprintln!("mcpdbg replay: new session written to {}", out.display());
     }
-    eprintln!("mcpdbg replay: new session written to {}", out.display());
-    let (after, mut after_findings) = read_capture(&out, None)?;
+    let (after, mut after_findings) = read_capture(&recording, None)?;
     after_findings.retain(|f| !replay_caused(&after, f));
     let mut comparison = compare(
         &r.compare,
@@ -157,13 +174,32 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
     };
     if r.compare.redact {
         // The new transcript is native, whatever LOG was.
-        redact(
-            &[(&r.log, r.input), (&out, None)],
+        let mut redactor = redact(
+            &[(&r.log, r.input), (&recording, None)],
             &mut labels,
             &mut comparison,
         )?;
+        replay::write_redacted(&recording, &out, &mut redactor)?;
+        drop(unredacted);
+        for note in &replayed.notes {
+            eprintln!("mcpdbg replay: {}", redactor.apply(note));
+        }
+        eprintln!(
+            "mcpdbg replay: new session written to {} (redacted)",
+            out.display()
+        );
     }
     write_comparison(&labels, &comparison, r.compare.form)
+}
+
+/// A file removed when this is dropped (the unredacted recording of
+/// `replay --redact`, on every way out of the command).
+struct Removed(PathBuf);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// The comparison of two captures, with the findings of `check` on each
@@ -192,7 +228,7 @@ fn redact(
     files: &[(&Path, Option<Format>)],
     labels: &mut Labels,
     comparison: &mut Comparison,
-) -> io::Result<()> {
+) -> io::Result<Redactor> {
     let mut redactor = Some(Redactor::default());
     for &(path, format) in files {
         let file = File::open(path).map_err(|e| {
@@ -231,7 +267,7 @@ fn redact(
     if let Some(command) = &labels.command {
         labels.command = Some(r.apply(command));
     }
-    Ok(())
+    Ok(r)
 }
 
 /// A finding the replay itself caused, not the server: a

@@ -183,9 +183,7 @@ fn cannot_show(report: &MessageReport, options: &ValidateOptions) -> Vec<String>
         notes.push("which request a response answers, so its result shape is not checked (give --answers METHOD)".to_string());
     }
     if options.side.is_none() && report.dir == Some(Dir::Unknown) {
-        notes.push(
-            "who sent it (give --direction client-to-server or server-to-client)".to_string(),
-        );
+        notes.push("who sent it (give --dir c2s or --dir s2c)".to_string());
     }
     notes
 }

@@ -41,6 +41,57 @@ pub fn default_out(log: &Path) -> PathBuf {
     PathBuf::from(path)
 }
 
+/// Where `replay --redact` records the session before it is redacted: a
+/// hidden file beside `out` (owner-only, like every transcript), which
+/// [`write_redacted`] replaces by `out` and which is removed when the
+/// replay ends, however it ends.
+pub fn unredacted_path(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or("replay".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.unredacted-{}", std::process::id()))
+}
+
+/// Writes `out` (created new, owner-only, as the replay's transcript) from
+/// the transcript at `recording` with the strings `redactor` knows as its
+/// placeholders: each message with its strings replaced (JSON re-written
+/// compactly), each stderr line whole, events and text that is no record
+/// with their secret shapes masked. Timestamps and markers are kept, so
+/// `out` is still a native transcript that `check` and `diff` read.
+pub fn write_redacted(
+    recording: &Path,
+    out: &Path,
+    redactor: &mut crate::redact::Redactor,
+) -> io::Result<()> {
+    use crate::reader::native::{Marker, parse_prefix};
+    let file = std::fs::File::open(recording).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot read {}: {e}", recording.display()),
+        )
+    })?;
+    let mut transcript = Transcript::create(out)?;
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line?;
+        let redacted = match parse_prefix(&line) {
+            Some((_, marker, start)) => {
+                let payload = String::from_utf8_lossy(&line[start..]);
+                let text = match marker {
+                    Marker::Line(Dir::Stderr) => redactor.whole(&payload),
+                    Marker::Line(_) => redactor.raw(&payload),
+                    Marker::Event => redactor.apply(&payload),
+                };
+                let mut bytes = line[..start].to_vec();
+                bytes.extend_from_slice(text.as_bytes());
+                bytes
+            }
+            None => redactor.apply(&String::from_utf8_lossy(&line)).into_bytes(),
+        };
+        transcript.raw_line(&redacted)?;
+    }
+    transcript.flush()
+}
+
 /// How the client's messages are paced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timing {

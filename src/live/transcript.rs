@@ -48,6 +48,12 @@ impl Transcript {
         )
     }
 
+    /// A line of another transcript, as it is (without its newline).
+    pub(crate) fn raw_line(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.out.write_all(b"\n")
+    }
+
     pub(crate) fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }

@@ -19,13 +19,17 @@ use crate::session::Implementation;
 use crate::text::{duration, escape_control};
 use crate::views::conversation::{Entry, EntryKind, OtherKind};
 use crate::views::passes::Prepared;
-use crate::views::timeline::{Row, Sink};
+use crate::views::timeline::{Burst, Row, Sink};
 use crate::wire::dir::Dir;
 
-use super::timeline::{arrow, message_label, pretty};
+use super::timeline::{arrow, burst_label, message_label, pretty};
 
 /// Rows per page (one SVG each).
 pub const PAGE_ROWS: usize = 200;
+
+/// The most lines of one burst of stderr its expandable element holds (the
+/// rest are counted).
+pub const BURST_LINES: usize = 200;
 
 /// The red of a request never answered.
 pub const UNANSWERED_RED: &str = "#d00000";
@@ -193,6 +197,7 @@ impl<'a> Html<'a> {
             );
         }
         let mut details = Vec::with_capacity(rows.len());
+        let mut bursts = String::new();
         for (i, row) in rows.iter().enumerate() {
             let y = FIRST_ROW_Y + i as u32 * ROW;
             let _ = write!(
@@ -201,6 +206,9 @@ impl<'a> Html<'a> {
                 row.line,
                 y - ROW / 2
             );
+            if let Some(b) = &row.burst {
+                burst_element(&mut bursts, row.line, b);
+            }
             let time = row.rel.map_or(String::new(), |s| format!("{s:.3}"));
             let _ = write!(
                 svg,
@@ -230,7 +238,15 @@ impl<'a> Html<'a> {
                             slot += 1;
                         }
                     }
-                    self.draw(&mut svg, e, y);
+                    match &row.burst {
+                        Some(b) => note(
+                            &mut svg,
+                            "stderr",
+                            y,
+                            &format!("{}: {}", burst_label(row.line, b), b.headline),
+                        ),
+                        None => self.draw(&mut svg, e, y),
+                    }
                 }
                 None => {
                     let _ = write!(
@@ -245,10 +261,13 @@ impl<'a> Html<'a> {
             details.push(detail(row));
         }
         svg.push_str("</svg>");
+        if !bursts.is_empty() {
+            bursts = format!("<div class=\"bursts\">\n{bursts}</div>\n");
+        }
         let on = if page == 1 { " on" } else { "" };
         write!(
             self.out,
-            "<section class=\"page{on}\" id=\"p{page}\" data-first=\"{first}\" data-last=\"{last}\">\n<h2>lines {first}–{last}</h2>\n{svg}\n<script type=\"application/json\" class=\"details\">{}</script>\n</section>\n",
+            "<section class=\"page{on}\" id=\"p{page}\" data-first=\"{first}\" data-last=\"{last}\">\n<h2>lines {first}–{last}</h2>\n{svg}\n{bursts}<script type=\"application/json\" class=\"details\">{}</script>\n</section>\n",
             script_json(&serde_json::Value::Array(details))
         )
     }
@@ -356,6 +375,30 @@ fn bar(svg: &mut String, h: &Hang, slot: usize, top: u32, bottom: u32) {
     );
 }
 
+/// A burst of stderr folded into one row, expandable below its page's
+/// diagram: a `<details>` element with the lines it kept, escaped (and
+/// already redacted under `--redact`), and how many it left out.
+fn burst_element(out: &mut String, line: u64, b: &Burst) {
+    let _ = write!(
+        out,
+        "<details class=\"burst\" id=\"burst-{line}\"><summary>{} · {}</summary><pre>",
+        esc(&burst_label(line, b)),
+        esc(&cut(&b.headline, LABEL_CHARS))
+    );
+    for text in &b.lines {
+        out.push_str(&esc(text));
+        out.push('\n');
+    }
+    if b.left_out() > 0 {
+        let _ = writeln!(
+            out,
+            "… and {} more lines (`mcpdbg timeline --full` prints them)",
+            b.left_out()
+        );
+    }
+    out.push_str("</pre></details>\n");
+}
+
 /// A note beside the server lane.
 fn note(svg: &mut String, class: &str, y: u32, text: &str) {
     let _ = write!(
@@ -389,9 +432,16 @@ fn detail(row: &Row) -> serde_json::Value {
         if let Some(t) = &e.time {
             head.push_str(&format!(" · {}", t.text));
         }
-        body = match &e.raw {
-            Some(raw) => pretty(raw),
-            None => e.summary.clone(),
+        body = match (&row.burst, &e.raw) {
+            (Some(b), _) => {
+                head.push_str(&format!(" · {}", burst_label(row.line, b)));
+                format!(
+                    "{} lines of stderr: expanded below the diagram\n{}",
+                    b.count, b.headline
+                )
+            }
+            (None, Some(raw)) => pretty(raw),
+            (None, None) => e.summary.clone(),
         };
         if body.len() > DETAIL_BYTES {
             let mut cut = DETAIL_BYTES;
@@ -651,6 +701,9 @@ svg text{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#1f2328}
 .noise rect{fill:#ffebe9;stroke:#cf222e}
 .event rect{fill:#f6f8fa;stroke:#afb8c1}.event text,.unplaced text,.none{text-anchor:middle;fill:#57606a}
 .unplaced rect{fill:#fff;stroke:#afb8c1;stroke-dasharray:3 3}
+.bursts{font-size:12px;max-width:940px}
+.bursts summary{cursor:pointer;font-family:ui-monospace,monospace}
+.bursts pre{white-space:pre-wrap;overflow-wrap:anywhere;font:12px/1.35 ui-monospace,monospace;background:#fff8c5;padding:6px;margin:2px 0 6px}
 .finding.error{fill:#cf222e}.finding.warning{fill:#bf8700}.finding.info{fill:#0969da}
 "#;
 
@@ -690,6 +743,8 @@ const JS: &str = r#"
       list.appendChild(li);
     });
     document.getElementById("d-json").textContent = d.j;
+    var burst = document.getElementById("burst-" + row.getAttribute("data-line"));
+    if (burst) { burst.open = true; }
   }
   function goLine(line) {
     for (var i = 0; i < pages.length; i++) {

@@ -171,7 +171,15 @@ impl<'a> Suite<'a> {
         }
         let mut about = vec![format!("session {}", f.session)];
         if let Some(d) = f.dir {
-            about.push(d.as_str().to_string());
+            // The rows' spelling of a direction, as every human output.
+            about.push(
+                match d {
+                    crate::wire::dir::Dir::Stderr => "stderr",
+                    crate::wire::dir::Dir::Unknown => "direction unknown",
+                    d => d.arrow(),
+                }
+                .to_string(),
+            );
         }
         if let Some(id) = &f.id {
             about.push(format!("id {id}"));

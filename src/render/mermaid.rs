@@ -15,7 +15,7 @@ use crate::views::passes::Prepared;
 use crate::views::timeline::{Row, Sink};
 use crate::wire::dir::Dir;
 
-use super::timeline::message_label;
+use super::timeline::{burst_label, message_label};
 
 /// The longest payload summary or note shown, in characters.
 const LABEL_CHARS: usize = 80;
@@ -186,8 +186,15 @@ impl Sink for Mermaid<'_> {
     }
 
     fn row(&mut self, row: Row) -> io::Result<()> {
-        if let Some(entry) = &row.entry {
-            self.entry(entry)?;
+        match (&row.entry, &row.burst) {
+            (Some(_), Some(burst)) => writeln!(
+                self.out,
+                "    Note right of S: {}: {}",
+                text(&burst_label(row.line, burst), LABEL_CHARS),
+                text(&burst.headline, LABEL_CHARS)
+            )?,
+            (Some(entry), None) => self.entry(entry)?,
+            (None, _) => {}
         }
         for f in &row.findings {
             writeln!(

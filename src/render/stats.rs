@@ -145,10 +145,7 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
             escape_control(&f.path).into_owned()
         };
         let span = f.duration().map_or("no timestamps".to_string(), duration);
-        let mut messages = format!(
-            "{} client->server, {} server->client",
-            f.messages[0], f.messages[1]
-        );
+        let mut messages = format!("{} C->S, {} S->C", f.messages[0], f.messages[1]);
         if f.messages[2] > 0 {
             messages.push_str(&format!(", {} of unknown direction", f.messages[2]));
         }
@@ -234,7 +231,7 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "bytes: {} client->server, {} server->client, {} stderr{}",
+        "bytes: {} C->S, {} S->C, {} stderr{}",
         bytes(stats.bytes[0]),
         bytes(stats.bytes[1]),
         bytes(stats.bytes[2]),

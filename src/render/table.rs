@@ -90,9 +90,10 @@ fn render_message(
     writeln!(out, "{name}")?;
     let mut b = Rows::default();
     b.push_record(["kind", message.kind]);
+    // The rows' arrows (`C->S`, `S->C`), the one spelling of the human output.
     let dir = message.dir.map_or("-".to_string(), |d| match d {
         Dir::Unknown => "unknown".to_string(),
-        d => d.as_str().replace('-', " "),
+        d => d.arrow().to_string(),
     });
     b.push_record(["direction", &dir]);
     b.push_record(["method", message.method.as_deref().unwrap_or("-")]);
@@ -158,7 +159,7 @@ fn summary(s: &Summary, width: Option<usize>) -> String {
     b.push_record(["server", &implementation(&s.server)]);
     let c = &s.counts;
     let mut messages = format!(
-        "{} client->server, {} server->client",
+        "{} C->S, {} S->C",
         c.messages[Side::Client as usize],
         c.messages[Side::Server as usize]
     );

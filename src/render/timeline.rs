@@ -9,7 +9,7 @@ use crate::rules::Severity;
 use crate::text::{duration, escape_control};
 use crate::views::conversation::{Entry, EntryKind, OtherKind};
 use crate::views::passes::Prepared;
-use crate::views::timeline::{Row, Sink};
+use crate::views::timeline::{Burst, Row, Sink};
 use crate::wire::dir::Dir;
 
 /// Column widths; longer values push the rest of the row right.
@@ -78,6 +78,14 @@ pub fn message_label(entry: &Entry) -> String {
     }
 }
 
+/// `stderr ×19 (lines 3-21)`: what a burst of stderr lines is.
+pub fn burst_label(first_line: u64, burst: &Burst) -> String {
+    format!(
+        "stderr ×{} (lines {first_line}-{})",
+        burst.count, burst.last_line
+    )
+}
+
 /// The direction column: `C->S`, `S->C`, `S!` (stderr), `#` (event), `?`.
 pub fn arrow(entry: &Entry) -> &'static str {
     match (entry.kind, entry.other, entry.dir) {
@@ -142,7 +150,10 @@ impl Sink for Text<'_> {
                 e.id.as_ref()
                     .map_or(String::new(), |id| escape_control(&id.to_string())
                         .into_owned()),
-                message_label(e),
+                match &row.burst {
+                    Some(b) => burst_label(row.line, b),
+                    None => message_label(e),
+                },
                 match (&e.answers, e.kind) {
                     (Some(a), _) => a.line.to_string(),
                     (None, EntryKind::Response) => "?".to_string(),
@@ -152,7 +163,10 @@ impl Sink for Text<'_> {
                     .as_ref()
                     .and_then(|a| a.latency)
                     .map_or(String::new(), duration),
-                summary(e),
+                match &row.burst {
+                    Some(b) => escape_control(&b.headline).into_owned(),
+                    None => summary(e),
+                },
                 w = self.line_width
             ),
             None => format!(

@@ -8,8 +8,10 @@
 //! json`. ROW is `{"line", "time", "seconds", "direction", "kind", "id",
 //! "method", "subject", "summary", "findings": [FINDING]}` plus, where
 //! known, `"answers": {"line", "latency", "cancelled"}`, `"error": {"code",
-//! "message"}`, `"is_error": true`, `"batch": [index, count]` (from 0) and
-//! `"message"`: the whole message as JSON (or `"text"` for a line that is
+//! "message"}`, `"is_error": true`, `"batch": [index, count]` (from 0),
+//! `"burst"` on a stderr row (the line of the first stderr line of its
+//! burst, which the other views fold into one row; one row per line here)
+//! and `"message"`: the whole message as JSON (or `"text"` for a line that is
 //! no JSON). OPEN is `{"id", "method", "line", "direction", "cancelled"}`.
 
 use std::io::{self, Write};
@@ -100,6 +102,9 @@ fn row_json(row: &Row) -> Value {
         }
         if let Some((i, n)) = e.batch {
             m.insert("batch".into(), json!([i, n]));
+        }
+        if let Some(start) = row.burst_of {
+            m.insert("burst".into(), start.into());
         }
         if let Some(raw) = &e.raw {
             // Numbers a double would change are kept as written.

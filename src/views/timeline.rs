@@ -81,6 +81,160 @@ pub struct Options {
     pub around: Option<(u64, usize)>,
     /// Keep the raw text of each message (for `--full` and HTML).
     pub keep_raw: bool,
+    /// Fold each burst of stderr into one row, keeping the text of at most
+    /// this many of its lines (`None`: a row per line, as `--full` and the
+    /// JSON show them).
+    pub fold: Option<usize>,
+}
+
+/// Stderr lines closer together than this (in seconds, when both have
+/// timestamps) belong to one burst.
+pub const BURST_GAP: f64 = 1.0;
+
+/// The longest line of a burst kept for the page that expands it, in
+/// characters.
+const BURST_LINE_CHARS: usize = 1000;
+
+/// Several stderr lines shown as one row: consecutive lines of the server's
+/// stderr with no other row between them, each within [`BURST_GAP`] of the
+/// one before, none with a finding. The row keeps the first line's entry;
+/// memory is bounded by the lines it was asked to keep, whatever the count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Burst {
+    /// How many lines the row stands for (2 or more).
+    pub count: u64,
+    /// The line of the last one.
+    pub last_line: u64,
+    /// The first line that says something (a letter or a digit; else the
+    /// first that is not blank), on one line: a banner's first lines are
+    /// often blank or drawing.
+    pub headline: String,
+    /// The text of the first lines, at most as many as asked (each cut at
+    /// [`BURST_LINE_CHARS`] characters).
+    pub lines: Vec<String>,
+}
+
+impl Burst {
+    /// How many lines are not in [`Burst::lines`].
+    pub fn left_out(&self) -> u64 {
+        self.count.saturating_sub(self.lines.len() as u64)
+    }
+}
+
+/// Runs of whitespace as one space, trimmed, and a banner's frame (box
+/// drawing and block characters) at either end left out.
+fn one_line(text: &str) -> String {
+    let frame = |c: char| c.is_whitespace() || ('\u{2500}'..='\u{259f}').contains(&c);
+    text.trim_matches(frame)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn says_something(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
+}
+
+/// Which burst each stderr row belongs to, decided as the rows come, before
+/// any filter: a row with no finding whose previous row was a stderr line of
+/// the same burst (and close in time) joins it.
+#[derive(Default)]
+struct Bursts {
+    /// The burst the previous row belonged to: its first line, and the time
+    /// of the previous row.
+    last: Option<(u64, Option<crate::wire::time::Timestamp>)>,
+}
+
+impl Bursts {
+    /// The line of the first row of `row`'s burst, for a stderr row.
+    fn of(&mut self, row: &Row) -> Option<u64> {
+        let entry = row.entry.as_ref().filter(|e| {
+            e.kind == EntryKind::Stderr && e.batch.is_none() && row.findings.is_empty()
+        });
+        let Some(entry) = entry else {
+            self.last = None;
+            return None;
+        };
+        let start = match self.last.take() {
+            Some((start, before)) => {
+                let close = match (&before, &entry.time) {
+                    (Some(a), Some(b)) => a.seconds_until(b).abs() <= BURST_GAP,
+                    _ => true,
+                };
+                if close { start } else { row.line }
+            }
+            None => row.line,
+        };
+        self.last = Some((start, entry.time.clone()));
+        Some(start)
+    }
+}
+
+/// Rows on their way to the sink, a burst held back until it ends.
+struct Fold {
+    keep: Option<usize>,
+    /// The burst being gathered: its first row and what follows it.
+    pending: Option<(Row, Burst)>,
+}
+
+impl Fold {
+    fn push(&mut self, row: Row, sink: &mut dyn Sink) -> io::Result<()> {
+        let Some(keep) = self.keep else {
+            return sink.row(row);
+        };
+        if let (Some((first, burst)), Some(start)) = (&mut self.pending, row.burst_of) {
+            if first.burst_of == Some(start) {
+                burst.count += 1;
+                burst.last_line = row.line;
+                let text = row.entry.as_ref().map_or("", |e| e.summary.as_str());
+                if !says_something(&burst.headline)
+                    && (says_something(text) || burst.headline.is_empty())
+                {
+                    burst.headline = one_line(text);
+                }
+                if burst.lines.len() < keep {
+                    burst.lines.push(cut_line(text));
+                }
+                return Ok(());
+            }
+        }
+        self.flush(sink)?;
+        if row.burst_of.is_some() {
+            let text = row.entry.as_ref().map_or("", |e| e.summary.as_str());
+            let burst = Burst {
+                count: 1,
+                last_line: row.line,
+                headline: one_line(text),
+                lines: if keep > 0 {
+                    vec![cut_line(text)]
+                } else {
+                    Vec::new()
+                },
+            };
+            self.pending = Some((row, burst));
+            return Ok(());
+        }
+        sink.row(row)
+    }
+
+    fn flush(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        match self.pending.take() {
+            Some((mut first, burst)) => {
+                if burst.count > 1 {
+                    first.burst = Some(burst);
+                }
+                sink.row(first)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+fn cut_line(text: &str) -> String {
+    match crate::text::head(text, BURST_LINE_CHARS) {
+        Some(head) => format!("{head}…"),
+        None => text.to_string(),
+    }
 }
 
 /// One row as the renderers see it.
@@ -94,6 +248,12 @@ pub struct Row {
     pub rel: Option<f64>,
     /// The findings that point at this line.
     pub findings: Vec<Finding>,
+    /// For a stderr line: the line of the first stderr line of its burst
+    /// (its own line when it starts one).
+    pub burst_of: Option<u64>,
+    /// Set when the row stands for a burst of stderr lines (see
+    /// [`Options::fold`]).
+    pub burst: Option<Burst>,
 }
 
 /// An output format of the timeline.
@@ -149,14 +309,26 @@ pub fn run(
     };
     let mut shown = 0u64;
     sink.start(&prepared)?;
-    let mut emit = |row: Row, window: &mut Window, sink: &mut dyn Sink| -> io::Result<()> {
+    let mut bursts = Bursts::default();
+    let mut fold = Fold {
+        keep: options.fold,
+        pending: None,
+    };
+    let mut emit = |mut row: Row,
+                    window: &mut Window,
+                    fold: &mut Fold,
+                    sink: &mut dyn Sink|
+     -> io::Result<()> {
+        // Bursts are told before the filters: a message filtered out still
+        // stands between two stderr lines.
+        row.burst_of = bursts.of(&row);
         if !options.filter.matches(&row) {
             return Ok(());
         }
         match window {
             Window::All => {
                 shown += 1;
-                sink.row(row)
+                fold.push(row, sink)
             }
             Window::Before {
                 target,
@@ -175,10 +347,10 @@ pub fn run(
                 let left = *context;
                 for before in kept.drain(..) {
                     shown += 1;
-                    sink.row(before)?;
+                    fold.push(before, sink)?;
                 }
                 shown += 1;
-                sink.row(row)?;
+                fold.push(row, sink)?;
                 *window = if left == 0 {
                     Window::Done
                 } else {
@@ -192,7 +364,7 @@ pub fn run(
                 if *left == 0 {
                     *window = Window::Done;
                 }
-                sink.row(row)
+                fold.push(row, sink)
             }
             Window::Done => Ok(()),
         }
@@ -220,8 +392,10 @@ pub fn run(
                 entry: None,
                 rel: None,
                 findings: list,
+                burst_of: None,
+                burst: None,
             };
-            emit(row, &mut window, sink)?;
+            emit(row, &mut window, &mut fold, sink)?;
         }
         // A finding goes to the row with its id, else to the line's first row.
         let mut marked: Vec<Vec<Finding>> = vec![Vec::new(); group.len()];
@@ -242,8 +416,10 @@ pub fn run(
                 rel: rel(&entry),
                 entry: Some(entry),
                 findings: marked,
+                burst_of: None,
+                burst: None,
             };
-            emit(row, &mut window, sink)?;
+            emit(row, &mut window, &mut fold, sink)?;
             if matches!(window, Window::Done) {
                 break 'rows;
             }
@@ -256,10 +432,13 @@ pub fn run(
                 entry: None,
                 rel: None,
                 findings: list,
+                burst_of: None,
+                burst: None,
             };
-            emit(row, &mut window, sink)?;
+            emit(row, &mut window, &mut fold, sink)?;
         }
     }
+    fold.flush(sink)?;
     sink.end(&prepared, shown)
 }
 
@@ -401,6 +580,177 @@ mod tests {
         assert_eq!(around(1, 2), vec![1, 2, 3]);
         assert_eq!(around(8, 0), vec![8]);
         assert_eq!(around(99, 3), Vec::<u64>::new());
+    }
+
+    /// Keeps `(line, burst count, burst's last line, kept lines, headline)`
+    /// per row: a row that is no burst has a count of 1.
+    #[derive(Default)]
+    struct Folded(Vec<(u64, u64, u64, usize, String)>);
+
+    impl Sink for Folded {
+        fn start(&mut self, _: &Prepared) -> io::Result<()> {
+            Ok(())
+        }
+        fn row(&mut self, row: Row) -> io::Result<()> {
+            self.0.push(match &row.burst {
+                Some(b) => (
+                    row.line,
+                    b.count,
+                    b.last_line,
+                    b.lines.len(),
+                    b.headline.clone(),
+                ),
+                None => (row.line, 1, row.line, 0, String::new()),
+            });
+            Ok(())
+        }
+        fn end(&mut self, _: &Prepared, _: u64) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn folded(log: &str, options: &Options) -> Vec<(u64, u64, u64, usize, String)> {
+        let mut sink = Folded::default();
+        let log = log.as_bytes().to_vec();
+        let open = || -> io::Result<Box<dyn Read>> { Ok(Box::new(io::Cursor::new(log.clone()))) };
+        run("t", &open, options, &mut sink).expect("in memory");
+        sink.0
+    }
+
+    /// Written from the lines of the log: the banner (lines 2-5) is one
+    /// burst with its first line that says something; the line a second
+    /// and a half later (6) starts another, which the request (8) ends;
+    /// line 9 is a burst of one.
+    const BANNER: &str = "2026-01-01T00:00:00.000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+2026-01-01T00:00:00.100Z ! \n\
+2026-01-01T00:00:00.100Z ! \u{256d}\u{2500}\u{2500}\u{256e}\n\
+2026-01-01T00:00:00.200Z ! \u{2502}   Demo   server 1.0   \u{2502}\n\
+2026-01-01T00:00:01.100Z ! INFO ready\n\
+2026-01-01T00:00:02.600Z ! INFO late\n\
+2026-01-01T00:00:02.700Z ! INFO later\n\
+2026-01-01T00:00:02.800Z > {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n\
+2026-01-01T00:00:02.900Z ! INFO alone\n";
+
+    #[test]
+    fn a_burst_of_stderr_is_one_row() {
+        let fold = |keep| Options {
+            fold: Some(keep),
+            ..Options::default()
+        };
+        let rows = folded(BANNER, &fold(0));
+        let shape: Vec<_> = rows.iter().map(|r| (r.0, r.1, r.2)).collect();
+        assert_eq!(
+            shape,
+            vec![(1, 1, 1), (2, 4, 5), (6, 2, 7), (8, 1, 8), (9, 1, 9)]
+        );
+        assert_eq!(rows[1].4, "Demo server 1.0");
+        assert_eq!(rows[2].4, "INFO late");
+        // The page's lines: at most as many as asked.
+        let rows = folded(BANNER, &fold(3));
+        assert_eq!((rows[1].1, rows[1].3), (4, 3));
+        assert_eq!((rows[2].1, rows[2].3), (2, 2));
+        // Not folded: a row per line.
+        let lines: Vec<u64> = folded(BANNER, &Options::default())
+            .iter()
+            .map(|r| r.0)
+            .collect();
+        assert_eq!(lines, (1..=9).collect::<Vec<_>>());
+        // A filtered-out message still ends a burst; --lines cuts one.
+        let only_stderr = Options {
+            fold: Some(0),
+            filter: Filter {
+                kinds: vec![EntryKind::Stderr],
+                ..Filter::default()
+            },
+            ..Options::default()
+        };
+        let shape: Vec<_> = folded(BANNER, &only_stderr)
+            .iter()
+            .map(|r| (r.0, r.1))
+            .collect();
+        assert_eq!(shape, vec![(2, 4), (6, 2), (9, 1)]);
+        let cut = Options {
+            fold: Some(0),
+            filter: Filter {
+                lines: Some((4, 6)),
+                ..Filter::default()
+            },
+            ..Options::default()
+        };
+        let shape: Vec<_> = folded(BANNER, &cut).iter().map(|r| (r.0, r.1)).collect();
+        assert_eq!(shape, vec![(4, 2), (6, 1)]);
+    }
+
+    #[test]
+    fn a_stderr_line_with_a_finding_stands_alone_and_plain_logs_fold() {
+        // Without timestamps, consecutive stderr lines fold whatever their
+        // times; LOG's line 5 has no neighbour on stderr.
+        let log = "! a one\n! b two\n! c three\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n! d four\n";
+        let fold = Options {
+            fold: Some(1),
+            ..Options::default()
+        };
+        let shape: Vec<_> = folded(log, &fold).iter().map(|r| (r.0, r.1, r.3)).collect();
+        assert_eq!(shape, vec![(1, 3, 1), (4, 1, 0), (5, 1, 0)]);
+        let shape: Vec<_> = folded(LOG, &fold).iter().map(|r| (r.0, r.1)).collect();
+        assert!(shape.iter().all(|r| r.1 == 1), "{shape:?}");
+        // A finding on a stderr line ends the burst before it: the row with
+        // the finding is shown on its own, and the next line starts anew.
+        let mut bursts = Bursts::default();
+        let stderr_row = |line: u64, findings: Vec<Finding>| Row {
+            line,
+            entry: Some(Entry {
+                line,
+                time: None,
+                dir: Dir::Stderr,
+                kind: EntryKind::Stderr,
+                other: None,
+                id: None,
+                method: None,
+                subject: None,
+                error: None,
+                is_error_result: false,
+                answers: None,
+                summary: "x".into(),
+                batch: None,
+                bytes: 0,
+                raw: None,
+                owed: [0; 2],
+            }),
+            rel: None,
+            findings,
+            burst_of: None,
+            burst: None,
+        };
+        let finding = Finding::new(crate::rules::Rule::StrayOutput, 2, "m".to_string());
+        assert_eq!(bursts.of(&stderr_row(1, vec![])), Some(1));
+        assert_eq!(bursts.of(&stderr_row(2, vec![finding])), None);
+        assert_eq!(bursts.of(&stderr_row(3, vec![])), Some(3));
+        assert_eq!(bursts.of(&stderr_row(4, vec![])), Some(3));
+    }
+
+    /// A burst of a hundred thousand lines is one row that keeps only the
+    /// lines it was asked for.
+    #[test]
+    fn a_long_burst_keeps_its_count_not_its_lines() {
+        let mut log = String::from("> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        for n in 0..100_000 {
+            log.push_str(&format!("! line {n}\n"));
+        }
+        let rows = folded(
+            &log,
+            &Options {
+                fold: Some(5),
+                ..Options::default()
+            },
+        );
+        assert_eq!(
+            rows,
+            vec![
+                (1, 1, 1, 0, String::new()),
+                (2, 100_000, 100_001, 5, "line 0".to_string())
+            ]
+        );
     }
 
     #[test]

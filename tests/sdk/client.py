@@ -11,7 +11,9 @@ Scenarios: session (list tools, add, count with progress, a failing tool),
 stray (the stray tool), hang (the hang tool; the client gives up after a
 short wait and stops the server with SIGTERM, without cancelling), ask (for
 a server with SERVER_VARIANT=ask: the ask tool, whose roots/list and
-sampling/createMessage requests the client answers).
+sampling/createMessage requests the client answers), secret (for a server
+with SERVER_VARIANT=echo: add, then echo with a text carrying the token in
+SCENARIO_SECRET, which the server logs on stderr and answers back).
 """
 
 import asyncio
@@ -68,6 +70,11 @@ async def run(scenario, mode, mcpdbg, transcript, tapdir):
             seen["count"] = (await client.call_tool("count", {"n": 3}, progress_callback=on_progress)).content[0].text
             failed = await client.call_tool("fail", {"reason": "disk on fire"})
             seen["fail_is_error"] = failed.is_error
+        elif scenario == "secret":
+            secret = os.environ["SCENARIO_SECRET"]
+            seen["add"] = (await client.call_tool("add", {"a": 2, "b": 3})).content[0].text
+            said = await client.call_tool("echo", {"text": f"the vault refused token {secret}"})
+            seen["echo"] = said.content[0].text
         elif scenario == "ask":
             seen["ask"] = (await client.call_tool("ask", {"question": "what?"})).content[0].text
         elif scenario == "stray":

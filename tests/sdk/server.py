@@ -90,6 +90,15 @@ if VARIANT == "ask":
         return f"{len(roots.roots)} roots; {sampled.content.text}"
 
 
+if VARIANT == "echo":
+
+    @server.tool()
+    async def echo(text: str) -> str:
+        """Logs a text on stderr and answers it back (after SERVER_ECHO_PREFIX)."""
+        print(f"echo called with {text!r}", file=sys.stderr, flush=True)
+        return os.environ.get("SERVER_ECHO_PREFIX", "you said: ") + text
+
+
 @server.tool()
 async def count(n: int, ctx: Context) -> str:
     """Count to n, reporting progress."""
