@@ -311,6 +311,10 @@ proptest! {
         prop_assert_eq!(&m.problems, &full.problems);
         prop_assert_eq!(m.error(), full.error());
         prop_assert_eq!(m.is_error(), full.is_error());
+        prop_assert_eq!(m.has_params(), full.has_params());
+        prop_assert_eq!(m.params().is_some(), full.params().is_some());
+        prop_assert_eq!(m.error_data(), full.error_data());
+        prop_assert_eq!(m.meta("progressToken"), full.meta("progressToken"));
         prop_assert_eq!(&serde_json::Value::Object(m.fields().into_owned()), &whole);
         let members = serde_json::Value::Object(m.members().clone());
         if m.is_cut() {
@@ -334,5 +338,73 @@ proptest! {
             };
             prop_assert_eq!(tools(a), tools(b));
         }
+    }
+}
+
+/// The findings and summary of one session fed `lines` (each with the side
+/// that wrote it), every line made a message by `parse`.
+fn session_verdict(
+    lines: &[(bool, String)],
+    schema_check: bool,
+    parse: impl Fn(&str) -> mcpdbg::wire::message::Frame,
+) -> (Vec<mcpdbg::finding::Finding>, mcpdbg::session::Summary) {
+    use mcpdbg::session::{Config, Session};
+    use mcpdbg::transport::{At, Item};
+    use mcpdbg::wire::dir::Dir;
+    use mcpdbg::wire::message::Frame;
+    let mut session = Session::new(Config {
+        schema_check,
+        ..Config::default()
+    });
+    let mut findings = mcpdbg::finding::Findings::default();
+    for (i, (from_client, line)) in lines.iter().enumerate() {
+        let at = At {
+            line: i as u64 + 1,
+            time: None,
+        };
+        let dir = if *from_client {
+            Dir::ClientToServer
+        } else {
+            Dir::ServerToClient
+        };
+        let item = match parse(line) {
+            Frame::Message(msg) => Item::Message { at, dir, msg },
+            Frame::Batch(items) => Item::Batch { at, dir, items },
+            Frame::Invalid(why) => panic!("generated line is no message ({why}): {line}"),
+        };
+        session.observe(item, &mut findings);
+    }
+    let summary = session.finish(&mut findings);
+    (findings.finish(), summary)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, .. ProptestConfig::default() })]
+
+    /// Whole sessions of messages of every payload shape: the session and
+    /// its rules give the same findings and summary whether each message
+    /// comes from the skim parser (payload strings cut, large subtrees
+    /// standing in, envelope members found by position) or from a full
+    /// serde_json parse classified as it is, with and without
+    /// `--schema-check`.
+    #[test]
+    fn the_message_model_gives_the_findings_of_a_full_parse(
+        traffic in proptest::collection::vec((any::<bool>(), shaped_message()), 0..24),
+        schema_check in any::<bool>(),
+    ) {
+        let mut lines = vec![
+            (true, r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_string()),
+            (false, r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"s","version":"1"}}}"#.to_string()),
+            (true, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string()),
+        ];
+        lines.extend(traffic);
+        let skimmed = session_verdict(&lines, schema_check, |l| {
+            mcpdbg::wire::skim::parse(l).expect("generated JSON is valid")
+        });
+        let full = session_verdict(&lines, schema_check, |l| {
+            mcpdbg::wire::message::classify(serde_json::from_str(l).expect("generated JSON is valid"))
+        });
+        prop_assert_eq!(&skimmed.0, &full.0);
+        prop_assert_eq!(&skimmed.1, &full.1);
     }
 }

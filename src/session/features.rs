@@ -158,22 +158,22 @@ type Report<'a> = &'a dyn Fn(Rule, String) -> Finding;
 
 /// Which side must declare what for a method: the side and the path of the
 /// capability, and whether the leaf must be `true` (a flag) rather than present.
-fn gate_of(method: &str, msg: &Message, rev: Revision) -> Option<(Side, Vec<&'static str>)> {
-    let path: Vec<&'static str> = match method {
-        "tools/list" | "tools/call" => vec!["tools"],
-        "prompts/list" | "prompts/get" => vec!["prompts"],
-        "resources/list" | "resources/templates/list" | "resources/read" => vec!["resources"],
+fn gate_of(method: &str, msg: &Message, rev: Revision) -> Option<(Side, &'static [&'static str])> {
+    let path: &'static [&'static str] = match method {
+        "tools/list" | "tools/call" => &["tools"],
+        "prompts/list" | "prompts/get" => &["prompts"],
+        "resources/list" | "resources/templates/list" | "resources/read" => &["resources"],
         "resources/subscribe" | "resources/unsubscribe" | "notifications/resources/updated" => {
-            vec!["resources", "subscribe"]
+            &["resources", "subscribe"]
         }
-        "logging/setLevel" | "notifications/message" => vec!["logging"],
-        "completion/complete" if rev >= Revision::V2025_03_26 => vec!["completions"],
-        "notifications/tools/list_changed" => vec!["tools", "listChanged"],
-        "notifications/prompts/list_changed" => vec!["prompts", "listChanged"],
-        "notifications/resources/list_changed" => vec!["resources", "listChanged"],
-        "sampling/createMessage" => vec!["sampling"],
-        "roots/list" => vec!["roots"],
-        "notifications/roots/list_changed" => vec!["roots", "listChanged"],
+        "logging/setLevel" | "notifications/message" => &["logging"],
+        "completion/complete" if rev >= Revision::V2025_03_26 => &["completions"],
+        "notifications/tools/list_changed" => &["tools", "listChanged"],
+        "notifications/prompts/list_changed" => &["prompts", "listChanged"],
+        "notifications/resources/list_changed" => &["resources", "listChanged"],
+        "sampling/createMessage" => &["sampling"],
+        "roots/list" => &["roots"],
+        "notifications/roots/list_changed" => &["roots", "listChanged"],
         "elicitation/create" => {
             let url = msg
                 .params()
@@ -181,8 +181,8 @@ fn gate_of(method: &str, msg: &Message, rev: Revision) -> Option<(Side, Vec<&'st
                 .and_then(Value::as_str)
                 == Some("url");
             match (rev >= Revision::V2025_11_25, url) {
-                (true, true) => vec!["elicitation", "url"],
-                _ => vec!["elicitation"],
+                (true, true) => &["elicitation", "url"],
+                _ => &["elicitation"],
             }
         }
         _ => return None,
@@ -252,7 +252,7 @@ impl Session {
                     format!("{} used `{method}`", side.as_str())
                 }
             };
-            check(owner, &path, &what);
+            check(owner, path, &what);
         }
         // Task augmentation needs the receiver's `tasks.requests.*` (2025-11-25).
         let tasks_exist = rev == Revision::V2025_11_25;

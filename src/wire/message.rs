@@ -188,6 +188,30 @@ pub struct Message {
     /// to read them whole.
     obj: Map<String, Value>,
     raw: Option<crate::wire::line::LineBytes>,
+    /// Where `params`, `result` and `error` stand among the members, found
+    /// while classifying: the accessors read them without hashing the key
+    /// (checked against the key; forgotten when `fields_mut` lends the members).
+    slots: Slots,
+}
+
+/// The positions of `params`, `result` and `error` in a message's members
+/// (`NONE` when absent). Equal whatever they hold: a hint, not a member.
+#[derive(Clone, Copy, Debug)]
+struct Slots([u32; 3]);
+
+/// Absent when classified.
+const NONE: u32 = u32::MAX;
+/// Not known: the members were lent to be rewritten ([`Message::fields_mut`]).
+const UNKNOWN: u32 = u32::MAX - 1;
+const PARAMS: usize = 0;
+const RESULT: usize = 1;
+const ERROR: usize = 2;
+const SLOT_KEYS: [&str; 3] = ["params", "result", "error"];
+
+impl PartialEq for Slots {
+    fn eq(&self, _: &Slots) -> bool {
+        true
+    }
 }
 
 /// What a line of JSON is.
@@ -264,27 +288,34 @@ struct Envelope<'a> {
 }
 
 impl<'a> Envelope<'a> {
-    fn of(obj: &'a Map<String, Value>) -> Envelope<'a> {
+    fn of(obj: &'a Map<String, Value>) -> (Envelope<'a>, Slots) {
         let mut e = Envelope::default();
-        for (key, value) in obj {
-            let slot = match key.as_str() {
-                "jsonrpc" => &mut e.jsonrpc,
-                "id" => &mut e.id,
-                "method" => &mut e.method,
-                "params" => &mut e.params,
-                "result" => &mut e.result,
-                "error" => &mut e.error,
+        let mut slots = Slots([NONE; 3]);
+        for (at, (key, value)) in obj.iter().enumerate() {
+            let (slot, index) = match key.as_str() {
+                "jsonrpc" => (&mut e.jsonrpc, None),
+                "id" => (&mut e.id, None),
+                "method" => (&mut e.method, None),
+                "params" => (&mut e.params, Some(PARAMS)),
+                "result" => (&mut e.result, Some(RESULT)),
+                "error" => (&mut e.error, Some(ERROR)),
                 _ => continue,
             };
             *slot = Some(value);
+            if let Some(index) = index {
+                slots.0[index] = u32::try_from(at)
+                    .ok()
+                    .filter(|&at| at < UNKNOWN)
+                    .unwrap_or(UNKNOWN);
+            }
         }
-        e
+        (e, slots)
     }
 }
 
 fn message(obj: Map<String, Value>) -> Result<Message, String> {
     let mut problems = Vec::new();
-    let envelope = Envelope::of(&obj);
+    let (envelope, slots) = Envelope::of(&obj);
     match envelope.jsonrpc {
         Some(Value::String(s)) if s == "2.0" => {}
         Some(other) => problems.push(Problem::JsonrpcVersion(format!(
@@ -361,6 +392,7 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         partial: false,
         obj,
         raw: None,
+        slots,
     })
 }
 
@@ -402,6 +434,7 @@ impl Message {
     /// views); the id and method stay as they were read.
     pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
         self.expand();
+        self.slots = Slots([UNKNOWN; 3]);
         &mut self.obj
     }
 
@@ -453,28 +486,42 @@ impl Message {
         out
     }
 
+    /// The envelope member `SLOT_KEYS[slot]`: at the position found when
+    /// classifying, or looked up by its key when the members have moved.
+    fn slot(&self, slot: usize) -> Option<&Value> {
+        let key = SLOT_KEYS[slot];
+        match self.slots.0[slot] {
+            UNKNOWN => self.obj.get(key),
+            NONE => None,
+            at => match self.obj.iter().nth(at as usize) {
+                Some((k, v)) if k == key => Some(v),
+                _ => self.obj.get(key),
+            },
+        }
+    }
+
     /// `params`, when an object. Payload strings longer than
     /// [`crate::wire::skim::SKIM_MIN_BYTES`] may be cut (see [`Message::is_cut`]).
     pub fn params(&self) -> Option<&Map<String, Value>> {
-        self.obj.get("params").and_then(Value::as_object)
+        self.slot(PARAMS).and_then(Value::as_object)
     }
 
     /// Whether `params` is present at all (object or not).
     pub fn has_params(&self) -> bool {
-        self.obj.contains_key("params")
+        self.slot(PARAMS).is_some()
     }
 
     /// `result`; payload strings may be cut as in [`Message::params`].
     pub fn result(&self) -> Option<&Value> {
-        self.obj.get("result")
+        self.slot(RESULT)
     }
 
     pub fn is_error(&self) -> bool {
-        self.obj.contains_key("error") && !self.obj.contains_key("result")
+        self.slot(ERROR).is_some() && self.slot(RESULT).is_none()
     }
 
     pub fn error(&self) -> Option<ErrorInfo> {
-        let e = self.obj.get("error")?;
+        let e = self.slot(ERROR)?;
         Some(ErrorInfo {
             code: e.get("code").and_then(Value::as_i64),
             message: e.get("message").and_then(Value::as_str).map(str::to_owned),
@@ -483,7 +530,7 @@ impl Message {
 
     /// `error.data`, when present.
     pub fn error_data(&self) -> Option<&Value> {
-        self.obj.get("error")?.get("data")
+        self.slot(ERROR)?.get("data")
     }
 
     /// A string member of `params._meta`.
