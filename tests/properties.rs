@@ -370,6 +370,7 @@ fn session_verdict(
         let item = match parse(line) {
             Frame::Message(msg) => Item::Message { at, dir, msg },
             Frame::Batch(items) => Item::Batch { at, dir, items },
+            Frame::LongBatch { .. } => panic!("generated batches are short: {line}"),
             Frame::Invalid(why) => panic!("generated line is no message ({why}): {line}"),
         };
         session.observe(item, &mut findings);
