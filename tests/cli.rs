@@ -1996,6 +1996,25 @@ fn redact_leaves_no_string_of_the_log_but_the_allowed_ones() {
     }
 }
 
+/// Whether `text` quotes `s`: anywhere, or for a string under 8 bytes
+/// (which `--redact` replaces only as a whole word: the tool result `fine`
+/// leaves `defined` alone) as a word not glued to letters or digits.
+fn quotes(text: &str, s: &str) -> bool {
+    if s.len() >= 8 {
+        return text.contains(s);
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(s).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + s.len()..].chars().next();
+        let first = s.chars().next();
+        let last = s.chars().next_back();
+        let glued_before = before.is_some_and(word) && first.is_some_and(word);
+        let glued_after = after.is_some_and(word) && last.is_some_and(word);
+        !glued_before && !glued_after
+    })
+}
+
 #[test]
 fn redact_hides_message_strings_in_every_fixture() {
     // Whatever a rule quotes, in any format: no string a message carries
@@ -2033,11 +2052,11 @@ fn redact_hides_message_strings_in_every_fixture() {
         }
         let said = messages(&json_of(&out)).join("\n");
         let plain = messages(&json_of(&run(&["check", "--format", "json", &path]))).join("\n");
-        quoted_plain += hidden.iter().filter(|s| plain.contains(s.as_str())).count();
+        quoted_plain += hidden.iter().filter(|s| quotes(&plain, s)).count();
         leaks.extend(
             hidden
                 .iter()
-                .filter(|s| said.contains(s.as_str()))
+                .filter(|s| quotes(&said, s))
                 .map(|s| format!("{path}: {s:?}")),
         );
     }
@@ -2840,4 +2859,140 @@ fn large_listed_schemas_keep_their_type() {
         shapes[0]
     );
     assert!(!shapes[0].contains("tools[2]"), "{}", shapes[0]);
+}
+
+/// The secrets of fixtures/redact/hostile.log, one in every slot a log has:
+/// a start event's argument, key-shaped ids (`ghp_`, `github_pat_`,
+/// `sk-proj-`, `AKIA`, a card number), key-shaped methods (`xoxb-`,
+/// `sk-ant-`, `github_pat_`), object keys (`AKIA`, a JWT, `sk-`), a card
+/// number as a value, stderr lines with ANSI colour codes around and inside
+/// `Authorization: Bearer`, `password=` and `token:`, coloured stray stdout,
+/// a broken JSON line and a cut last line.
+const HOSTILE_SECRETS: [&str; 22] = [
+    "StartArg0123456789",
+    "IdShaped0123456789",
+    "AKIAKEYSHAPED0PROP12",
+    "AKIAKEYSHAPED0ARGKEY",
+    "eyJhbGciOiJIUzI1NiJ9",
+    "4111111111111111",
+    "ResultKey0123456789",
+    "MethodSlackTok",
+    "NotifMethod0123456789",
+    "ansiBearerTok",
+    "ansiHunter2pw",
+    "ansiTokVal9876",
+    "StdoutShaped",
+    "brokenPass77",
+    "AIzaBrokenKey",
+    "11AAIdShaped",
+    "IdHang0123456789",
+    "MethodShaped0123456789",
+    "ansiLastBearer",
+    "ansiSplitPw42",
+    "AKIACUTIDSHAPED",
+    "cutTokenValue9",
+];
+
+/// A server for `replay` that answers every request, echoing its id, with
+/// a key-shaped result key, and writes a coloured bearer token on stderr.
+const HOSTILE_SERVER: &str = "import json, sys
+sys.stderr.write('\\x1b[31mAuthorization: Bearer ansiReplayTok0123456789\\x1b[0m\\n')
+sys.stderr.flush()
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(m, dict) and 'method' in m and 'id' in m:
+        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {'sk-ReplayKey0123456789abcdef': 1}}), flush=True)
+";
+
+#[test]
+fn redact_hides_secrets_in_every_slot_from_every_command_and_format() {
+    let log = "fixtures/redact/hostile.log";
+    let other = "fixtures/redact/secrets.log";
+    let dir = std::env::temp_dir().join(format!("mcpdbg-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let strings = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    for format in [
+        "table", "concise", "json", "jsonl", "sarif", "github", "junit",
+    ] {
+        runs.push(strings(&["check", "--format", format, log]));
+    }
+    runs.push(strings(&["check", "--color", "always", log]));
+    for format in ["table", "json", "mermaid", "html"] {
+        runs.push(strings(&["timeline", "--format", format, log]));
+        runs.push(strings(&["timeline", "--full", "--format", format, log]));
+    }
+    for format in ["table", "json"] {
+        runs.push(strings(&["stats", "--format", format, log]));
+        runs.push(strings(&["diff", "--format", format, log, other]));
+        runs.push(strings(&["diff", "--format", format, other, log]));
+    }
+    let python = sdk_python();
+    let python = python.to_str().expect("utf-8");
+    for format in ["table", "json"] {
+        let out = dir.join(format!("replay-{format}.log"));
+        runs.push(strings(&[
+            "replay",
+            "--format",
+            format,
+            "--timeout",
+            "2",
+            "--grace",
+            "0.2",
+            "--out",
+            out.to_str().expect("utf-8"),
+            log,
+            "--",
+            python,
+            "-c",
+            HOSTILE_SERVER,
+        ]));
+    }
+    let replay_secrets = ["ansiReplayTok", "ReplayKey0123456789"];
+    let mut seen_plain = String::new();
+    for (n, args) in runs.iter().enumerate() {
+        let (command, rest) = args.split_first().expect("a command");
+        // Without --redact, the same run shows the secrets (so this test
+        // can fail); a replay writes a new transcript each time.
+        let mut plain: Vec<String> = vec![command.clone()];
+        plain.extend(
+            rest.iter()
+                .map(|a| a.replace("replay-", &format!("plain-{n}-"))),
+        );
+        let plain_args: Vec<&str> = plain.iter().map(String::as_str).collect();
+        let out = run(&plain_args);
+        seen_plain.push_str(&String::from_utf8_lossy(&out.stdout));
+        seen_plain.push_str(&String::from_utf8_lossy(&out.stderr));
+
+        let mut redacted: Vec<&str> = vec![command, "--redact"];
+        redacted.extend(rest.iter().map(String::as_str));
+        let out = run(&redacted);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{redacted:?}: {}",
+            transcript(&out)
+        );
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("[redacted "), "{redacted:?}: {text}");
+        for secret in HOSTILE_SECRETS.iter().chain(&replay_secrets) {
+            assert!(
+                !text.contains(secret),
+                "{secret} in the output of {redacted:?}:\n{text}"
+            );
+        }
+    }
+    for secret in HOSTILE_SECRETS.iter().chain(&replay_secrets) {
+        assert!(
+            seen_plain.contains(secret),
+            "{secret} is in no output without --redact"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
