@@ -2996,3 +2996,72 @@ fn redact_hides_secrets_in_every_slot_from_every_command_and_format() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The HTML page's size as docs/guide.md states it: about 10 KB of its own,
+/// then about 4.3 times the log for short messages and 1.3 times for long
+/// tool results (the messages are in it, pretty-printed). Bounds with some
+/// room: 5x and 1.6x, plus 16 KB.
+#[test]
+fn the_html_page_is_the_documented_multiple_of_the_log() {
+    let dir = std::env::temp_dir().join(format!("mcpdbg-html-size-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let handshake = concat!(
+        "2026-11-21T09:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n",
+        "2026-11-21T09:00:00.010000Z < {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n",
+        "2026-11-21T09:00:00.020000Z > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+    );
+    let time = |n: usize| {
+        format!(
+            "2026-11-21T09:{:02}:{:02}.{:06}Z",
+            n / 60_000 % 60,
+            n / 1000 % 60,
+            n % 1000 * 1000
+        )
+    };
+    let mut short = handshake.to_string();
+    for i in 1..=2000 {
+        short.push_str(&format!(
+            "{} > {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"search_notes\",\"arguments\":{{\"query\":\"meeting notes {i}\",\"limit\":10}}}}}}\n",
+            time(2 * i)
+        ));
+        short.push_str(&format!(
+            "{} < {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"Found {} notes matching the query; the first is titled Weekly sync {i}.\"}}]}}}}\n",
+            time(2 * i + 1),
+            i % 7
+        ));
+    }
+    let mut long = handshake.to_string();
+    for i in 1..=300 {
+        long.push_str(&format!(
+            "{} > {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"/notes/{i}.md\"}}}}}}\n",
+            time(2 * i)
+        ));
+        long.push_str(&format!(
+            "{} < {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}\n",
+            time(2 * i + 1),
+            format!("line of the file {i}\\n").repeat(200)
+        ));
+    }
+    for (name, log, ratio) in [("short", short, 5.0), ("long", long, 1.6)] {
+        let path = dir.join(format!("{name}.log"));
+        std::fs::write(&path, &log).expect("write");
+        let out = run(&[
+            "timeline",
+            "--format",
+            "html",
+            path.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        let page = out.stdout.len() as f64;
+        let bound = ratio * log.len() as f64 + 16_384.0;
+        assert!(
+            page <= bound,
+            "{name}: a {} byte log gave a {page} byte page ({:.1}x), above {ratio}x + 16 KB",
+            log.len(),
+            page / log.len() as f64
+        );
+        // The page holds the messages: it is at least the log's size.
+        assert!(page >= log.len() as f64, "{name}: {page} bytes");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
