@@ -3065,3 +3065,62 @@ fn the_html_page_is_the_documented_multiple_of_the_log() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An `invalid-json` finding says where the error is as the user sees the
+/// line: the column in the line, the native format's time and marker
+/// included, also past a long text the parser skims; in a host's log that
+/// holds the message re-serialised, the byte of the message.
+#[test]
+fn invalid_json_columns_count_in_the_line() {
+    let dir = std::env::temp_dir().join(format!("mcpdbg-columns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let request = "2026-11-21T09:15:00.100000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n";
+    let short = "2026-11-21T09:15:00.200000Z < {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{}}\n";
+    let long = format!(
+        "2026-11-21T09:15:00.200000Z < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}],,}}}}\n",
+        "x".repeat(5000)
+    );
+    for (name, bad) in [("short", short.to_string()), ("long", long)] {
+        let path = dir.join(format!("{name}.log"));
+        std::fs::write(&path, format!("{request}{bad}")).expect("write");
+        let doc = json_of(&run(&[
+            "check",
+            "--format",
+            "json",
+            path.to_str().expect("utf-8"),
+        ]));
+        let finding = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| f["rule"] == "invalid-json")
+            .unwrap_or_else(|| panic!("{name}: no invalid-json in {doc}"));
+        // The second comma of `,,`, counted from 1 in the line.
+        let column = bad.find(",,").expect("two commas") + 2;
+        let message = finding["message"].as_str().expect("message");
+        assert!(
+            message.contains(&format!("at column {column})")),
+            "{name}: expected column {column}: {message}"
+        );
+    }
+    // JetBrains logs the JSON after its own prefix, as a copy: the place is
+    // counted in the message.
+    let path = dir.join("jetbrains.log");
+    std::fs::write(
+        &path,
+        "2026-11-03 10:00:00,131 CLIENT - {\"id\":1,\"method\":\"tools/list\",\"params\":{},\"jsonrpc\":\"2.0\"}\n2026-11-03 10:00:00,402 SERVER - {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}}\n",
+    )
+    .expect("write");
+    let out = run(&[
+        "check",
+        "--format",
+        "concise",
+        path.to_str().expect("utf-8"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("key must be a string at byte 25 of the message"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
