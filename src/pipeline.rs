@@ -172,7 +172,10 @@ impl Checker {
             self.findings.set_session(lane.index);
             self.sessions[lane.index] = Some(lane.session.finish(&mut self.findings));
         }
-        let sessions: Vec<Summary> = self.sessions.into_iter().flatten().collect();
+        let mut sessions: Vec<Summary> = self.sessions.into_iter().flatten().collect();
+        if let Some(redactor) = &mut self.redactor {
+            sessions.iter_mut().for_each(|s| redactor.summary(s));
+        }
         if let Some(forced) = self
             .options
             .format

@@ -19,6 +19,7 @@
 //! [`MIN_CHARS`] characters are not worth hiding and would only blot out
 //! ordinary words.
 
+use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -26,11 +27,18 @@ use std::hash::{Hash, Hasher};
 use serde_json::{Map, Value};
 
 use crate::finding::Finding;
+use crate::session::Summary;
 use crate::text::{EXCERPT_CHARS, head};
 use crate::transport::Item;
+use crate::wire::message::{IdField, Message, RequestId};
 
 /// Strings shorter than this (in characters) are kept.
 pub const MIN_CHARS: usize = 4;
+
+/// A remembered string shorter than this (in bytes) is replaced only as a
+/// whole word: a tool result `fine` must not turn `defined` into
+/// `de[redacted 3]d`. Longer ones are replaced wherever they appear.
+const WHOLE_WORD_BELOW: usize = 8;
 
 /// Keys whose string values are the protocol's vocabulary, not content.
 const KEEP_KEYS: [&str; 14] = [
@@ -57,8 +65,10 @@ const ID_KEYS: [&str; 3] = ["id", "requestId", "progressToken"];
 const IMPLEMENTATION_KEYS: [&str; 2] = ["clientInfo", "serverInfo"];
 
 /// Prefixes of well-known API key formats.
-const KEY_PREFIXES: [&str; 14] = [
+const KEY_PREFIXES: [&str; 24] = [
     "sk-",
+    "sk-ant-",
+    "sk-proj-",
     "sk_live_",
     "sk_test_",
     "pk_live_",
@@ -66,11 +76,19 @@ const KEY_PREFIXES: [&str; 14] = [
     "ghp_",
     "gho_",
     "ghs_",
+    "ghu_",
+    "ghr_",
     "github_pat_",
     "glpat-",
+    "npm_",
+    "xoxa-",
     "xoxb-",
     "xoxp-",
+    "xoxr-",
+    "xoxs-",
+    "xapp-",
     "AKIA",
+    "ASIA",
     "AIza",
 ];
 
@@ -107,10 +125,10 @@ impl Redactor {
     /// messages, or its stderr line.
     pub fn remember_item(&mut self, item: &Item) {
         match item {
-            Item::Message { msg, .. } => self.object(&msg.fields(), None),
+            Item::Message { msg, .. } => self.message(msg),
             Item::Batch { items, .. } => {
                 for msg in items.iter().flatten() {
-                    self.object(&msg.fields(), None);
+                    self.message(msg);
                 }
             }
             Item::Stderr { text, .. } => self.string(text.trim()),
@@ -122,10 +140,10 @@ impl Redactor {
     /// place (for the views, which show messages rather than quote them).
     pub fn redact_item(&mut self, item: &mut Item) {
         match item {
-            Item::Message { msg, .. } => self.object_mut(msg.fields_mut(), None),
+            Item::Message { msg, .. } => self.message_mut(msg),
             Item::Batch { items, .. } => {
                 for msg in items.iter_mut().flatten() {
-                    self.object_mut(msg.fields_mut(), None);
+                    self.message_mut(msg);
                 }
             }
             Item::Stderr { text, .. } => *text = self.whole(text),
@@ -134,12 +152,90 @@ impl Redactor {
         }
     }
 
-    /// Redacts a finding's words (its method and id are kept).
+    /// Redacts a finding's words; its method and id are kept unless they
+    /// are shaped like a secret (an API key, a JWT, a card number).
     pub fn finding(&mut self, finding: &mut Finding) {
         finding.message = self.apply(&finding.message);
         if let Some(subject) = &finding.subject {
             finding.subject = Some(self.whole(subject));
         }
+        if let Some(method) = &finding.method {
+            finding.method = Some(self.token(method));
+        }
+        if let Some(id) = &finding.id {
+            finding.id = Some(self.id(id));
+        }
+    }
+
+    /// A session's summary: the requests left open (their method and id)
+    /// and the names of who talked, kept unless shaped like secrets.
+    pub fn summary(&mut self, summary: &mut Summary) {
+        for open in &mut summary.pending {
+            open.method = self.token(&open.method);
+            open.id = self.id(&open.id);
+        }
+        if let Some(name) = &summary.name {
+            summary.name = Some(self.token(name));
+        }
+        for who in [&mut summary.client, &mut summary.server]
+            .into_iter()
+            .flatten()
+        {
+            who.name = self.token(&who.name);
+            if let Some(version) = &who.version {
+                who.version = Some(self.token(version));
+            }
+        }
+    }
+
+    /// A method name, an id's text or an object key: kept, unless it is
+    /// shaped like a secret (then its placeholder).
+    pub fn token(&mut self, text: &str) -> String {
+        if secret_shaped(text) {
+            placeholder(self.remember(text))
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// A request id: kept, unless shaped like a secret (a `ghp_...` string,
+    /// a card number): then its placeholder, as a string id.
+    pub fn id(&mut self, id: &RequestId) -> RequestId {
+        let text = match id {
+            RequestId::Int(n) => n.to_string(),
+            RequestId::Str(s) | RequestId::Num(s) => s.to_string(),
+        };
+        if secret_shaped(&text) {
+            RequestId::Str(placeholder(self.remember(&text)).into())
+        } else {
+            id.clone()
+        }
+    }
+
+    /// An id as a JSON value (a string or a number), redacted as [`Redactor::id`].
+    pub fn id_value(&mut self, id: &mut Value) {
+        if let Some(parsed) = RequestId::from_json(id) {
+            let redacted = self.id(&parsed);
+            if redacted != parsed {
+                *id = redacted.to_json();
+            }
+        }
+    }
+
+    /// A JSON path (`params.arguments.AKIA...`) with its secret-shaped
+    /// keys replaced.
+    pub fn path(&mut self, path: &str) -> String {
+        let known = self.replace_known(path);
+        let mut out = String::with_capacity(known.len());
+        for (i, segment) in known.split('.').enumerate() {
+            if i > 0 {
+                out.push('.');
+            }
+            let (key, index) = segment.split_at(segment.find('[').unwrap_or(segment.len()));
+            out.push_str(&self.token(key));
+            out.push_str(index);
+        }
+        out
     }
 
     /// A whole line of text (stderr) as its placeholder.
@@ -189,15 +285,55 @@ impl Redactor {
     }
 
     /// `text` with every remembered string and every secret shape replaced.
+    /// ANSI colour codes (raw, or escaped as `\x1b[31m`, `\u{1b}[31m`,
+    /// `\u001b[31m`) are dropped first: they would split a secret from the
+    /// word before it (`password=\x1b[1mhunter2`).
     pub fn apply(&mut self, text: &str) -> String {
         let known = self.replace_known(text);
+        let known = match strip_ansi(&known) {
+            Cow::Borrowed(_) => known,
+            Cow::Owned(plain) => self.replace_known(&plain),
+        };
         self.mask_secrets(&known)
+    }
+
+    /// Remembers a message's strings, and its method, id and keys when
+    /// they are shaped like secrets.
+    fn message(&mut self, msg: &Message) {
+        self.object(&msg.fields(), None);
+        if let Some(method) = &msg.method {
+            self.note(method);
+        }
+        if let IdField::Id(id) = &msg.id {
+            self.id(id);
+        }
+    }
+
+    /// [`Redactor::message`], replacing in place (the method and id the
+    /// views read too).
+    fn message_mut(&mut self, msg: &mut Message) {
+        self.object_mut(msg.fields_mut(), None);
+        if let Some(method) = &msg.method {
+            msg.method = Some(self.token(method));
+        }
+        if let IdField::Id(id) = &msg.id {
+            msg.id = IdField::Id(self.id(id));
+        }
+    }
+
+    /// Remembers `text` if it is shaped like a secret.
+    fn note(&mut self, text: &str) {
+        if secret_shaped(text) {
+            self.remember(text);
+        }
     }
 
     fn object(&mut self, fields: &Map<String, Value>, parent: Option<&str>) {
         let implementation = parent.is_some_and(|p| IMPLEMENTATION_KEYS.contains(&p));
         for (key, value) in fields {
-            if value.is_string() && kept(key, implementation) {
+            self.note(key);
+            if let Some(s) = value.as_str().filter(|_| kept(key, implementation)) {
+                self.note(s);
                 continue;
             }
             self.value(value, Some(key));
@@ -206,8 +342,27 @@ impl Redactor {
 
     fn object_mut(&mut self, fields: &mut Map<String, Value>, parent: Option<&str>) {
         let implementation = parent.is_some_and(|p| IMPLEMENTATION_KEYS.contains(&p));
+        if fields.keys().any(|k| secret_shaped(k)) {
+            let old = std::mem::take(fields);
+            for (key, value) in old {
+                let key = self.token(&key);
+                fields.insert(key, value);
+            }
+        }
         for (key, value) in fields.iter_mut() {
-            if value.is_string() && kept(key, implementation) {
+            if let Value::String(s) = value {
+                if kept(key, implementation) {
+                    *s = self.token(s);
+                    continue;
+                }
+            }
+            if is_secret_word(key) && !matches!(value, Value::Array(_) | Value::Object(_)) {
+                // `"cvv": 123`, `"pin": "42"`: too short to remember, still hidden.
+                match value {
+                    Value::String(s) if worth_hiding(s) => *s = placeholder(self.remember(s)),
+                    Value::Null | Value::Bool(_) => {}
+                    _ => *value = Value::String("[redacted]".to_string()),
+                }
                 continue;
             }
             self.value_mut(value, Some(key));
@@ -218,6 +373,12 @@ impl Redactor {
         match value {
             Value::String(s) if worth_hiding(s) => {
                 *s = placeholder(self.remember(s));
+            }
+            Value::Number(n) => {
+                let text = n.to_string();
+                if looks_like_card(&text) {
+                    *value = Value::String(placeholder(self.remember(&text)));
+                }
             }
             Value::Array(items) => items.iter_mut().for_each(|v| self.value_mut(v, key)),
             Value::Object(fields) => self.object_mut(fields, key),
@@ -230,7 +391,13 @@ impl Redactor {
             Value::String(s) => self.string(s),
             Value::Array(items) => items.iter().for_each(|v| self.value(v, key)),
             Value::Object(fields) => self.object(fields, key),
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            Value::Number(n) => {
+                let text = n.to_string();
+                if looks_like_card(&text) {
+                    self.remember(&text);
+                }
+            }
+            Value::Null | Value::Bool(_) => {}
         }
     }
 
@@ -245,9 +412,26 @@ impl Redactor {
         if escaped != s {
             self.remember(escaped);
         }
-        // What the report can quote of a long string: its excerpt.
+        // Quoted by a finding (`"\u{1b}[31m..."`, Rust's quoting).
+        let debug = format!("{s:?}");
+        let debug = &debug[1..debug.len() - 1];
+        if debug != s && debug != escaped {
+            self.remember(debug);
+        }
+        // Without its colour codes, as [`Redactor::apply`] reads text.
+        if let Cow::Owned(plain) = strip_ansi(s) {
+            if worth_hiding(&plain) {
+                self.remember(&plain);
+            }
+        }
+        // What the report can quote of a long string: its excerpt (also
+        // as JSON and Rust quote it).
         if let Some(head) = head(s, EXCERPT_CHARS) {
             self.remember(head);
+            let json = Value::from(head).to_string();
+            self.remember(&json[1..json.len() - 1]);
+            let debug = format!("{head:?}");
+            self.remember(&debug[1..debug.len() - 1]);
         }
         // Multi-line text is often quoted one line at a time.
         if s.contains('\n') {
@@ -287,7 +471,9 @@ impl Redactor {
                 .filter(|_| known_head)
             {
                 let end = i + len;
-                if !text.is_char_boundary(end) {
+                if !text.is_char_boundary(end)
+                    || (len < WHOLE_WORD_BELOW && !whole_word(text, i, end))
+                {
                     continue;
                 }
                 if let Some(n) = self.numbers.get(&hash(&text[i..end])) {
@@ -320,9 +506,22 @@ impl Redactor {
         let mut after_key = false;
         let mut rest = text;
         while !rest.is_empty() {
-            let start = rest.find(|c: char| !is_separator(c)).unwrap_or(rest.len());
+            // A placeholder is one word, already hidden (a text redacted twice
+            // keeps it as it is).
+            let start = rest
+                .char_indices()
+                .find(|&(at, c)| !is_separator(c) || rest[at..].starts_with("[redacted"))
+                .map_or(rest.len(), |(at, _)| at);
             out.push_str(&rest[..start]);
             rest = &rest[start..];
+            if rest.starts_with("[redacted") {
+                let end = rest.find(']').map_or(rest.len(), |at| at + 1);
+                out.push_str(&rest[..end]);
+                rest = &rest[end..];
+                hide_next = false;
+                after_key = false;
+                continue;
+            }
             let end = rest.find(is_separator).unwrap_or(rest.len());
             let word = &rest[..end];
             rest = &rest[end..];
@@ -386,6 +585,105 @@ fn kept(key: &str, implementation: bool) -> bool {
     KEEP_KEYS.contains(&key)
         || ID_KEYS.contains(&key)
         || (implementation && matches!(key, "name" | "version" | "title"))
+}
+
+/// Whether `text[start..end]` is not glued to letters or digits on either
+/// side (an escape such as `\n` before it counts as a boundary).
+fn whole_word(text: &str, start: usize, end: usize) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let glued_before = text[..start].chars().next_back().is_some_and(word)
+        && text[start..].chars().next().is_some_and(word)
+        && !matches!(
+            text.as_bytes().get(start.wrapping_sub(2)..start),
+            Some(b"\\n" | b"\\t" | b"\\r")
+        );
+    let glued_after = text[..end].chars().next_back().is_some_and(word)
+        && text[end..].chars().next().is_some_and(word);
+    !glued_before && !glued_after
+}
+
+/// A method, id, key or number that is a secret by its shape: an API key
+/// of a known format, a JWT, a long token, an e-mail address, a card number.
+fn secret_shaped(text: &str) -> bool {
+    text.len() >= 12 && (looks_secret(text) || looks_like_card(text))
+}
+
+/// `text` without ANSI escape sequences: raw (ESC `[` ... final byte, ESC
+/// `]` ... BEL, ESC and one byte) and as the report may quote them
+/// (`\x1b[`, `\u{1b}[`, `\u001b[`, `\033[`, `\e[`).
+fn strip_ansi(text: &str) -> Cow<'_, str> {
+    const ESCAPED: [&str; 7] = [
+        "\\x1b[", "\\x1B[", "\\u{1b}[", "\\u001b[", "\\u001B[", "\\033[", "\\e[",
+    ];
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut kept = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            0x1b => {
+                let after = i + 1;
+                match bytes.get(after) {
+                    Some(b'[') => skip_csi(bytes, after + 1),
+                    Some(b']') => {
+                        let mut j = after + 1;
+                        while j < bytes.len() && bytes[j] != 0x07 && bytes[j] != 0x1b {
+                            j += 1;
+                        }
+                        if bytes.get(j) == Some(&0x07) {
+                            j + 1
+                        } else if bytes.get(j..j + 2) == Some(b"\x1b\\") {
+                            j + 2
+                        } else {
+                            j
+                        }
+                    }
+                    Some(b) if (0x40..=0x5f).contains(b) => after + 1,
+                    _ => after,
+                }
+            }
+            b'\\' => match ESCAPED
+                .iter()
+                .find(|e| bytes[i..].starts_with(e.as_bytes()))
+            {
+                Some(e) => skip_csi(bytes, i + e.len()),
+                None => {
+                    i += 1;
+                    continue;
+                }
+            },
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        o.push_str(&text[kept..i]);
+        kept = end;
+        i = end;
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut o) => {
+            o.push_str(&text[kept..]);
+            Cow::Owned(o)
+        }
+    }
+}
+
+/// Past a CSI sequence's parameters, intermediates and final byte
+/// (ASCII: the end is on a char boundary).
+fn skip_csi(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && (0x30..=0x3f).contains(&bytes[i]) {
+        i += 1;
+    }
+    while i < bytes.len() && (0x20..=0x2f).contains(&bytes[i]) {
+        i += 1;
+    }
+    if i < bytes.len() && (0x40..=0x7e).contains(&bytes[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// Whether a string is long enough to hide ([`MIN_CHARS`] or more).
@@ -469,6 +767,10 @@ fn looks_secret(word: &str) -> bool {
         .iter()
         .any(|p| word.starts_with(p) && word.len() >= p.len() + 8)
     {
+        return true;
+    }
+    // A JWT: base64url header `{"` (`eyJ`), then payload and signature.
+    if word.starts_with("eyJ") && word.len() >= 16 && word.split('.').count() >= 2 {
         return true;
     }
     // Tokens: 32+ characters of a token alphabet, letters and digits mixed
@@ -577,5 +879,84 @@ mod tests {
         ));
         assert!(!out.contains("zzzz"), "{out}");
         assert!(!out.contains("secret_service"), "{out}");
+    }
+
+    #[test]
+    fn ansi_codes_do_not_shield_a_secret() {
+        assert_eq!(
+            strip_ansi("\x1b[31mred\x1b[0m \x1b]0;title\x07x \\u{1b}[1mb\\x1b[0m \\u001b[32mg"),
+            "red x b g"
+        );
+        assert_eq!(strip_ansi("C:\\e\\x1"), "C:\\e\\x1");
+        let mut r = Redactor::default();
+        for text in [
+            "\x1b[31mAuthorization: Bearer tok0123456789\x1b[0m",
+            "\\u{1b}[35mretrying with password=\\u{1b}[0m\\u{1b}[1mhunter2x\\u{1b}[0m",
+            "\\x1b[31mERROR token:\\x1b[0m hunter2x",
+            "key \x1b[1mghp_0123456789abcdefghijABCDEFGHIJ012345\x1b[0m",
+        ] {
+            let out = r.apply(text);
+            for secret in ["tok0123456789", "hunter2x", "ghp_0123"] {
+                assert!(!out.contains(secret), "{secret} in {out}");
+            }
+            assert!(out.contains("[redacted"), "{out}");
+        }
+    }
+
+    #[test]
+    fn secret_shaped_methods_ids_and_keys_get_placeholders() {
+        let mut r = Redactor::default();
+        for secret in [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "github_pat_11AAAAAAA0123456789_abcdefghij",
+            "sk-ant-api03-abcdefghij0123456789",
+            "xoxb-1234567890-abcdefghij",
+            "AKIAIOSFODNN7EXAMPLE",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln",
+            "4111111111111111",
+        ] {
+            assert!(r.token(secret).starts_with("[redacted "), "{secret}");
+        }
+        for kept in [
+            "tools/call",
+            "notifications/initialized",
+            "abc-1",
+            "42",
+            "2025-06-18",
+        ] {
+            assert_eq!(r.token(kept), kept);
+        }
+        assert!(matches!(
+            r.id(&RequestId::Int(4111111111111111)),
+            RequestId::Str(s) if s.starts_with("[redacted ")
+        ));
+        assert_eq!(r.id(&RequestId::Int(7)), RequestId::Int(7));
+        assert_eq!(
+            r.path("params.arguments.AKIAIOSFODNN7EXAMPLE[0].x"),
+            format!("params.arguments.{}[0].x", r.token("AKIAIOSFODNN7EXAMPLE"))
+        );
+        // In a message: the key, the card number and the method are hidden.
+        let mut value: Value = serde_json::from_str(
+            r#"{"jsonrpc":"2.0","id":"sk-proj-0123456789abcdef","method":"xoxb-1234567890-abcdefghij","params":{"AKIAIOSFODNN7EXAMPLE":4111111111111111,"cvv":987}}"#,
+        )
+        .expect("json");
+        r.value_mut(&mut value, None);
+        let text = value.to_string();
+        for secret in ["sk-proj", "xoxb", "AKIA", "4111", "987"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+    }
+
+    #[test]
+    fn short_strings_are_replaced_as_whole_words_only() {
+        let mut r = Redactor::default();
+        r.string("fine");
+        assert_eq!(
+            r.apply("not defined; said fine, `fine`"),
+            "not defined; said [redacted 1], `[redacted 1]`"
+        );
+        // Applied twice, a placeholder stays one.
+        let once = r.apply(r#"{"password":"hunter2x"}"#);
+        assert_eq!(r.apply(&once), once);
     }
 }

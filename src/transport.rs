@@ -199,6 +199,10 @@ pub struct Transport {
     notes: indexmap::IndexMap<String, (u64, u64)>,
     /// The line number of the last record, and whether it was terminated.
     last: Option<(u64, bool)>,
+    /// While a line is read: how many bytes of the input's line come before
+    /// its text (a host's prefix), when known, so that a parse error's
+    /// column counts in the line as the user sees it.
+    column_base: Option<usize>,
 }
 
 fn slot(dir: Dir) -> usize {
@@ -243,6 +247,7 @@ impl Transport {
             streams: Default::default(),
             notes: Default::default(),
             last: None,
+            column_base: None,
         }
     }
 
@@ -410,6 +415,7 @@ impl Transport {
         out: &mut Vec<Item>,
     ) {
         // The common case, a plain line of JSON, parsed without copies.
+        let base = bytes.offset_in_line();
         let bytes = match parse_plain(bytes) {
             Ok(frame) => {
                 emit(at, dir, frame, findings, out);
@@ -417,7 +423,7 @@ impl Transport {
             }
             Err(bytes) => bytes,
         };
-        let bytes = match bytes.strip_prefix(b"\xef\xbb\xbf") {
+        let (bytes, bom) = match bytes.strip_prefix(b"\xef\xbb\xbf") {
             Some(rest) => {
                 findings.push(
                     Finding::new(
@@ -431,12 +437,19 @@ impl Transport {
                     .time(at.time.as_ref())
                     .dir(dir),
                 );
-                rest
+                (rest, 3)
             }
-            None => &bytes,
+            None => (&bytes[..], 0),
         };
         let text = self.normalise(&at, dir, bytes, findings);
+        // A line with bad UTF-8 is read with its bytes replaced: its
+        // columns are no longer the line's.
+        self.column_base = match &text {
+            std::borrow::Cow::Borrowed(_) => base.map(|b| b + bom),
+            std::borrow::Cow::Owned(_) => None,
+        };
         self.text_line(at, dir, &text, terminated, findings, out);
+        self.column_base = None;
     }
 
     fn text_line(
@@ -589,7 +602,7 @@ impl Transport {
                 format!(
                     "{} line does not parse as JSON ({}): \"{}\"",
                     dir.writer(),
-                    describe(error),
+                    describe(error, self.column_base),
                     excerpt(text)
                 ),
             )
@@ -831,14 +844,26 @@ fn emit(at: At, dir: Dir, frame: Frame, findings: &mut Findings, out: &mut Vec<I
     }
 }
 
-/// serde_json's error without its position (the line is ours to give).
-fn describe(error: &serde_json::Error) -> String {
+/// serde_json's error without its position, then where it is: the column
+/// in the input's line (bytes, counted from 1, the host's prefix included)
+/// when the text is a slice of that line; else the byte of the message
+/// (counted from 1: a host's log that holds the message re-serialised or
+/// escaped, or a message over several lines).
+fn describe(error: &serde_json::Error, base: Option<usize>) -> String {
     let text = error.to_string();
     let text = match text.find(" at line ") {
         Some(i) => text[..i].to_string(),
         None => text,
     };
-    format!("{text} at column {}", error.column())
+    match base {
+        Some(base) if error.line() <= 1 => format!("{text} at column {}", base + error.column()),
+        _ if error.line() > 1 => format!(
+            "{text} at byte {} of the message's line {}",
+            error.column(),
+            error.line()
+        ),
+        _ => format!("{text} at byte {} of the message", error.column()),
+    }
 }
 
 #[cfg(test)]

@@ -1997,6 +1997,25 @@ fn redact_leaves_no_string_of_the_log_but_the_allowed_ones() {
     }
 }
 
+/// Whether `text` quotes `s`: anywhere, or for a string under 8 bytes
+/// (which `--redact` replaces only as a whole word: the tool result `fine`
+/// leaves `defined` alone) as a word not glued to letters or digits.
+fn quotes(text: &str, s: &str) -> bool {
+    if s.len() >= 8 {
+        return text.contains(s);
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(s).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + s.len()..].chars().next();
+        let first = s.chars().next();
+        let last = s.chars().next_back();
+        let glued_before = before.is_some_and(word) && first.is_some_and(word);
+        let glued_after = after.is_some_and(word) && last.is_some_and(word);
+        !glued_before && !glued_after
+    })
+}
+
 #[test]
 fn redact_hides_message_strings_in_every_fixture() {
     // Whatever a rule quotes, in any format: no string a message carries
@@ -2034,11 +2053,11 @@ fn redact_hides_message_strings_in_every_fixture() {
         }
         let said = messages(&json_of(&out)).join("\n");
         let plain = messages(&json_of(&run(&["check", "--format", "json", &path]))).join("\n");
-        quoted_plain += hidden.iter().filter(|s| plain.contains(s.as_str())).count();
+        quoted_plain += hidden.iter().filter(|s| quotes(&plain, s)).count();
         leaks.extend(
             hidden
                 .iter()
-                .filter(|s| said.contains(s.as_str()))
+                .filter(|s| quotes(&said, s))
                 .map(|s| format!("{path}: {s:?}")),
         );
     }
@@ -2954,4 +2973,268 @@ fn regex_free_find(text: &str, id: &str) -> bool {
         let after = text[i + id.len()..].chars().next();
         before != Some('"') && after != Some('"') && after.is_none_or(|c| !c.is_ascii_digit())
     })
+}
+
+/// The secrets of fixtures/redact/hostile.log, one in every slot a log has:
+/// a start event's argument, key-shaped ids (`ghp_`, `github_pat_`,
+/// `sk-proj-`, `AKIA`, a card number), key-shaped methods (`xoxb-`,
+/// `sk-ant-`, `github_pat_`), object keys (`AKIA`, a JWT, `sk-`), a card
+/// number as a value, stderr lines with ANSI colour codes around and inside
+/// `Authorization: Bearer`, `password=` and `token:`, coloured stray stdout,
+/// a broken JSON line and a cut last line.
+const HOSTILE_SECRETS: [&str; 22] = [
+    "StartArg0123456789",
+    "IdShaped0123456789",
+    "AKIAKEYSHAPED0PROP12",
+    "AKIAKEYSHAPED0ARGKEY",
+    "eyJhbGciOiJIUzI1NiJ9",
+    "4111111111111111",
+    "ResultKey0123456789",
+    "MethodSlackTok",
+    "NotifMethod0123456789",
+    "ansiBearerTok",
+    "ansiHunter2pw",
+    "ansiTokVal9876",
+    "StdoutShaped",
+    "brokenPass77",
+    "AIzaBrokenKey",
+    "11AAIdShaped",
+    "IdHang0123456789",
+    "MethodShaped0123456789",
+    "ansiLastBearer",
+    "ansiSplitPw42",
+    "AKIACUTIDSHAPED",
+    "cutTokenValue9",
+];
+
+/// A server for `replay` that answers every request, echoing its id, with
+/// a key-shaped result key, and writes a coloured bearer token on stderr.
+const HOSTILE_SERVER: &str = "import json, sys
+sys.stderr.write('\\x1b[31mAuthorization: Bearer ansiReplayTok0123456789\\x1b[0m\\n')
+sys.stderr.flush()
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(m, dict) and 'method' in m and 'id' in m:
+        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {'sk-ReplayKey0123456789abcdef': 1}}), flush=True)
+";
+
+#[test]
+fn redact_hides_secrets_in_every_slot_from_every_command_and_format() {
+    let log = "fixtures/redact/hostile.log";
+    let other = "fixtures/redact/secrets.log";
+    let dir = std::env::temp_dir().join(format!("mcpdbg-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let strings = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    for format in [
+        "table", "concise", "json", "jsonl", "sarif", "github", "junit",
+    ] {
+        runs.push(strings(&["check", "--format", format, log]));
+    }
+    runs.push(strings(&["check", "--color", "always", log]));
+    for format in ["table", "json", "mermaid", "html"] {
+        runs.push(strings(&["timeline", "--format", format, log]));
+        runs.push(strings(&["timeline", "--full", "--format", format, log]));
+    }
+    for format in ["table", "json"] {
+        runs.push(strings(&["stats", "--format", format, log]));
+        runs.push(strings(&["diff", "--format", format, log, other]));
+        runs.push(strings(&["diff", "--format", format, other, log]));
+    }
+    let python = sdk_python();
+    let python = python.to_str().expect("utf-8");
+    for format in ["table", "json"] {
+        let out = dir.join(format!("replay-{format}.log"));
+        runs.push(strings(&[
+            "replay",
+            "--format",
+            format,
+            "--timeout",
+            "2",
+            "--grace",
+            "0.2",
+            "--out",
+            out.to_str().expect("utf-8"),
+            log,
+            "--",
+            python,
+            "-c",
+            HOSTILE_SERVER,
+        ]));
+    }
+    let replay_secrets = ["ansiReplayTok", "ReplayKey0123456789"];
+    let mut seen_plain = String::new();
+    for (n, args) in runs.iter().enumerate() {
+        let (command, rest) = args.split_first().expect("a command");
+        // Without --redact, the same run shows the secrets (so this test
+        // can fail); a replay writes a new transcript each time.
+        let mut plain: Vec<String> = vec![command.clone()];
+        plain.extend(
+            rest.iter()
+                .map(|a| a.replace("replay-", &format!("plain-{n}-"))),
+        );
+        let plain_args: Vec<&str> = plain.iter().map(String::as_str).collect();
+        let out = run(&plain_args);
+        seen_plain.push_str(&String::from_utf8_lossy(&out.stdout));
+        seen_plain.push_str(&String::from_utf8_lossy(&out.stderr));
+
+        let mut redacted: Vec<&str> = vec![command, "--redact"];
+        redacted.extend(rest.iter().map(String::as_str));
+        let out = run(&redacted);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{redacted:?}: {}",
+            transcript(&out)
+        );
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("[redacted "), "{redacted:?}: {text}");
+        for secret in HOSTILE_SECRETS.iter().chain(&replay_secrets) {
+            assert!(
+                !text.contains(secret),
+                "{secret} in the output of {redacted:?}:\n{text}"
+            );
+        }
+    }
+    for secret in HOSTILE_SECRETS.iter().chain(&replay_secrets) {
+        assert!(
+            seen_plain.contains(secret),
+            "{secret} is in no output without --redact"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The HTML page's size as docs/guide.md states it: about 10 KB of its own,
+/// then about 4.3 times the log for short messages and 1.3 times for long
+/// tool results (the messages are in it, pretty-printed). Bounds with some
+/// room: 5x and 1.6x, plus 16 KB.
+#[test]
+fn the_html_page_is_the_documented_multiple_of_the_log() {
+    let dir = std::env::temp_dir().join(format!("mcpdbg-html-size-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let handshake = concat!(
+        "2026-11-21T09:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n",
+        "2026-11-21T09:00:00.010000Z < {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n",
+        "2026-11-21T09:00:00.020000Z > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+    );
+    let time = |n: usize| {
+        format!(
+            "2026-11-21T09:{:02}:{:02}.{:06}Z",
+            n / 60_000 % 60,
+            n / 1000 % 60,
+            n % 1000 * 1000
+        )
+    };
+    let mut short = handshake.to_string();
+    for i in 1..=2000 {
+        short.push_str(&format!(
+            "{} > {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"search_notes\",\"arguments\":{{\"query\":\"meeting notes {i}\",\"limit\":10}}}}}}\n",
+            time(2 * i)
+        ));
+        short.push_str(&format!(
+            "{} < {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"Found {} notes matching the query; the first is titled Weekly sync {i}.\"}}]}}}}\n",
+            time(2 * i + 1),
+            i % 7
+        ));
+    }
+    let mut long = handshake.to_string();
+    for i in 1..=300 {
+        long.push_str(&format!(
+            "{} > {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"/notes/{i}.md\"}}}}}}\n",
+            time(2 * i)
+        ));
+        long.push_str(&format!(
+            "{} < {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}\n",
+            time(2 * i + 1),
+            format!("line of the file {i}\\n").repeat(200)
+        ));
+    }
+    for (name, log, ratio) in [("short", short, 5.0), ("long", long, 1.6)] {
+        let path = dir.join(format!("{name}.log"));
+        std::fs::write(&path, &log).expect("write");
+        let out = run(&[
+            "timeline",
+            "--format",
+            "html",
+            path.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        let page = out.stdout.len() as f64;
+        let bound = ratio * log.len() as f64 + 16_384.0;
+        assert!(
+            page <= bound,
+            "{name}: a {} byte log gave a {page} byte page ({:.1}x), above {ratio}x + 16 KB",
+            log.len(),
+            page / log.len() as f64
+        );
+        // The page holds the messages: it is at least the log's size.
+        assert!(page >= log.len() as f64, "{name}: {page} bytes");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An `invalid-json` finding says where the error is as the user sees the
+/// line: the column in the line, the native format's time and marker
+/// included, also past a long text the parser skims; in a host's log that
+/// holds the message re-serialised, the byte of the message.
+#[test]
+fn invalid_json_columns_count_in_the_line() {
+    let dir = std::env::temp_dir().join(format!("mcpdbg-columns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let request = "2026-11-21T09:15:00.100000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n";
+    let short = "2026-11-21T09:15:00.200000Z < {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{}}\n";
+    let long = format!(
+        "2026-11-21T09:15:00.200000Z < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}],,}}}}\n",
+        "x".repeat(5000)
+    );
+    for (name, bad) in [("short", short.to_string()), ("long", long)] {
+        let path = dir.join(format!("{name}.log"));
+        std::fs::write(&path, format!("{request}{bad}")).expect("write");
+        let doc = json_of(&run(&[
+            "check",
+            "--format",
+            "json",
+            path.to_str().expect("utf-8"),
+        ]));
+        let finding = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| f["rule"] == "invalid-json")
+            .unwrap_or_else(|| panic!("{name}: no invalid-json in {doc}"));
+        // The second comma of `,,`, counted from 1 in the line.
+        let column = bad.find(",,").expect("two commas") + 2;
+        let message = finding["message"].as_str().expect("message");
+        assert!(
+            message.contains(&format!("at column {column})")),
+            "{name}: expected column {column}: {message}"
+        );
+    }
+    // JetBrains logs the JSON after its own prefix, as a copy: the place is
+    // counted in the message.
+    let path = dir.join("jetbrains.log");
+    std::fs::write(
+        &path,
+        "2026-11-03 10:00:00,131 CLIENT - {\"id\":1,\"method\":\"tools/list\",\"params\":{},\"jsonrpc\":\"2.0\"}\n2026-11-03 10:00:00,402 SERVER - {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}}\n",
+    )
+    .expect("write");
+    let out = run(&[
+        "check",
+        "--format",
+        "concise",
+        path.to_str().expect("utf-8"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("key must be a string at byte 25 of the message"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -248,6 +248,7 @@ fn redact(
             for v in [&mut c.before, &mut c.after].into_iter().flatten() {
                 r.value_at(&c.path, v);
             }
+            c.path = r.path(&c.path);
         }
     };
     changes(&mut comparison.handshake, &mut r);
@@ -258,6 +259,10 @@ fn redact(
     for row in &mut comparison.rows {
         if let Some(subject) = &row.subject {
             row.subject = Some(r.whole(subject));
+        }
+        row.method = r.token(&row.method);
+        for side in [&mut row.before, &mut row.after].into_iter().flatten() {
+            side.id = r.id(&side.id);
         }
         changes(&mut row.changes, &mut r);
     }

@@ -694,7 +694,7 @@ impl Lines {
         Ok(self.next_raw()?.map(|(line, bytes, terminated)| {
             let bytes = match bytes {
                 Raw::Chunk(range) => LineBytes::in_chunk(self.chunk.clone(), range),
-                Raw::Long(v) => v.into(),
+                Raw::Long(v) => LineBytes::whole_line(v),
             };
             (line, bytes, terminated)
         }))

@@ -81,6 +81,8 @@ pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Resul
             if let Some(subject) = &mut open.open.subject {
                 *subject = redactor.apply(subject);
             }
+            open.open.method = redactor.token(&open.open.method);
+            open.id = redactor.id(&open.id);
         }
     }
     Ok(Prepared {

@@ -9,17 +9,48 @@ use std::fmt;
 pub struct LineBytes {
     chunk: std::rc::Rc<Vec<u8>>,
     range: std::ops::Range<usize>,
+    /// `chunk` holds the input's lines as read (each from its start), not
+    /// a copy of a payload: the bytes before `range` on its line are the
+    /// prefix a reader skipped.
+    in_line: bool,
 }
 
 impl LineBytes {
     /// The bytes `range` of a chunk that other lines may share.
     pub fn in_chunk(chunk: std::rc::Rc<Vec<u8>>, range: std::ops::Range<usize>) -> LineBytes {
-        LineBytes { chunk, range }
+        LineBytes {
+            chunk,
+            range,
+            in_line: true,
+        }
+    }
+
+    /// A whole line of the input in a vector of its own.
+    pub fn whole_line(v: Vec<u8>) -> LineBytes {
+        LineBytes {
+            in_line: true,
+            ..v.into()
+        }
+    }
+
+    /// How many bytes of the input's line come before these bytes (the
+    /// prefix a reader skipped with [`LineBytes::skip`]); `None` when the
+    /// bytes are a copy, not a slice of the line. Scans back to the line's
+    /// start: meant for the rare line that needs it (a parse error).
+    pub fn offset_in_line(&self) -> Option<usize> {
+        if !self.in_line {
+            return None;
+        }
+        let before = &self.chunk[..self.range.start];
+        Some(match memchr::memrchr(b'\n', before) {
+            Some(newline) => before.len() - newline - 1,
+            None => before.len(),
+        })
     }
 
     /// The bytes as a vector of their own (moved when they are not shared).
     pub fn into_vec(self) -> Vec<u8> {
-        let LineBytes { chunk, range } = self;
+        let LineBytes { chunk, range, .. } = self;
         let whole = range.start == 0 && range.end == chunk.len();
         match std::rc::Rc::try_unwrap(chunk) {
             Ok(v) if whole => v,
@@ -41,6 +72,7 @@ impl From<Vec<u8>> for LineBytes {
         LineBytes {
             chunk: std::rc::Rc::new(v),
             range,
+            in_line: false,
         }
     }
 }

@@ -98,8 +98,19 @@ fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Err
         at: Place::Root,
         ctx: &ctx,
     };
-    let value = root.deserialize(&mut de)?;
-    de.end()?;
+    let read = root.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    let value = match read {
+        Ok(value) => value,
+        // The error's place is in the shortened text: read the line as it
+        // is for the place the user sees (errors are rare; this costs one
+        // more pass over a bad line, and nothing is built).
+        Err(e) if excised.is_some() => {
+            return Err(serde_json::from_str::<serde_core::de::IgnoredAny>(text)
+                .err()
+                .unwrap_or(e));
+        }
+        Err(e) => return Err(e),
+    };
     let mut frame = classify(value);
     if let (Frame::Message(m), Some(text)) = (&mut frame, ctx.big_id.take()) {
         big_id(m, text);
