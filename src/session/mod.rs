@@ -2207,7 +2207,7 @@ const STDERR_ERRORS_KEPT: usize = 256;
 
 /// Whether a stderr line reads like an error report (the line that names
 /// the exception, not the `Traceback` header).
-fn looks_like_error(text: &str) -> bool {
+pub(crate) fn looks_like_error(text: &str) -> bool {
     let t = text.trim_start();
     t.contains("Error:")
         || t.contains("Exception:")

@@ -105,10 +105,14 @@ pub struct Burst {
     pub count: u64,
     /// The line of the last one.
     pub last_line: u64,
-    /// The first line that says something (a letter or a digit; else the
-    /// first that is not blank), on one line: a banner's first lines are
-    /// often blank or drawing.
+    /// The last line that reads like an error (`KeyError: ...`, the line of
+    /// a traceback that names the exception), after `line N: ` when it is
+    /// not the first; else the first line that says something (a letter or
+    /// a digit; else the first that is not blank), on one line: a banner's
+    /// first lines are often blank or drawing.
     pub headline: String,
+    /// Whether the headline is a line that reads like an error.
+    pub error: bool,
     /// The text of the first lines, at most as many as asked (each cut at
     /// [`BURST_LINE_CHARS`] characters).
     pub lines: Vec<String>,
@@ -120,6 +124,8 @@ impl Burst {
         self.count.saturating_sub(self.lines.len() as u64)
     }
 }
+
+use crate::session::looks_like_error;
 
 /// Runs of whitespace as one space, trimmed, and a banner's frame (box
 /// drawing and block characters) at either end left out.
@@ -187,7 +193,11 @@ impl Fold {
                 burst.count += 1;
                 burst.last_line = row.line;
                 let text = row.entry.as_ref().map_or("", |e| e.summary.as_str());
-                if !says_something(&burst.headline)
+                if looks_like_error(text) {
+                    burst.headline = format!("line {}: {}", row.line, one_line(text));
+                    burst.error = true;
+                } else if !burst.error
+                    && !says_something(&burst.headline)
                     && (says_something(text) || burst.headline.is_empty())
                 {
                     burst.headline = one_line(text);
@@ -205,6 +215,7 @@ impl Fold {
                 count: 1,
                 last_line: row.line,
                 headline: one_line(text),
+                error: looks_like_error(text),
                 lines: if keep > 0 {
                     vec![cut_line(text)]
                 } else {
@@ -679,6 +690,20 @@ mod tests {
         };
         let shape: Vec<_> = folded(BANNER, &cut).iter().map(|r| (r.0, r.1)).collect();
         assert_eq!(shape, vec![(4, 2), (6, 1)]);
+    }
+
+    #[test]
+    fn a_burst_is_headed_by_its_error_line() {
+        // A Python traceback: the line naming the exception heads the row,
+        // not the `Traceback` header; a burst without one keeps its first line.
+        let log = "! INFO Processing request\n! Traceback (most recent call last):\n!   File \"server.py\", line 9, in lookup\n!     raise KeyError(name)\n! KeyError: 'missing'\n! INFO shutting down\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n! INFO a\n! INFO b\n";
+        let fold = Options {
+            fold: Some(0),
+            ..Options::default()
+        };
+        let rows = folded(log, &fold);
+        assert_eq!(rows[0].4, "line 5: KeyError: 'missing'");
+        assert_eq!(rows[2].4, "INFO a");
     }
 
     #[test]
