@@ -847,8 +847,8 @@ fn emit(at: At, dir: Dir, frame: Frame, findings: &mut Findings, out: &mut Vec<I
 /// serde_json's error without its position, then where it is: the column
 /// in the input's line (bytes, counted from 1, the host's prefix included)
 /// when the text is a slice of that line; else the byte of the message
-/// (counted from 1: a host's log that holds the message re-serialised or
-/// escaped, or a message over several lines).
+/// (counted from 1: a log that holds the message escaped or decoded, not
+/// as a slice of its line, or a message over several lines).
 fn describe(error: &serde_json::Error, base: Option<usize>) -> String {
     let text = error.to_string();
     let text = match text.find(" at line ") {

@@ -3182,8 +3182,7 @@ fn the_html_page_is_the_documented_multiple_of_the_log() {
 
 /// An `invalid-json` finding says where the error is as the user sees the
 /// line: the column in the line, the native format's time and marker
-/// included, also past a long text the parser skims; in a host's log that
-/// holds the message re-serialised, the byte of the message.
+/// included, also past a long text the parser skims.
 #[test]
 fn invalid_json_columns_count_in_the_line() {
     let dir = std::env::temp_dir().join(format!("mcpdbg-columns-{}", std::process::id()));
@@ -3217,24 +3216,92 @@ fn invalid_json_columns_count_in_the_line() {
             "{name}: expected column {column}: {message}"
         );
     }
-    // JetBrains logs the JSON after its own prefix, as a copy: the place is
-    // counted in the message.
-    let path = dir.join("jetbrains.log");
-    std::fs::write(
-        &path,
-        "2026-11-03 10:00:00,131 CLIENT - {\"id\":1,\"method\":\"tools/list\",\"params\":{},\"jsonrpc\":\"2.0\"}\n2026-11-03 10:00:00,402 SERVER - {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}}\n",
-    )
-    .expect("write");
-    let out = run(&[
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `invalid-json` finding's message for `log`, checked as a file of its
+/// own (the format detected from its lines).
+fn invalid_json_message(dir: &std::path::Path, name: &str, log: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, log).expect("write");
+    let doc = json_of(&run(&[
         "check",
         "--format",
-        "concise",
+        "json",
         path.to_str().expect("utf-8"),
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    ]));
+    let finding = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "invalid-json")
+        .unwrap_or_else(|| panic!("{name}: no invalid-json in {doc}"))
+        .clone();
+    finding["message"].as_str().expect("message").to_string()
+}
+
+/// A host's log whose line holds the message as a slice (its prefix, then
+/// the JSON) says the column in that line, as an editor shows it: one
+/// broken message per reader kind, the column counted in the raw line.
+#[test]
+fn invalid_json_columns_in_host_logs_count_in_the_line() {
+    let dir = std::env::temp_dir().join(format!("mcpdbg-host-columns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let cases: [(&str, &str, &str); 6] = [
+        (
+            "jetbrains.log",
+            "2026-11-03 10:00:00,131 CLIENT - {\"id\":1,\"method\":\"tools/list\",\"params\":{},\"jsonrpc\":\"2.0\"}\n",
+            "2026-11-03 10:00:00,402 SERVER - {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}}\n",
+        ),
+        (
+            "vscode.log",
+            "2026-10-05 11:00:00.250 [debug] [editor -> server] {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}\n",
+            "2026-10-05 11:00:00.270 [debug] [server -> editor] {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}}\n",
+        ),
+        (
+            "claude-server.log",
+            "2025-03-10T17:03:18.764Z [notes] [info] Message from client: {\"method\":\"tools/list\",\"params\":{},\"jsonrpc\":\"2.0\",\"id\":1} { metadata: undefined }\n",
+            "2025-03-10T17:03:18.829Z [notes] [info] Message from server: {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}} { metadata: undefined }\n",
+        ),
+        (
+            "claude-aggregate.log",
+            "2025-04-17T04:45:39.334Z [info] [filesystem] Message from client: {\"method\":\"tools/list\",\"params\":{},\"jsonrpc\":\"2.0\",\"id\":1} { metadata: undefined }\n",
+            "2025-04-17T04:45:39.401Z [info] [filesystem] Message from server: {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}} { metadata: undefined }\n",
+        ),
+        (
+            "zed.log",
+            "2026-09-20T10:15:02+07:00 TRACE [context_server::client] outgoing message: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}\n",
+            "2026-09-20T10:15:03+07:00 TRACE [context_server::client] recv: {\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}}\n",
+        ),
+        (
+            "plain.jsonl",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{\"tools\":[]}}\n",
+        ),
+    ];
+    for (name, request, bad) in cases {
+        let message = invalid_json_message(&dir, name, &format!("{request}{bad}"));
+        // The second comma of `,,`, counted in bytes from 1 in the raw line.
+        let column = bad.find(",,").expect("two commas") + 2;
+        assert!(
+            message.contains(&format!("key must be a string at column {column}")),
+            "{name}: expected column {column}: {message}"
+        );
+    }
+    // A JSON-lines log holding the message as an escaped string member: the
+    // text parsed is not a slice of the line, so the byte of the message.
+    let message = invalid_json_message(
+        &dir,
+        "mcpsnoop.jsonl",
+        concat!(
+            "{\"session_id\":\"s-1\",\"seq\":1,\"ts\":\"2026-11-02T09:00:00.010Z\",\"direction\":\"c2s\",\"transport\":\"stdio\",\"raw\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}}\n",
+            "{\"session_id\":\"s-1\",\"seq\":2,\"ts\":\"2026-11-02T09:00:00.060Z\",\"direction\":\"s2c\",\"transport\":\"stdio\",\"text\":\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":1,,\\\"result\\\":{}}\"}\n",
+        ),
+    );
+    // `{"jsonrpc":"2.0","id":1,,`: the second comma is byte 25 of the text.
     assert!(
-        text.contains("key must be a string at byte 25 of the message"),
-        "{text}"
+        message.contains("key must be a string at byte 25 of the message"),
+        "{message}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,6 +17,7 @@ use std::collections::VecDeque;
 
 use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
 use crate::wire::event::Event;
+use crate::wire::line::LineBytes;
 
 /// Which of the two Claude Desktop files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,9 +155,9 @@ impl ClaudeReader {
             return; // host-level lines belong to no server
         }
         let body = if let Some(payload) = message.strip_prefix("Message from client: ") {
-            payload_body(Dir::ClientToServer, payload)
+            payload_body(&bytes, Dir::ClientToServer, payload)
         } else if let Some(payload) = message.strip_prefix("Message from server: ") {
-            payload_body(Dir::ServerToClient, payload)
+            payload_body(&bytes, Dir::ServerToClient, payload)
         } else if is_parse_error(message) {
             Body::HostParseError(message.to_string())
         } else {
@@ -205,7 +206,8 @@ fn is_parse_error(message: &str) -> bool {
 
 const TRUNCATION: &str = " chars truncated]...";
 
-fn payload_body(dir: Dir, payload: &str) -> Body {
+/// `line` is the log's line that holds `payload`.
+fn payload_body(line: &[u8], dir: Dir, payload: &str) -> Body {
     let payload = payload.trim_end();
     if payload.starts_with('{') || payload.starts_with('[') {
         if let Some(cut) = memchr::memmem::find(payload.as_bytes(), b"...[")
@@ -225,7 +227,7 @@ fn payload_body(dir: Dir, payload: &str) -> Body {
         }
         return Body::Line {
             dir,
-            bytes: payload.as_bytes().to_vec().into(),
+            bytes: LineBytes::slice_of(line, payload.as_bytes()),
         };
     }
     match summary(payload) {

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
 use crate::wire::event::Event;
+use crate::wire::line::LineBytes;
 
 /// The tags that make a line JetBrains' for detection (others are read
 /// as host notes once the format is known).
@@ -85,12 +86,12 @@ impl JetBrainsReader {
         let body = match tag {
             "CLIENT" => Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: message.trim_end_matches('\r').as_bytes().to_vec().into(),
+                bytes: LineBytes::slice_of(bytes, message.trim_end_matches('\r').as_bytes()),
             },
             // The server's line as read: a `\r` the server wrote is kept.
             "SERVER" => Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: message.as_bytes().to_vec().into(),
+                bytes: LineBytes::slice_of(bytes, message.as_bytes()),
             },
             "INFO" => Body::Event(Event::host(message.trim_end_matches('\r'))),
             other => Body::Event(Event::host(format!(

@@ -21,13 +21,13 @@ impl Iterator for NdjsonReader {
     type Item = io::Result<Record>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self.lines.next_line() {
+        match self.lines.next_shared() {
             Ok(Some((line, bytes, terminated))) => Some(Ok(Record {
                 line,
                 time: None,
                 body: Body::Line {
                     dir: Dir::Unknown,
-                    bytes: bytes.into(),
+                    bytes,
                 },
                 terminated,
                 source: None,

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 
 use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
 use crate::wire::event::Event;
+use crate::wire::line::LineBytes;
 
 /// `2026-10-05 09:49:21.376 [debug] ` -> time and message.
 pub(super) fn prefix(line: &str) -> Option<(Timestamp, &str)> {
@@ -77,12 +78,12 @@ impl VsCodeReader {
         let body = if let Some(json) = message.strip_prefix("[editor -> server] ") {
             Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: json.as_bytes().to_vec().into(),
+                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
             }
         } else if let Some(json) = message.strip_prefix("[server -> editor] ") {
             Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: json.as_bytes().to_vec().into(),
+                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
             }
         } else if let Some(line) = message.strip_prefix("[server stderr] ") {
             Body::Line {

@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 
 use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
 use crate::wire::event::Event;
+use crate::wire::line::LineBytes;
 
 /// `2026-09-19T23:48:16+07:00 TRACE [target] ` -> time, target, text.
 fn prefix(line: &str) -> Option<(Timestamp, &str, &str)> {
@@ -79,7 +80,7 @@ impl ZedLogReader {
             self.last_outgoing = Some(json.to_string());
             Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: json.as_bytes().to_vec().into(),
+                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
             }
         } else if let Some(json) = message
             .strip_prefix("recv: ")
@@ -87,7 +88,7 @@ impl ZedLogReader {
         {
             Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: json.as_bytes().to_vec().into(),
+                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
             }
         } else if let Some(err) = message.strip_prefix("context server stderr: ") {
             Body::Line {

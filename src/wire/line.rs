@@ -9,10 +9,21 @@ use std::fmt;
 pub struct LineBytes {
     chunk: std::rc::Rc<Vec<u8>>,
     range: std::ops::Range<usize>,
-    /// `chunk` holds the input's lines as read (each from its start), not
-    /// a copy of a payload: the bytes before `range` on its line are the
-    /// prefix a reader skipped.
-    in_line: bool,
+    /// Where the bytes sit in the input's line.
+    place: Place,
+}
+
+/// Where a [`LineBytes`]' bytes sit in the line of the input they came from.
+#[derive(Clone, Copy)]
+enum Place {
+    /// `chunk` holds the input's lines as read (each from its start): the
+    /// bytes before `range` on its line are the prefix a reader skipped.
+    Chunk,
+    /// `chunk` holds a slice of one line that started this many bytes into
+    /// it (bytes a reader skipped after that are counted in `range`).
+    At(usize),
+    /// A copy (re-serialised, unescaped, decoded): not a slice of a line.
+    Copy,
 }
 
 impl LineBytes {
@@ -21,15 +32,32 @@ impl LineBytes {
         LineBytes {
             chunk,
             range,
-            in_line: true,
+            place: Place::Chunk,
         }
     }
 
     /// A whole line of the input in a vector of its own.
     pub fn whole_line(v: Vec<u8>) -> LineBytes {
         LineBytes {
-            in_line: true,
+            place: Place::At(0),
             ..v.into()
+        }
+    }
+
+    /// `part`, a slice of `line` (a line of the input as read: a host's
+    /// prefix, then the message), in a vector of its own that remembers
+    /// where in the line it starts. When `part` is not inside `line` (text
+    /// a reader unescaped or rebuilt), a copy that has no place in the line.
+    pub fn slice_of(line: &[u8], part: &[u8]) -> LineBytes {
+        let (start, base) = (part.as_ptr() as usize, line.as_ptr() as usize);
+        let inside = start >= base && start - base + part.len() <= line.len();
+        LineBytes {
+            place: if inside {
+                Place::At(start - base)
+            } else {
+                Place::Copy
+            },
+            ..part.to_vec().into()
         }
     }
 
@@ -38,14 +66,17 @@ impl LineBytes {
     /// bytes are a copy, not a slice of the line. Scans back to the line's
     /// start: meant for the rare line that needs it (a parse error).
     pub fn offset_in_line(&self) -> Option<usize> {
-        if !self.in_line {
-            return None;
+        match self.place {
+            Place::Copy => None,
+            Place::At(start) => Some(start + self.range.start),
+            Place::Chunk => {
+                let before = &self.chunk[..self.range.start];
+                Some(match memchr::memrchr(b'\n', before) {
+                    Some(newline) => before.len() - newline - 1,
+                    None => before.len(),
+                })
+            }
         }
-        let before = &self.chunk[..self.range.start];
-        Some(match memchr::memrchr(b'\n', before) {
-            Some(newline) => before.len() - newline - 1,
-            None => before.len(),
-        })
     }
 
     /// The bytes as a vector of their own (moved when they are not shared).
@@ -72,7 +103,7 @@ impl From<Vec<u8>> for LineBytes {
         LineBytes {
             chunk: std::rc::Rc::new(v),
             range,
-            in_line: false,
+            place: Place::Copy,
         }
     }
 }
@@ -101,5 +132,24 @@ impl Eq for LineBytes {}
 impl fmt::Debug for LineBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slice_of_a_line_knows_where_it_starts() {
+        let line = b"2026-11-03 10:00:00,402 SERVER - {\"id\":1,,}".to_vec();
+        let json = LineBytes::slice_of(&line, &line[33..]);
+        assert_eq!(&*json, b"{\"id\":1,,}");
+        assert_eq!(json.offset_in_line(), Some(33));
+        assert_eq!(json.skip(3).offset_in_line(), Some(36));
+        // Text that is not inside the line (an unescaped copy) has no place.
+        let copy = b"{\"id\":1,,}".to_vec();
+        assert_eq!(LineBytes::slice_of(&line, &copy).offset_in_line(), None);
+        assert_eq!(LineBytes::from(copy).offset_in_line(), None);
+        assert_eq!(LineBytes::whole_line(line).offset_in_line(), Some(0));
     }
 }
