@@ -3303,5 +3303,34 @@ fn invalid_json_columns_in_host_logs_count_in_the_line() {
         message.contains("key must be a string at byte 25 of the message"),
         "{message}"
     );
+    // strace escapes the bytes written, and VS Code quotes a line of stdout
+    // it could not parse as a JSON string: the byte of the message too.
+    let escaped: [(&str, &str); 2] = [
+        (
+            "strace.log",
+            concat!(
+                r#"21:30:00.002011 read(0, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n", 65536) = 47"#,
+                "\n",
+                r#"21:30:00.004022 write(1, "{\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{}}\n", 38) = 38"#,
+                "\n",
+            ),
+        ),
+        (
+            "vscode-stray.log",
+            concat!(
+                r#"2026-10-05 10:12:00.100 [debug] [editor -> server] {"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+                "\n",
+                r#"2026-10-05 10:12:00.200 [warning] Failed to parse message: "{\"jsonrpc\":\"2.0\",\"id\":1,,\"result\":{}}\n""#,
+                "\n",
+            ),
+        ),
+    ];
+    for (name, log) in escaped {
+        let message = invalid_json_message(&dir, name, log);
+        assert!(
+            message.contains("key must be a string at byte 25 of the message"),
+            "{name}: {message}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
