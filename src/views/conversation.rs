@@ -280,11 +280,13 @@ impl Conversation {
     }
 
     fn message(&mut self, at: &At, dir: Dir, msg: &Message) -> Entry {
-        // Summaries quote payloads: read a skimmed message whole.
+        // Summaries quote payloads: read a skimmed message's strings whole;
+        // a long array of scalars stays cut, its length counted.
         let whole;
+        let mut counted = Vec::new();
         let msg = if msg.is_cut() {
-            let mut copy = msg.clone();
-            copy.expand();
+            let copy;
+            (copy, counted) = msg.for_summary();
             whole = copy;
             &whole
         } else {
@@ -366,7 +368,7 @@ impl Conversation {
                     .and_then(|r| r.get("isError"))
                     .and_then(Value::as_bool)
                     .unwrap_or(false);
-                e.summary = response_summary(msg, e.method.as_deref());
+                e.summary = response_summary(msg, e.method.as_deref(), &counted);
             }
         }
         e
@@ -552,7 +554,16 @@ fn notification_summary(msg: &Message) -> String {
     cap(text)
 }
 
-fn response_summary(msg: &Message, method: Option<&str>) -> String {
+/// The length of `result`'s member `key`, an array of `len` elements as
+/// kept: its counted length when its tail was counted, not built.
+fn length(counted: &[(String, u64)], key: &str, len: usize) -> u64 {
+    counted
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or(len as u64, |(_, n)| *n)
+}
+
+fn response_summary(msg: &Message, method: Option<&str>, counted: &[(String, u64)]) -> String {
     if let Some(error) = msg.error() {
         return cap(error.message.unwrap_or_default());
     }
@@ -577,10 +588,10 @@ fn response_summary(msg: &Message, method: Option<&str>) -> String {
             let mut parts = Vec::new();
             let mut said = None;
             if let Some(Value::Array(blocks)) = obj.get("content") {
+                let n = length(counted, "content", blocks.len());
                 parts.push(format!(
-                    "{} content block{}",
-                    blocks.len(),
-                    if blocks.len() == 1 { "" } else { "s" }
+                    "{n} content block{}",
+                    if n == 1 { "" } else { "s" }
                 ));
                 said = first_block(blocks);
             }
@@ -600,7 +611,7 @@ fn response_summary(msg: &Message, method: Option<&str>) -> String {
                 .iter()
                 .filter(|(k, _)| *k != "_meta")
                 .map(|(k, v)| match v {
-                    Value::Array(a) => format!("{k}[{}]", a.len()),
+                    Value::Array(a) => format!("{k}[{}]", length(counted, k, a.len())),
                     _ => k.clone(),
                 })
                 .collect();
@@ -756,5 +767,75 @@ mod tests {
         )]);
         let kinds: Vec<_> = r.iter().map(|r| r.2).collect();
         assert_eq!(kinds, vec!["request", "notification", "other"]);
+    }
+
+    #[test]
+    fn a_long_array_of_scalars_is_summarised_by_its_counted_length() {
+        let zeros = |n: usize| vec!["0"; n].join(",");
+        let text = "y".repeat(2000);
+        let request = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
+        let results = [
+            format!(
+                r#"{{"items":[{}],"structuredContent":[{}],"next":[1]}}"#,
+                zeros(1_500),
+                zeros(1_200)
+            ),
+            format!(r#"{{"content":[{}]}}"#, zeros(2_000)),
+            format!(
+                r#"{{"content":[{{"type":"text","text":"{text}"}}],"rows":[{}]}}"#,
+                zeros(1_001)
+            ),
+        ];
+        let mut c = Conversation::new();
+        let at = |line| At { line, time: None };
+        let mut summaries = Vec::new();
+        for (i, result) in results.iter().enumerate() {
+            let line = i as u64 * 2 + 1;
+            for (line, dir, json) in [
+                (
+                    line,
+                    C,
+                    request.replace("\"id\":1", &format!("\"id\":{line}")),
+                ),
+                (
+                    line + 1,
+                    S,
+                    format!(r#"{{"jsonrpc":"2.0","id":{line},"result":{result}}}"#),
+                ),
+            ] {
+                let Ok(Frame::Message(msg)) = crate::wire::skim::parse(&json) else {
+                    panic!("not a message: {json}");
+                };
+                let cut = msg.is_cut();
+                let (copy, counted) = msg.for_summary();
+                // Read for the summary, the array still stands as its first
+                // elements (its tail counted, not built).
+                if cut {
+                    let kept = copy
+                        .result()
+                        .and_then(|r| r.get("items").or(r.get("content")));
+                    let kept = kept.and_then(Value::as_array).map_or(0, Vec::len);
+                    assert!(kept <= crate::wire::bound::TRIVIAL_KEPT, "{kept} kept");
+                    assert!(!counted.is_empty() || dir == C);
+                }
+                for e in c.observe(&Item::Message {
+                    at: at(line),
+                    dir,
+                    msg,
+                }) {
+                    if e.kind == EntryKind::Response {
+                        summaries.push(e.summary);
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            summaries,
+            vec![
+                "items[1500], structuredContent[1200], next[1]".to_string(),
+                "2000 content blocks".to_string(),
+                cap(format!("1 content block: {text}")),
+            ]
+        );
     }
 }

@@ -453,6 +453,30 @@ impl Message {
         self.raw = None;
     }
 
+    /// The message as a summary reads it: cut strings and subtrees whole,
+    /// long arrays of scalars still cut (see [`crate::wire::bound`]), with
+    /// the counted lengths of the arrays that are members of `result`. The
+    /// line is read, not copied.
+    pub fn for_summary(&self) -> (Message, crate::wire::skim::Counted) {
+        let read = self
+            .raw
+            .as_deref()
+            .and_then(|raw| std::str::from_utf8(raw).ok())
+            .and_then(crate::wire::skim::summary_fields);
+        let (obj, counted) = read.unwrap_or_else(|| (self.obj.clone(), Vec::new()));
+        let copy = Message {
+            kind: self.kind,
+            id: self.id.clone(),
+            method: self.method.clone(),
+            problems: self.problems.clone(),
+            partial: self.partial,
+            obj,
+            raw: None,
+            slots: self.slots,
+        };
+        (copy, counted)
+    }
+
     /// Whether [`crate::wire::skim::parse`] cut a payload string of this message: `params()`
     /// and `result()` then hold its first characters only.
     pub fn is_cut(&self) -> bool {

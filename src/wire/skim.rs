@@ -54,15 +54,15 @@ pub fn parse(text: &str) -> Result<Frame, serde_json::Error> {
 /// [`parse`] without keeping the line: `true` when a string was cut, and the
 /// caller hands the line over with [`Frame::keep_line`] (moved, not copied).
 pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
-    match parse_as_is(text, false) {
-        Ok(done) => Ok(done),
+    match parse_as_is(text, false, true) {
+        Ok((frame, cut, _)) => Ok((frame, cut)),
         // JSON that serde_json refuses but the grammar allows: a lone
         // surrogate escape, a number beyond a double's range. Read again
         // with those mended (see [`mend`]), nothing cut (so that the kept
         // line is never read whole again).
         Err(e) => match mend(text) {
-            Some(mended) => match parse_as_is(&mended, true) {
-                Ok(done) => Ok(done),
+            Some(mended) => match parse_as_is(&mended, true, false) {
+                Ok((frame, cut, _)) => Ok((frame, cut)),
                 Err(_) => Err(e),
             },
             None => Err(e),
@@ -70,8 +70,18 @@ pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
     }
 }
 
-/// [`parse_cut`] on the text as it is; `whole` when nothing may be cut.
-fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Error> {
+/// The lengths of the arrays that are members of a message's `result`,
+/// where a tail was counted rather than built: `(key, elements)`.
+pub type Counted = Vec<(String, u64)>;
+
+/// [`parse_cut`] on the text as it is; `whole` when no string or subtree
+/// may be cut, `cut_arrays` when a long array of scalars may still be (see
+/// [`bound`]; the lengths of those in `result` are then counted).
+fn parse_as_is(
+    text: &str,
+    whole: bool,
+    cut_arrays: bool,
+) -> Result<(Frame, bool, Counted), serde_json::Error> {
     let excised = if text.len() >= EXCISE_MIN_LINE && may_excise(text.as_bytes()) {
         excise(text)
     } else {
@@ -87,6 +97,9 @@ fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Err
         taken,
         cut: Cell::new(false),
         whole,
+        cut_arrays,
+        last_len: Cell::new(0),
+        counted: RefCell::new(Vec::new()),
         big_id: RefCell::new(None),
         member: Cell::new(0),
         member_big_ids: RefCell::new(Vec::new()),
@@ -129,7 +142,7 @@ fn parse_as_is(text: &str, whole: bool) -> Result<(Frame, bool), serde_json::Err
             };
         }
     }
-    Ok((frame, ctx.cut.get()))
+    Ok((frame, ctx.cut.get(), ctx.counted.take()))
 }
 
 /// An integer id beyond 64 bits: compared by its exact text, never by the
@@ -599,8 +612,15 @@ struct Ctx<'a> {
     original: &'a str,
     taken: &'a [Taken],
     cut: Cell<bool>,
-    /// Nothing is cut (a mended line, which cannot be read whole again).
+    /// No string or subtree is cut (a mended line, which cannot be read
+    /// whole again, or a line read again whole).
     whole: bool,
+    /// Long arrays of scalars in `params` or `result` may be cut.
+    cut_arrays: bool,
+    /// How many elements the array read last had, counted ones included.
+    last_len: Cell<u64>,
+    /// The members of `result` that are arrays with a counted tail.
+    counted: RefCell<Counted>,
     /// The exact text of the message's integer id when it is beyond 64 bits.
     big_id: RefCell<Option<String>>,
     /// In a batch: how many members were begun, and the exact text of
@@ -713,13 +733,16 @@ impl<'de> Visitor<'de> for Skim<'_> {
         // `result` (then the message keeps its line), are counted, not built.
         let (items, skipped) = if self.at == Place::Root {
             bound::read_seq(&mut seq, item, bound::BATCH_ANALYSED, |_| true)?
-        } else if self.skim && !self.ctx.whole {
+        } else if self.skim && self.ctx.cut_arrays {
             bound::read_seq(&mut seq, item, bound::TRIVIAL_KEPT, |items| {
                 items.iter().all(bound::is_trivial)
             })?
         } else {
             bound::read_seq(&mut seq, item, usize::MAX, |_| false)?
         };
+        self.ctx
+            .last_len
+            .set((items.len() as u64).saturating_add(skipped));
         if skipped > 0 {
             if self.at == Place::Root {
                 self.ctx.batch_skipped.set(skipped);
@@ -790,6 +813,13 @@ impl<'de> Visitor<'de> for Skim<'_> {
                     ctx: self.ctx,
                 })?
             };
+            // The array just read is this member's (inner ones end first).
+            if let (Place::Result, Value::Array(items)) = (self.at, &value) {
+                let len = self.ctx.last_len.get();
+                if len > items.len() as u64 {
+                    self.ctx.counted.borrow_mut().push((key.to_string(), len));
+                }
+            }
             obj.insert(key.into_owned(), value);
             next = map.next_key::<std::borrow::Cow<'de, str>>()?;
         }
@@ -900,12 +930,28 @@ fn has_lone_surrogate(b: &[u8]) -> bool {
 /// Every member of a line kept by a cut message, read whole (nothing cut,
 /// what serde_json refuses but the grammar allows mended as in [`parse`]).
 pub(crate) fn whole_fields(text: &str) -> Option<Map<String, Value>> {
-    let frame = match parse_as_is(text, true) {
-        Ok((frame, _)) => frame,
-        Err(_) => parse_as_is(&mend(text)?, true).ok()?.0,
+    let frame = match parse_as_is(text, true, false) {
+        Ok((frame, _, _)) => frame,
+        Err(_) => parse_as_is(&mend(text)?, true, false).ok()?.0,
     };
     match frame {
         Frame::Message(m) => Some(m.into_fields()),
+        _ => None,
+    }
+}
+
+/// The members of a line kept by a cut message as a summary reads them:
+/// strings and subtrees whole, but a long array of scalars in `params` or
+/// `result` still cut at [`bound::TRIVIAL_KEPT`] (so that its structure
+/// never costs more than the line), with the lengths of those in `result`
+/// counted.
+pub(crate) fn summary_fields(text: &str) -> Option<(Map<String, Value>, Counted)> {
+    let (frame, _, counted) = match parse_as_is(text, true, true) {
+        Ok(done) => done,
+        Err(_) => parse_as_is(&mend(text)?, true, true).ok()?,
+    };
+    match frame {
+        Frame::Message(m) => Some((m.into_fields(), counted)),
         _ => None,
     }
 }
