@@ -10,18 +10,36 @@ use mcpdbg::render::{self, OutputFormat, Style};
 use mcpdbg::report::Report;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, log)) = data.split_first() else { return };
+    let Some((&pick, log)) = data.split_first() else {
+        return;
+    };
     let options = Options {
-        format: Format::ALL.get(usize::from(pick) % (Format::ALL.len() + 1)).copied(),
+        format: Format::ALL
+            .get(usize::from(pick) % (Format::ALL.len() + 1))
+            .copied(),
         ..Options::default()
     };
-    let file = pipeline::check("fuzz", Box::new(std::io::Cursor::new(log.to_vec())), &options).expect("in-memory reads succeed");
+    let file = pipeline::check(
+        "fuzz",
+        Box::new(std::io::Cursor::new(log.to_vec())),
+        &options,
+    )
+    .expect("in-memory reads succeed");
     let report = Report { files: vec![file] };
     let mut out = Vec::new();
     render::render(&report, OutputFormat::Json, Style::default(), &mut out).expect("render");
     serde_json_check(&out);
     let mut table = Vec::new();
-    render::render(&report, OutputFormat::Table, Style { color: true, width: Some(80) }, &mut table).expect("render");
+    render::render(
+        &report,
+        OutputFormat::Table,
+        Style {
+            color: true,
+            width: Some(80),
+        },
+        &mut table,
+    )
+    .expect("render");
 });
 
 fn serde_json_check(out: &[u8]) {

@@ -2,8 +2,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpdbg::protocol::Revision;
 use mcpdbg::cmd::validate::{ValidateOptions, validate};
+use mcpdbg::protocol::Revision;
 
 fuzz_target!(|data: &[u8]| {
     for revision in Revision::ALL {
