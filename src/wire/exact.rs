@@ -122,10 +122,7 @@ fn mark(text: &str) -> Option<String> {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                {
-                    i += 1;
-                }
+                i = crate::wire::skim::number_end(b, i);
                 let token = &text[start..i];
                 if is_inexact(token) {
                     out.push_str(&text[copied..start]);

@@ -229,10 +229,7 @@ fn mend(text: &str) -> Option<String> {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                {
-                    i += 1;
-                }
+                i = crate::wire::skim::number_end(b, i);
                 let token = &text[start..i];
                 if token.parse::<f64>().is_ok_and(f64::is_infinite) {
                     out.push_str(&text[copied..start]);
@@ -251,6 +248,16 @@ fn mend(text: &str) -> Option<String> {
     }
     out.push_str(&text[copied.min(text.len())..]);
     Some(out)
+}
+
+/// Where the number token starting at `start` ends: past its sign, digits,
+/// point and exponent (shared with [`crate::wire::exact`]'s rewrite).
+pub(crate) fn number_end(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+        i += 1;
+    }
+    i
 }
 
 /// A string literal taken out of the line: where its empty stand-in `""`
