@@ -203,6 +203,9 @@ pub struct Transport {
     /// its text (a host's prefix), when known, so that a parse error's
     /// column counts in the line as the user sees it.
     column_base: Option<usize>,
+    /// Keep the numbers a double would change as written, for the views
+    /// ([`Transport::exact_numbers`]).
+    exact: bool,
 }
 
 fn slot(dir: Dir) -> usize {
@@ -248,7 +251,18 @@ impl Transport {
             notes: Default::default(),
             last: None,
             column_base: None,
+            exact: false,
         }
+    }
+
+    /// A transport for the views, which show and compare payloads: each
+    /// message keeps its numbers that a double would change (an integer
+    /// beyond 64 bits, a decimal of more digits than a double holds) as
+    /// written (see [`crate::wire::message::Frame::keep_exact`]). The rules
+    /// see the same messages either way; this costs one more scan of each line.
+    pub fn exact_numbers(mut self) -> Transport {
+        self.exact = true;
+        self
     }
 
     /// Takes one record; appends what it yields to `out`.
@@ -416,7 +430,7 @@ impl Transport {
     ) {
         // The common case, a plain line of JSON, parsed without copies.
         let base = bytes.offset_in_line();
-        let bytes = match parse_plain(bytes) {
+        let bytes = match parse_plain(bytes, self.exact) {
             Ok(frame) => {
                 emit(at, dir, frame, findings, out);
                 return;
@@ -538,7 +552,12 @@ impl Transport {
             return;
         }
         match crate::wire::skim::parse(text) {
-            Ok(frame) => emit(at, dir, frame, findings, out),
+            Ok(mut frame) => {
+                if self.exact {
+                    frame.keep_exact(text);
+                }
+                emit(at, dir, frame, findings, out)
+            }
             Err(e) if e.is_eof() && terminated => {
                 let mut scan = Nesting::default();
                 scan.feed(text.as_bytes());
@@ -670,7 +689,11 @@ impl Transport {
                     .dir(dir)
                     .related(at.line),
                 );
-                emit(pending.start, dir, message::classify(value), findings, out);
+                let mut frame = message::classify(value);
+                if self.exact {
+                    frame.keep_exact(&pending.text);
+                }
+                emit(pending.start, dir, frame, findings, out);
             }
             Err(e)
                 if e.is_eof()
@@ -783,8 +806,9 @@ impl Transport {
 
 /// Parses a line that is plainly one JSON value: no BOM or CR to report,
 /// valid UTF-8, not a header. A message that keeps its line takes `bytes`.
+/// With `exact`, the frame keeps its numbers as written (see [`Transport::exact_numbers`]).
 /// `None` for anything else, which the transport's full path handles.
-fn parse_plain(bytes: LineBytes) -> Result<Frame, LineBytes> {
+fn parse_plain(bytes: LineBytes, exact: bool) -> Result<Frame, LineBytes> {
     if bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r") {
         return Err(bytes);
     }
@@ -796,6 +820,9 @@ fn parse_plain(bytes: LineBytes) -> Result<Frame, LineBytes> {
     }
     match crate::wire::skim::parse_cut(text) {
         Ok((mut frame, cut)) => {
+            if exact {
+                frame.keep_exact(text);
+            }
             if cut {
                 frame.keep_line(bytes);
             }

@@ -1142,3 +1142,130 @@ fn replay_redact_writes_the_secret_nowhere() {
     assert_eq!(out.status.code(), Some(2), "{}", transcript(&out));
     assert!(std::fs::read_to_string(dir.join("plain.log")).unwrap() == plain);
 }
+
+// ------------------------------------------------ numbers beyond a double
+
+/// A native log whose `tools/call` (id `id`) carries `n` in its arguments and
+/// gets it back in `structuredContent`.
+fn log_with_number(dir: &Path, name: &str, id: &str, n: &str) -> std::path::PathBuf {
+    let log = dir.join(name);
+    let text = format!(
+        "> {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"n\":{n}}}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[],\"structuredContent\":{{\"n\":{n}}}}}}}\n"
+    );
+    std::fs::write(&log, text).expect("write log");
+    log
+}
+
+#[test]
+fn diff_and_timeline_keep_numbers_a_double_would_change() {
+    let dir = scratch("exact-numbers");
+    // Each pair is one double apart from nothing: serde_json reads both
+    // numbers of a pair as the same double.
+    for (a, b) in [
+        (
+            "123456789012345678901234567890",
+            "123456789012345678901234567891",
+        ),
+        ("0.12345678901234567890123", "0.12345678901234567890124"),
+        ("-1e400", "-2e400"),
+    ] {
+        let before = log_with_number(&dir, "a.log", "1", a);
+        let after = log_with_number(&dir, "b.log", "1", b);
+        let out = mcpdbg()
+            .args(["diff", "--format", "json"])
+            .args([&before, &after])
+            .output()
+            .expect("diff runs");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{a} vs {b}\n{}",
+            transcript(&out)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("\"before\": {a}")) && text.contains(&format!("\"after\": {b}")),
+            "{a} vs {b}: the change is not named as written\n{text}"
+        );
+        let same = mcpdbg()
+            .args(["diff", "--format", "json"])
+            .args([&before, &before])
+            .output()
+            .expect("diff runs");
+        assert_eq!(same.status.code(), Some(0), "{}", transcript(&same));
+        let human = mcpdbg()
+            .args(["diff"])
+            .args([&before, &after])
+            .output()
+            .expect("diff");
+        assert!(
+            String::from_utf8_lossy(&human.stdout)
+                .contains(&format!("result.structuredContent.n: {a} -> {b}")),
+            "{}",
+            transcript(&human)
+        );
+        let timeline = mcpdbg()
+            .arg("timeline")
+            .arg(&after)
+            .output()
+            .expect("timeline");
+        assert!(
+            String::from_utf8_lossy(&timeline.stdout).contains(&format!("echo(n={b})")),
+            "{}",
+            transcript(&timeline)
+        );
+    }
+}
+
+#[test]
+fn replay_sends_numbers_as_the_log_wrote_them() {
+    // A JSON-RPC server on Python's json module, whose integers have no
+    // size limit: it answers initialize and echoes a tool's arguments.
+    let dir = scratch("exact-replay");
+    let server = dir.join("echo.py");
+    std::fs::write(
+        &server,
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m or "method" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+    else:
+        r = {"content": [], "structuredContent": m["params"]["arguments"]}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}, separators=(",", ":")), flush=True)
+"#,
+    )
+    .expect("write server");
+    let big = "123456789012345678901234567890";
+    let log = log_with_number(&dir, "big.log", big, big);
+    let python = sdk_python();
+    let (out, new) = replay_within(
+        &log,
+        &["--timeout", "10"],
+        &[
+            python.to_str().expect("path"),
+            server.to_str().expect("path"),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+    let doc = json_of(&out);
+    assert_eq!(row(&doc, "echo")["verdict"], "same", "{doc:#}");
+    let sent = format!(
+        "\"id\":{big},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"n\":{big}}}}}"
+    );
+    assert!(
+        new.contains(&sent),
+        "the replay changed the numbers:\n{new}"
+    );
+    assert!(
+        new.contains(&format!("\"structuredContent\":{{\"n\":{big}}}")),
+        "{new}"
+    );
+}

@@ -319,7 +319,8 @@ impl Run<'_> {
     }
 
     fn write_stdin(&mut self, message: &Value) -> io::Result<()> {
-        let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
+        // Numbers a double would change go out as the log wrote them.
+        let mut bytes = crate::wire::exact::to_vec(message).map_err(io::Error::other)?;
         self.transcript.line(Utc::now(), ">", &bytes)?;
         bytes.push(b'\n');
         let len = bytes.len() as u64;
@@ -407,7 +408,7 @@ impl Run<'_> {
                 .timeout(i)
                 .map(|t| Instant::now() + Duration::from_secs_f64(t));
             self.pending.insert(
-                id.to_string(),
+                crate::wire::exact::to_string(&id),
                 Pending {
                     request: i,
                     deadline,
@@ -438,7 +439,8 @@ impl Run<'_> {
             }
             None => {
                 let text = format!(
-                    "the server sent `{method}` (id {id}) and the recorded session has no further answer to it; mcpdbg answered with an error"
+                    "the server sent `{method}` (id {}) and the recorded session has no further answer to it; mcpdbg answered with an error",
+                    crate::wire::exact::to_string(id)
                 );
                 self.result.differences.push(text);
                 reply.insert(
@@ -454,7 +456,10 @@ impl Run<'_> {
     }
 
     fn server_wrote(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+        let Some(value) = std::str::from_utf8(bytes)
+            .ok()
+            .and_then(|text| crate::wire::exact::parse(text).ok())
+        else {
             return Ok(());
         };
         let messages = match value {
@@ -466,7 +471,7 @@ impl Run<'_> {
             match (obj.contains_key("method"), obj.get("id")) {
                 (true, Some(_)) => self.answer(&obj)?,
                 (false, Some(id)) => {
-                    if let Some(p) = self.pending.remove(&id.to_string()) {
+                    if let Some(p) = self.pending.remove(&crate::wire::exact::to_string(id)) {
                         self.settled[p.request] = true;
                     }
                 }

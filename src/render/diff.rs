@@ -18,7 +18,7 @@ fn clean(text: &str) -> String {
 fn value(v: &Option<Value>) -> String {
     match v {
         None => "(absent)".to_string(),
-        Some(v) => clean(&v.to_string()),
+        Some(v) => clean(&crate::wire::exact::to_string(v)),
     }
 }
 

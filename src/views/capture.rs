@@ -141,7 +141,7 @@ pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture>
         lines,
     } = reader::open(input, format)?;
     let mut builder = Builder::new(format);
-    let mut transport = Transport::new();
+    let mut transport = Transport::new().exact_numbers();
     let mut findings = Findings::default();
     let mut items = Vec::new();
     for record in records {

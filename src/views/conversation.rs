@@ -284,7 +284,7 @@ impl Conversation {
         // a long array of scalars stays cut, its length counted.
         let whole;
         let mut counted = Vec::new();
-        let msg = if msg.is_cut() {
+        let msg = if msg.is_cut() || msg.has_exact() {
             let copy;
             (copy, counted) = msg.for_summary();
             whole = copy;
@@ -421,7 +421,7 @@ const VALUE_CHARS: usize = 40;
 /// An argument's value as a row shows it: compact JSON on one line
 /// (strings quoted), cut at [`VALUE_CHARS`].
 fn value_excerpt(v: &Value) -> String {
-    let text = v.to_string();
+    let text = crate::wire::exact::to_string(v);
     match crate::text::head(&text, VALUE_CHARS) {
         Some(head) => format!("{head}…"),
         None => text,
@@ -459,8 +459,11 @@ fn first_block(blocks: &[Value]) -> Option<String> {
 /// A short rendering of any JSON value: strings as text, the rest compact.
 fn short(v: &Value) -> String {
     match v {
-        Value::String(s) => excerpt(s),
-        other => excerpt(&other.to_string()),
+        Value::String(s) => match crate::wire::exact::marked(s) {
+            Some(number) => excerpt(number),
+            None => excerpt(s),
+        },
+        other => excerpt(&crate::wire::exact::to_string(other)),
     }
 }
 

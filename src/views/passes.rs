@@ -145,7 +145,7 @@ impl Entries {
         Ok(Entries {
             format,
             records,
-            transport: Transport::new(),
+            transport: Transport::new().exact_numbers(),
             scratch: Findings::default(),
             conversation: Conversation::new(),
             items: Vec::new(),

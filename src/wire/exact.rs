@@ -48,6 +48,11 @@ pub fn marked(v: &str) -> Option<&str> {
 /// an integer beyond 64 bits, or a decimal a double does not hold (more
 /// digits than a double keeps, or beyond its range).
 pub fn is_inexact(token: &str) -> bool {
+    // Up to 16 characters without an exponent: an integer of 64 bits or a
+    // decimal of at most 15 digits, which a double gives back as written.
+    if token.len() <= 16 && !token.contains(['e', 'E']) {
+        return false;
+    }
     let digits = token.strip_prefix('-').unwrap_or(token);
     if digits.is_empty() {
         return false;
@@ -98,49 +103,80 @@ fn decimal(token: &str) -> Option<(bool, String, i64)> {
 /// Parses JSON text with each number that serde_json would change marked
 /// (see [`number`]), so that the JSON outputs show it as written.
 pub fn parse(text: &str) -> serde_json::Result<Value> {
-    match mark(text) {
+    match marked_text(text) {
         Some(marked) => serde_json::from_str(&marked),
         None => serde_json::from_str(text),
     }
 }
 
-/// The text with each inexact number token replaced by its marked string;
-/// `None` when it has none.
-fn mark(text: &str) -> Option<String> {
-    let b = text.as_bytes();
+/// Whether JSON text holds a number token that serde_json would change
+/// (see [`is_inexact`]); nothing is built.
+pub fn has_inexact(text: &str) -> bool {
+    let mut found = false;
+    tokens(text, |_, token| {
+        found = is_inexact(token);
+        found
+    });
+    found
+}
+
+/// The text with each inexact number token replaced by its marked string
+/// (so that serde_json reads it as such); `None` when it has none.
+pub fn marked_text(text: &str) -> Option<String> {
     let mut out = String::new();
     let mut copied = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                i = crate::wire::skim::number_end(b, i);
-                let token = &text[start..i];
-                if is_inexact(token) {
-                    out.push_str(&text[copied..start]);
-                    out.push('"');
-                    out.push_str(prefix());
-                    out.push_str(token);
-                    out.push('"');
-                    copied = i;
-                }
-            }
-            _ => i += 1,
+    tokens(text, |start, token| {
+        if is_inexact(token) {
+            out.push_str(&text[copied..start]);
+            out.push('"');
+            out.push_str(prefix());
+            out.push_str(token);
+            out.push('"');
+            copied = start + token.len();
         }
-    }
+        false
+    });
     if copied == 0 {
         return None;
     }
     out.push_str(&text[copied.min(text.len())..]);
     Some(out)
+}
+
+/// Calls `f(start, token)` for each number token outside string literals,
+/// until it returns `true`.
+fn tokens(text: &str, mut f: impl FnMut(usize, &str) -> bool) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+                        // The string runs to the end of the text.
+                        None => return,
+                        Some(at) if b[i + at] == b'"' => {
+                            i += at + 1;
+                            break;
+                        }
+                        Some(at) => i += at + 2,
+                    }
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i = crate::wire::skim::number_end(b, i);
+                // A token cut by a stray byte is no number to mark.
+                if let Some(token) = text.get(start..i) {
+                    if f(start, token) {
+                        return;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
 }
 
 /// A value serialized with its marked numbers written as numbers.
@@ -183,6 +219,11 @@ pub fn to_writer(out: impl io::Write, v: &Value) -> serde_json::Result<()> {
 /// [`serde_json::to_writer_pretty`], marked numbers written as numbers.
 pub fn to_writer_pretty(out: impl io::Write, v: &Value) -> serde_json::Result<()> {
     serde_json::to_writer_pretty(out, &Exact(v))
+}
+
+/// [`serde_json::to_vec`], marked numbers written as numbers.
+pub fn to_vec(v: &Value) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec(&Exact(v))
 }
 
 /// `v.to_string()`, marked numbers written as numbers.
@@ -235,6 +276,23 @@ mod tests {
         // only a string.
         let forged = Value::String(format!("\u{10FFFF}mcpdbg-exact-0:{id}"));
         assert_eq!(to_string(&forged), serde_json::to_string(&forged).unwrap());
+    }
+
+    #[test]
+    fn only_numbers_outside_strings_are_marked() {
+        let big = "123456789012345678901234567890";
+        // Digits in strings, escaped quotes, keys: not numbers.
+        let quiet = format!(r#"{{"{big}":"{big}","s":"a\"{big}","n":[1,2.5,-3e2]}}"#);
+        assert!(!has_inexact(&quiet), "{quiet}");
+        assert_eq!(marked_text(&quiet), None);
+        let loud = format!(r#"{{"s":"x\\","n":{big},"f":0.12345678901234567890123}}"#);
+        assert!(has_inexact(&loud));
+        let v = parse(&loud).unwrap();
+        assert_eq!(to_string(&v), loud);
+        assert_eq!(marked(v["n"].as_str().unwrap()), Some(big));
+        // A string that never ends hides what follows it.
+        assert!(!has_inexact(&format!(r#"{{"s":"{big} {big}"#)));
+        assert!(!has_inexact(&format!(r#"{{"s":"\"#)));
     }
 
     #[test]

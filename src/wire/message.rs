@@ -188,6 +188,12 @@ pub struct Message {
     /// to read them whole.
     obj: Map<String, Value>,
     raw: Option<crate::wire::line::LineBytes>,
+    /// The message as JSON text with each number a double would change
+    /// written as a marked string ([`crate::wire::exact`]), when a view asked
+    /// for exact numbers ([`Frame::keep_exact`]) and it has such a number:
+    /// [`Message::expand`] and [`Message::for_summary`] read it, so that views
+    /// show and compare those numbers as written. The rules read `obj`.
+    exact: Option<Box<str>>,
     /// Where `params`, `result` and `error` stand among the members, found
     /// while classifying: the accessors read them without hashing the key
     /// (checked against the key; forgotten when `fields_mut` lends the members).
@@ -237,6 +243,29 @@ impl Frame {
     pub fn keep_line(&mut self, line: impl Into<crate::wire::line::LineBytes>) {
         if let Frame::Message(m) = self {
             m.raw = Some(line.into());
+        }
+    }
+
+    /// Keeps the numbers of `text` (the JSON this frame was read from) that a
+    /// double would change, as written, for the views (see `Message::exact`).
+    /// Costs one scan of the text; nothing is kept when it has none.
+    pub fn keep_exact(&mut self, text: &str) {
+        let Some(marked) = crate::wire::exact::marked_text(text) else {
+            return;
+        };
+        match self {
+            Frame::Message(m) => m.exact = Some(marked.into()),
+            Frame::Batch(items) | Frame::LongBatch { items, .. } => {
+                let Ok(Value::Array(values)) = serde_json::from_str::<Value>(&marked) else {
+                    return;
+                };
+                for (item, value) in items.iter_mut().zip(values) {
+                    if let Ok(m) = item {
+                        m.exact = Some(value.to_string().into());
+                    }
+                }
+            }
+            Frame::Invalid(_) => {}
         }
     }
 }
@@ -392,6 +421,7 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         partial: false,
         obj,
         raw: None,
+        exact: None,
         slots,
     })
 }
@@ -447,10 +477,28 @@ impl Message {
     /// Reads the cut payload strings whole, so that every accessor sees the
     /// message as sent (for views and captures, which show or compare it).
     pub fn expand(&mut self) {
-        if let Some(obj) = self.whole() {
+        if let Some(obj) = self.exact_fields() {
+            self.obj = obj;
+            self.slots = Slots([UNKNOWN; 3]);
+        } else if let Some(obj) = self.whole() {
             self.obj = obj;
         }
         self.raw = None;
+        self.exact = None;
+    }
+
+    /// Whether the message keeps numbers a double would change as written
+    /// (see [`Frame::keep_exact`]): views read it with [`Message::for_summary`].
+    pub fn has_exact(&self) -> bool {
+        self.exact.is_some()
+    }
+
+    /// Every member, read from [`Message::exact`]'s text (numbers marked).
+    fn exact_fields(&self) -> Option<Map<String, Value>> {
+        match serde_json::from_str(self.exact.as_deref()?) {
+            Ok(Value::Object(obj)) => Some(obj),
+            _ => None,
+        }
     }
 
     /// The message as a summary reads it: cut strings and subtrees whole,
@@ -458,11 +506,14 @@ impl Message {
     /// the counted lengths of the arrays that are members of `result`. The
     /// line is read, not copied.
     pub fn for_summary(&self) -> (Message, crate::wire::skim::Counted) {
-        let read = self
-            .raw
-            .as_deref()
-            .and_then(|raw| std::str::from_utf8(raw).ok())
-            .and_then(crate::wire::skim::summary_fields);
+        let read = match &self.exact {
+            Some(text) => crate::wire::skim::summary_fields(text),
+            None => self
+                .raw
+                .as_deref()
+                .and_then(|raw| std::str::from_utf8(raw).ok())
+                .and_then(crate::wire::skim::summary_fields),
+        };
         let (obj, counted) = read.unwrap_or_else(|| (self.obj.clone(), Vec::new()));
         let copy = Message {
             kind: self.kind,
@@ -472,7 +523,12 @@ impl Message {
             partial: self.partial,
             obj,
             raw: None,
-            slots: self.slots,
+            exact: None,
+            slots: if self.exact.is_some() {
+                Slots([UNKNOWN; 3])
+            } else {
+                self.slots
+            },
         };
         (copy, counted)
     }
