@@ -292,7 +292,7 @@ mod tests {
         assert_eq!(marked(v["n"].as_str().unwrap()), Some(big));
         // A string that never ends hides what follows it.
         assert!(!has_inexact(&format!(r#"{{"s":"{big} {big}"#)));
-        assert!(!has_inexact(&format!(r#"{{"s":"\"#)));
+        assert!(!has_inexact(r#"{"s":"\"#));
     }
 
     #[test]
