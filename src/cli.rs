@@ -563,6 +563,12 @@ struct CompareArgs {
     /// also writes its new transcript so
     #[arg(long)]
     redact: bool,
+
+    /// The client requests taken from each log (about 500 bytes each in
+    /// memory, more with their params and results); the rest of a session
+    /// is counted, not compared, and every output says so
+    #[arg(long, value_name = "N", default_value_t = mcpdbg::views::capture::MAX_REQUESTS as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    max_requests: u64,
 }
 
 /// Play a captured session's client side against a server and compare
@@ -1048,6 +1054,7 @@ impl CompareArgs {
             },
             form: self.format.form(),
             redact: self.redact,
+            max_requests: usize::try_from(self.max_requests).unwrap_or(usize::MAX),
         }
     }
 }

@@ -114,6 +114,19 @@ pub fn needs_escape(c: char) -> bool {
         )
 }
 
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Seconds as a short human duration: `850 ms`, `7.2 s`, `3 min 05 s`.
 pub fn duration(seconds: f64) -> String {
     if seconds < 1.0 {
@@ -145,6 +158,19 @@ pub fn push_code(out: &mut String, c: char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        for (n, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (250_000, "250,000"),
+            (1_234_567, "1,234,567"),
+        ] {
+            assert_eq!(thousands(n), text);
+        }
+    }
 
     #[test]
     fn wraps_on_words_without_edge_spaces() {

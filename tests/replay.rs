@@ -136,9 +136,11 @@ fn diff_json_version_1_is_pinned() {
             "notes",
             "target",
             "counted",
+            "left_out",
         ],
         "document",
     );
+    assert_eq!(doc["left_out"], Value::Null);
     assert_eq!(doc["version"], 1);
     assert_eq!(doc["kind"], "diff");
     assert_eq!(doc["verdict"], "differs");
@@ -190,6 +192,50 @@ fn diff_json_version_1_is_pinned() {
         &["before", "after", "only_after", "only_before"],
         "findings",
     );
+}
+
+#[test]
+fn diff_takes_at_most_max_requests_and_says_so_in_every_format() {
+    // CHANGED differs from BEFORE at its third request (`add`): with two
+    // requests taken from each log, the difference is not seen, and the
+    // outputs say that the rest was counted, not compared.
+    let out = run(&[
+        "diff",
+        "--format",
+        "json",
+        "--max-requests",
+        "2",
+        BEFORE,
+        CHANGED,
+    ]);
+    let doc = json_of(&out);
+    assert_eq!(doc["requests"].as_array().map(Vec::len), Some(2), "{doc:#}");
+    let left = &doc["left_out"];
+    keys(left, &["before", "after", "max_requests"], "left_out");
+    assert_eq!(left["max_requests"], 2);
+    let total = |path: &str| {
+        let text = std::fs::read_to_string(root().join(path)).expect("fixture");
+        text.lines()
+            .filter(|l| l.contains("\"method\"") && l.contains("\"id\"") && l.contains(" > "))
+            .count() as u64
+    };
+    assert_eq!(left["before"].as_u64(), Some(total(BEFORE) - 2), "{doc:#}");
+    assert_eq!(left["after"].as_u64(), Some(total(CHANGED) - 2), "{doc:#}");
+    let text = run(&["diff", "--max-requests", "2", BEFORE, CHANGED]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains("compared the first 2 requests of each log; not compared:"),
+        "{stdout}"
+    );
+    // Without the limit, the difference is there.
+    let whole = json_of(&run(&["diff", "--format", "json", BEFORE, CHANGED]));
+    assert!(whole["requests"].as_array().map(Vec::len) > Some(2));
+    assert_eq!(whole["verdict"], "differs");
+    let zero = mcpdbg()
+        .args(["diff", "--max-requests", "0", BEFORE, CHANGED])
+        .output()
+        .expect("runs");
+    assert_eq!(zero.status.code(), Some(2), "{}", transcript(&zero));
 }
 
 #[test]

@@ -17,7 +17,7 @@ use crate::reader::Format;
 use crate::redact::Redactor;
 use crate::render;
 use crate::text::escape_control;
-use crate::views::capture::{self, Capture};
+use crate::views::capture::{self, Capture, Limits};
 use crate::views::diff::{self, Change, Comparison, Expect, Labels, Pattern, Target};
 use crate::views::passes::Entries;
 
@@ -32,6 +32,8 @@ pub struct Compare {
     pub form: Form,
     /// `--redact`: the report's strings from the logs as placeholders.
     pub redact: bool,
+    /// `--max-requests`: the client requests taken from each log.
+    pub max_requests: usize,
 }
 
 /// `mcpdbg diff BEFORE AFTER`.
@@ -62,8 +64,13 @@ pub struct ReplayCommand {
 }
 
 pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
-    let (before, before_findings) = read_capture(&d.before, d.input)?;
-    let (after, after_findings) = read_capture(&d.after, d.input)?;
+    // diff compares requests: the client's other messages are not kept.
+    let limits = Limits {
+        sends: false,
+        max_requests: d.compare.max_requests,
+    };
+    let (before, before_findings) = read_capture(&d.before, d.input, limits)?;
+    let (after, after_findings) = read_capture(&d.after, d.input, limits)?;
     for (path, capture) in [(&d.before, &before), (&d.after, &after)] {
         if capture.more_sessions {
             eprintln!(
@@ -96,7 +103,11 @@ pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
 }
 
 pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
-    let (before, before_findings) = read_capture(&r.log, r.input)?;
+    let limits = Limits {
+        sends: true,
+        max_requests: r.compare.max_requests,
+    };
+    let (before, before_findings) = read_capture(&r.log, r.input, limits)?;
     let name = r.log.display();
     if let Some((line, why)) = &before.not_replayable {
         eprintln!(
@@ -152,7 +163,7 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         }
         eprintln!("mcpdbg replay: new session written to {}", out.display());
     }
-    let (after, mut after_findings) = read_capture(&recording, None)?;
+    let (after, mut after_findings) = read_capture(&recording, None, limits)?;
     after_findings.retain(|f| !replay_caused(&after, f));
     let mut comparison = compare(
         &r.compare,
@@ -300,12 +311,16 @@ fn replay_caused(after: &Capture, f: &Finding) -> bool {
 }
 
 /// A capture and its findings.
-fn read_capture(path: &Path, format: Option<Format>) -> io::Result<(Capture, Vec<Finding>)> {
+fn read_capture(
+    path: &Path,
+    format: Option<Format>,
+    limits: Limits,
+) -> io::Result<(Capture, Vec<Finding>)> {
     let open = || {
         File::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
     };
-    let capture = capture::read(Box::new(open()?), format)?;
+    let capture = capture::read_with(Box::new(open()?), format, limits)?;
     let options = Options {
         format,
         ..Options::default()

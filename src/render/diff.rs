@@ -196,6 +196,9 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
     if !c.target.is_empty() {
         writeln!(out, "{}", clean(&counted_rows(c)))?;
     }
+    if let Some(left_out) = &c.left_out {
+        writeln!(out, "{}", left_out.describe())?;
+    }
     Ok(())
 }
 

@@ -131,16 +131,54 @@ pub struct Capture {
     pub more_sessions: bool,
     /// Lines the log had.
     pub lines: u64,
+    /// Client requests beyond [`Limits::max_requests`]: counted, not taken
+    /// (nor their answers, nor the client messages after the last one taken).
+    pub left_out: u64,
+    /// The [`Limits::max_requests`] it was read with.
+    pub max_requests: usize,
 }
 
-/// Reads a log. `Err` only when reading fails.
+/// What a capture keeps.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Keep the client's messages to send them again (`replay`); `diff`
+    /// compares requests only.
+    pub sends: bool,
+    /// The client requests taken; the rest of the session is counted. A
+    /// capture holds about 500 bytes a request (more with its params and
+    /// result), so this bounds its memory.
+    pub max_requests: usize,
+}
+
+/// The default of `--max-requests`.
+pub const MAX_REQUESTS: usize = 250_000;
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            sends: true,
+            max_requests: MAX_REQUESTS,
+        }
+    }
+}
+
+/// Reads a log with the default [`Limits`]. `Err` only when reading fails.
 pub fn read(input: Box<dyn Read>, format: Option<Format>) -> io::Result<Capture> {
+    read_with(input, format, Limits::default())
+}
+
+/// Reads a log, keeping what `limits` allow. `Err` only when reading fails.
+pub fn read_with(
+    input: Box<dyn Read>,
+    format: Option<Format>,
+    limits: Limits,
+) -> io::Result<Capture> {
     let reader::Opened {
         format,
         records,
         lines,
     } = reader::open(input, format)?;
-    let mut builder = Builder::new(format);
+    let mut builder = Builder::new(format, limits);
     let mut transport = Transport::new().exact_numbers();
     let mut findings = Findings::default();
     let mut items = Vec::new();
@@ -192,10 +230,11 @@ struct Builder {
     /// Where a restarted server's session begins: only the first is taken.
     boundary: Boundary,
     stopped: bool,
+    limits: Limits,
 }
 
 impl Builder {
-    fn new(format: Format) -> Builder {
+    fn new(format: Format, limits: Limits) -> Builder {
         Builder {
             capture: Capture {
                 format,
@@ -206,12 +245,15 @@ impl Builder {
                 not_replayable: None,
                 more_sessions: false,
                 lines: 0,
+                left_out: 0,
+                max_requests: limits.max_requests,
             },
             open: Pairing::default(),
             answered_since: Vec::new(),
             first_source: None,
             boundary: Boundary::default(),
             stopped: false,
+            limits,
         }
     }
 
@@ -274,12 +316,24 @@ impl Builder {
         mut msg: Message,
         partial: bool,
     ) {
-        msg.expand(); // a capture is compared and replayed whole
         let dir = if dir == Dir::Unknown {
             self.infer(&msg)
         } else {
             dir
         };
+        // Past the limit, the client's requests are counted and the rest of
+        // the session is left out: what was taken stays a whole prefix.
+        if self.capture.left_out > 0
+            || (self.capture.requests.len() >= self.limits.max_requests
+                && dir == Dir::ClientToServer
+                && msg.kind == Kind::Request)
+        {
+            if dir == Dir::ClientToServer && msg.kind == Kind::Request {
+                self.capture.left_out += 1;
+            }
+            return;
+        }
+        msg.expand(); // a capture is compared and replayed whole
         let partial = partial || msg.partial;
         match (dir, msg.kind) {
             (Dir::ClientToServer, Kind::Request | Kind::Notification) => {
@@ -312,6 +366,10 @@ impl Builder {
                     if let Some(&i) = target.and_then(|id| self.open.get(Side::Client, &id)) {
                         self.capture.requests[i].cancelled = true;
                     }
+                }
+                if !self.limits.sends {
+                    self.answered_since.clear();
+                    return;
                 }
                 self.capture.sends.push(Send {
                     line,

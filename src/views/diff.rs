@@ -348,6 +348,29 @@ pub struct Comparison {
     pub notes: Vec<String>,
     /// The rows the verdict counts.
     pub target: Target,
+    /// Requests past the limit of requests taken from each log
+    /// (`--max-requests`): counted, not compared. `None` when none was.
+    pub left_out: Option<LeftOut>,
+}
+
+/// The requests a comparison left out, per log, past `max_requests`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    pub before: u64,
+    pub after: u64,
+    pub max_requests: usize,
+}
+
+impl LeftOut {
+    /// In words, for the text output.
+    pub fn describe(&self) -> String {
+        let n = crate::text::thousands(self.max_requests as u64);
+        format!(
+            "compared the first {n} requests of each log; not compared: {} more before, {} more after (--max-requests raises the limit)",
+            crate::text::thousands(self.before),
+            crate::text::thousands(self.after),
+        )
+    }
 }
 
 /// Rules whose changes the request rows already show, or that depend on
@@ -437,6 +460,11 @@ pub fn compare(
         findings_after: IndexMap::new(),
         notes: Vec::new(),
         target: Target::default(),
+        left_out: (a.left_out > 0 || b.left_out > 0).then(|| LeftOut {
+            before: a.left_out,
+            after: b.left_out,
+            max_requests: a.max_requests.min(b.max_requests),
+        }),
     }
 }
 
