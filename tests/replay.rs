@@ -796,20 +796,31 @@ proptest::proptest! {
 
 // ------------------------------------------------------- hostile servers
 
-/// A native log: the handshake, then a `tools/call` whose arguments hold
-/// `payload` bytes, answered.
-fn log_with_payload(dir: &Path, payload: usize) -> std::path::PathBuf {
-    let log = dir.join("payload.log");
+/// A native log: the handshake, then a `tools/call` of `echo` (id `id`,
+/// arguments `arguments`) answered with `result` (JSON texts).
+fn log_with_call(
+    dir: &Path,
+    name: &str,
+    id: &str,
+    arguments: &str,
+    result: &str,
+) -> std::path::PathBuf {
+    let log = dir.join(name);
     let text = format!(
         "> {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
          < {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
          > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n\
-         > {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{}\"}}}}}}\n\
-         < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[]}}}}\n",
-        "x".repeat(payload)
+         > {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{arguments}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n"
     );
     std::fs::write(&log, text).expect("write log");
     log
+}
+
+/// [`log_with_call`] whose arguments hold `payload` bytes, answered.
+fn log_with_payload(dir: &Path, payload: usize) -> std::path::PathBuf {
+    let arguments = format!("{{\"text\":\"{}\"}}", "x".repeat(payload));
+    log_with_call(dir, "payload.log", "1", &arguments, "{\"content\":[]}")
 }
 
 /// `mcpdbg replay --format json ARGS LOG -- SERVER...`, killed (and the
@@ -1191,19 +1202,12 @@ fn replay_redact_writes_the_secret_nowhere() {
 
 // ------------------------------------------------ numbers beyond a double
 
-/// A native log whose `tools/call` (id `id`) carries `n` in its arguments and
-/// gets it back in `structuredContent`.
+/// [`log_with_call`] whose arguments carry `n`, which the result's
+/// `structuredContent` gives back.
 fn log_with_number(dir: &Path, name: &str, id: &str, n: &str) -> std::path::PathBuf {
-    let log = dir.join(name);
-    let text = format!(
-        "> {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
-         < {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
-         > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n\
-         > {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"n\":{n}}}}}}}\n\
-         < {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[],\"structuredContent\":{{\"n\":{n}}}}}}}\n"
-    );
-    std::fs::write(&log, text).expect("write log");
-    log
+    let arguments = format!("{{\"n\":{n}}}");
+    let result = format!("{{\"content\":[],\"structuredContent\":{arguments}}}");
+    log_with_call(dir, name, id, &arguments, &result)
 }
 
 #[test]
