@@ -322,13 +322,14 @@ impl Builder {
             dir
         };
         // Past the limit, the client's requests are counted and the rest of
-        // the session is left out: what was taken stays a whole prefix.
-        if self.capture.left_out > 0
-            || (self.capture.requests.len() >= self.limits.max_requests
-                && dir == Dir::ClientToServer
-                && msg.kind == Kind::Request)
-        {
-            if dir == Dir::ClientToServer && msg.kind == Kind::Request {
+        // the session is left out but for the answers to the requests taken
+        // (which may come after the first one left out): what was taken
+        // stays a whole prefix.
+        let request = dir == Dir::ClientToServer && msg.kind == Kind::Request;
+        let past = self.capture.left_out > 0
+            || (request && self.capture.requests.len() >= self.limits.max_requests);
+        if past && !(dir == Dir::ServerToClient && msg.kind == Kind::Response) {
+            if request {
                 self.capture.left_out += 1;
             }
             return;
@@ -515,6 +516,43 @@ mod tests {
             Some(serde_json::json!({"name":"s","version":"2"}))
         );
         assert!(c.not_replayable.is_none());
+    }
+
+    #[test]
+    fn past_max_requests_the_answers_to_the_requests_taken_still_count() {
+        // Request 2 is the last one taken; its answer comes after request 3,
+        // the first one left out.
+        let log = [
+            r#"> {"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"< {"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"> {"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+            r#"> {"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+            r#"< {"jsonrpc":"2.0","id":2,"result":{}}"#,
+            r#"< {"jsonrpc":"2.0","id":3,"result":{}}"#,
+            r#"> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+            r#"> {"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+        ]
+        .join("\n");
+        let limits = Limits {
+            sends: true,
+            max_requests: 2,
+        };
+        let c = read_with(
+            Box::new(std::io::Cursor::new(log.into_bytes())),
+            None,
+            limits,
+        )
+        .expect("reads");
+        assert_eq!(c.requests.len(), 2);
+        assert_eq!(c.left_out, 2);
+        assert!(
+            c.requests.iter().all(|e| e.outcome != Outcome::Open),
+            "{:?}",
+            c.requests
+        );
+        // Nothing the client sent after the limit is kept.
+        assert!(!c.requests[1].cancelled);
+        assert_eq!(c.sends.len(), 2);
     }
 
     #[test]
