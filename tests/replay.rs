@@ -1268,6 +1268,23 @@ fn diff_and_timeline_keep_numbers_a_double_would_change() {
             "{}",
             transcript(&timeline)
         );
+        // The members of a batch too.
+        let batch = dir.join("batch.log");
+        std::fs::write(
+            &batch,
+            format!("> [{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"t\",\"progress\":1}}}},{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"n\":{b}}}}}}}]\n"),
+        )
+        .expect("write batch");
+        let timeline = mcpdbg()
+            .arg("timeline")
+            .arg(&batch)
+            .output()
+            .expect("timeline");
+        assert!(
+            String::from_utf8_lossy(&timeline.stdout).contains(&format!("[batch 2/2] echo(n={b})")),
+            "{}",
+            transcript(&timeline)
+        );
     }
 }
 

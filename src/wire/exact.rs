@@ -109,17 +109,6 @@ pub fn parse(text: &str) -> serde_json::Result<Value> {
     }
 }
 
-/// Whether JSON text holds a number token that serde_json would change
-/// (see [`is_inexact`]); nothing is built.
-pub fn has_inexact(text: &str) -> bool {
-    let mut found = false;
-    tokens(text, |_, token| {
-        found = is_inexact(token);
-        found
-    });
-    found
-}
-
 /// The text with each inexact number token replaced by its marked string
 /// (so that serde_json reads it as such); `None` when it has none.
 pub fn marked_text(text: &str) -> Option<String> {
@@ -141,6 +130,34 @@ pub fn marked_text(text: &str) -> Option<String> {
     }
     out.push_str(&text[copied.min(text.len())..]);
     Some(out)
+}
+
+/// The texts of the first `n` members of the JSON array `text` (the others
+/// are skipped, not kept); empty when it is no array.
+pub fn first_members(text: &str, n: usize) -> Vec<&str> {
+    struct First(usize);
+    impl<'de> serde_core::de::Visitor<'de> for First {
+        type Value = Vec<&'de str>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an array")
+        }
+        fn visit_seq<A: serde_core::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(self.0.min(64));
+            while out.len() < self.0 {
+                match seq.next_element::<&'de RawValue>()? {
+                    Some(raw) => out.push(raw.get()),
+                    None => return Ok(out),
+                }
+            }
+            while seq.next_element::<serde_core::de::IgnoredAny>()?.is_some() {}
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_core::de::Deserializer::deserialize_seq(&mut de, First(n)).unwrap_or_default()
 }
 
 /// Calls `f(start, token)` for each number token outside string literals,
@@ -283,16 +300,25 @@ mod tests {
         let big = "123456789012345678901234567890";
         // Digits in strings, escaped quotes, keys: not numbers.
         let quiet = format!(r#"{{"{big}":"{big}","s":"a\"{big}","n":[1,2.5,-3e2]}}"#);
-        assert!(!has_inexact(&quiet), "{quiet}");
-        assert_eq!(marked_text(&quiet), None);
+        assert_eq!(marked_text(&quiet), None, "{quiet}");
         let loud = format!(r#"{{"s":"x\\","n":{big},"f":0.12345678901234567890123}}"#);
-        assert!(has_inexact(&loud));
+        assert!(marked_text(&loud).is_some());
         let v = parse(&loud).unwrap();
         assert_eq!(to_string(&v), loud);
         assert_eq!(marked(v["n"].as_str().unwrap()), Some(big));
         // A string that never ends hides what follows it.
-        assert!(!has_inexact(&format!(r#"{{"s":"{big} {big}"#)));
-        assert!(!has_inexact(r#"{"s":"\"#));
+        assert_eq!(marked_text(&format!(r#"{{"s":"{big} {big}"#)), None);
+        assert_eq!(marked_text(r#"{"s":"\"#), None);
+    }
+
+    #[test]
+    fn first_members_reads_no_further_than_asked() {
+        assert_eq!(
+            first_members(r#"[{"a":1}, 2 ,"x",[3]]"#, 2),
+            vec![r#"{"a":1}"#, "2"]
+        );
+        assert_eq!(first_members("[1]", 5), vec!["1"]);
+        assert!(first_members(r#"{"a":1}"#, 5).is_empty());
     }
 
     #[test]

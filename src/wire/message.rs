@@ -256,12 +256,12 @@ impl Frame {
         match self {
             Frame::Message(m) => m.exact = Some(marked.into()),
             Frame::Batch(items) | Frame::LongBatch { items, .. } => {
-                let Ok(Value::Array(values)) = serde_json::from_str::<Value>(&marked) else {
-                    return;
-                };
-                for (item, value) in items.iter_mut().zip(values) {
+                // The members analysed, as texts; those past the batch cap
+                // are skipped, not read.
+                let members = crate::wire::exact::first_members(&marked, items.len());
+                for (item, text) in items.iter_mut().zip(members) {
                     if let Ok(m) = item {
-                        m.exact = Some(value.to_string().into());
+                        m.exact = Some(text.into());
                     }
                 }
             }
@@ -479,7 +479,6 @@ impl Message {
     pub fn expand(&mut self) {
         if let Some(obj) = self.exact_fields() {
             self.obj = obj;
-            self.slots = Slots([UNKNOWN; 3]);
         } else if let Some(obj) = self.whole() {
             self.obj = obj;
         }
@@ -524,11 +523,8 @@ impl Message {
             obj,
             raw: None,
             exact: None,
-            slots: if self.exact.is_some() {
-                Slots([UNKNOWN; 3])
-            } else {
-                self.slots
-            },
+            // The same members in the same order, whichever text was read.
+            slots: self.slots,
         };
         (copy, counted)
     }
