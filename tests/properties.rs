@@ -316,7 +316,7 @@ proptest! {
         prop_assert_eq!(m.error_data(), full.error_data());
         prop_assert_eq!(m.meta("progressToken"), full.meta("progressToken"));
         prop_assert_eq!(&serde_json::Value::Object(m.fields().into_owned()), &whole);
-        let members = serde_json::Value::Object(m.members().clone());
+        let members = serde_json::Value::Object(m.members().into_owned());
         if m.is_cut() {
             prop_assert!(stands_for(&members, &whole), "{} stands for {}", members, line);
         } else {
@@ -407,5 +407,124 @@ proptest! {
         });
         prop_assert_eq!(&skimmed.0, &full.0);
         prop_assert_eq!(&skimmed.1, &full.1);
+    }
+}
+
+/// A message object of envelope members in any order, with values of any
+/// type, other members beside them and keys given twice: what the parser
+/// reads member by member (the envelope apart, no map) must be what a full
+/// serde_json parse gives.
+fn envelope_object() -> impl Strategy<Value = String> {
+    let member = prop_oneof![
+        proptest::sample::select(vec![r#""2.0""#, r#""1.0""#, "2.0", "null"])
+            .prop_map(|v| format!(r#""jsonrpc":{v}"#)),
+        proptest::sample::select(vec!["7", "0", "-3", r#""a\"b""#, r#""7""#, "null", "1.5", "1.0", "true", "{}", "[1]"])
+            .prop_map(|v| format!(r#""id":{v}"#)),
+        proptest::sample::select(vec![r#""ping""#, r#""tools/call""#, r#""notifications/progress""#, r#""caf\u00e9""#, "3", "null", "{}"])
+            .prop_map(|v| format!(r#""method":{v}"#)),
+        proptest::sample::select(vec![
+            r#"{"progressToken":"p","progress":1}"#,
+            r#"{"name":"t","arguments":{"q":"x\ny"},"_meta":{"progressToken":4}}"#,
+            r#"{"level":"info","data":{"text":"hi"}}"#,
+            "[1]",
+            r#""x""#,
+            "{}",
+        ])
+        .prop_map(|v| format!(r#""params":{v}"#)),
+        proptest::sample::select(vec![
+            "{}",
+            r#"{"content":[{"type":"text","text":"hi \u00e9"}],"isError":true}"#,
+            r#"{"content":[{"type":"text","text":"Traceback (most recent call last)"}],"isError":true}"#,
+            "[]",
+            "null",
+        ])
+        .prop_map(|v| format!(r#""result":{v}"#)),
+        proptest::sample::select(vec![
+            r#"{"code":-32601,"message":"no such method"}"#,
+            r#"{"code":"x","message":"m"}"#,
+            r#"{"message":"m"}"#,
+            r#""e""#,
+        ])
+        .prop_map(|v| format!(r#""error":{v}"#)),
+        (proptest::sample::select(vec!["x", "_meta", "Jsonrpc", "ids", "text", "data"]), small_json())
+            .prop_map(|(k, v)| format!(r#""{k}":{v}"#)),
+    ];
+    proptest::collection::vec(member, 0..9).prop_map(|m| format!("{{{}}}", m.join(",")))
+}
+
+/// A line: one such object, a batch of them (with a stray element now and
+/// then), or another JSON value.
+fn envelope_line() -> impl Strategy<Value = String> {
+    let element = prop_oneof![
+        4 => envelope_object(),
+        1 => proptest::sample::select(vec!["1", "null", r#""x""#, "[]"]).prop_map(str::to_string),
+    ];
+    prop_oneof![
+        6 => envelope_object(),
+        2 => proptest::collection::vec(element, 0..4).prop_map(|e| format!("[{}]", e.join(","))),
+        1 => proptest::sample::select(vec!["1", "null", r#""x""#, "true"]).prop_map(str::to_string),
+    ]
+}
+
+/// One message as the parser reads it against the same object as
+/// serde_json's value: the envelope, every accessor the checks use, and
+/// the members, in order (compared as written: serde_json's maps compare
+/// equal in any order).
+fn same_message(
+    m: &mcpdbg::wire::message::Message,
+    whole: &serde_json::Value,
+) -> Result<(), TestCaseError> {
+    use mcpdbg::wire::message::{Frame, classify};
+    let Frame::Message(full) = classify(whole.clone()) else {
+        return Err(TestCaseError::fail(format!(
+            "serde_json's value is no message: {whole}"
+        )));
+    };
+    prop_assert_eq!(m.kind, full.kind);
+    prop_assert_eq!(&m.id, &full.id);
+    prop_assert_eq!(&m.method, &full.method);
+    prop_assert_eq!(&m.problems, &full.problems);
+    prop_assert_eq!(m.params(), whole.get("params").and_then(|p| p.as_object()));
+    prop_assert_eq!(m.has_params(), full.has_params());
+    prop_assert_eq!(m.result(), whole.get("result"));
+    prop_assert_eq!(m.error(), full.error());
+    prop_assert_eq!(m.is_error(), full.is_error());
+    prop_assert_eq!(m.error_data(), full.error_data());
+    prop_assert_eq!(m.meta("progressToken"), full.meta("progressToken"));
+    let written =
+        |map: &serde_json::Map<String, serde_json::Value>| serde_json::to_string(map).unwrap();
+    prop_assert_eq!(written(&m.fields()), whole.to_string());
+    prop_assert_eq!(written(&m.members()), whole.to_string());
+    prop_assert_eq!(written(&m.clone().fields_mut().clone()), whole.to_string());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// Lines of envelope members in any order, of any type, given twice,
+    /// beside other members, alone or in batches: the parser's frame is
+    /// the one classifying serde_json's whole value gives (the same
+    /// verdict on what is no message, word for word).
+    #[test]
+    fn the_envelope_read_apart_is_the_envelope_of_a_full_parse(line in envelope_line()) {
+        use mcpdbg::wire::message::{classify, Frame};
+        let whole: serde_json::Value = serde_json::from_str(&line).expect("generated JSON is valid");
+        let read = mcpdbg::wire::skim::parse(&line).expect("generated JSON is valid");
+        match (&read, classify(whole.clone())) {
+            (Frame::Message(m), Frame::Message(_)) => same_message(m, &whole)?,
+            (Frame::Batch(items), Frame::Batch(full)) => {
+                prop_assert_eq!(items.len(), full.len());
+                for (i, (item, full)) in items.iter().zip(&full).enumerate() {
+                    match (item, full) {
+                        (Ok(m), Ok(_)) => same_message(m, &whole[i])?,
+                        (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                        _ => prop_assert!(false, "member {} differs: {}", i, line),
+                    }
+                }
+            }
+            (Frame::Invalid(a), Frame::Invalid(b)) => prop_assert_eq!(a, &b),
+            (a, b) => prop_assert!(false, "{:?} against {:?}: {}", a, b, line),
+        }
     }
 }

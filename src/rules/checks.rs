@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 use crate::protocol::{self, Era, Revision, Sender, Shape};
 use crate::rules::{Rule, Severity};
 use crate::wire::dir::Side;
-use crate::wire::message::{ErrorInfo, INTEGRAL_FLOAT, IdField, Kind, Message, Problem, type_name};
+use crate::wire::message::{
+    ErrorInfo, Field, INTEGRAL_FLOAT, IdField, Kind, Message, Problem, type_name,
+};
 
 /// What is known about a message's surroundings.
 #[derive(Clone, Copy, Debug)]
@@ -63,7 +65,7 @@ fn cache_hints(result: &Map<String, Value>, method: Option<&str>, hits: &mut Vec
         return;
     };
     let mut problems = Vec::new();
-    match result.get("ttlMs") {
+    match result.field("ttlMs") {
         None => problems.push("has no `ttlMs` (clients take 0: never cached)".to_string()),
         Some(Value::Number(n)) if n.as_u64().is_some() => {}
         Some(other) => problems.push(format!(
@@ -71,7 +73,7 @@ fn cache_hints(result: &Map<String, Value>, method: Option<&str>, hits: &mut Vec
             crate::text::excerpt(&other.to_string())
         )),
     }
-    match result.get("cacheScope") {
+    match result.field("cacheScope") {
         None => problems.push("has no `cacheScope`".to_string()),
         Some(Value::String(s)) if s == "public" || s == "private" => {}
         Some(other) => problems.push(format!(
@@ -384,7 +386,7 @@ fn params_rules(msg: &Message, method: &str, hits: &mut Vec<Hit>) {
         }
         "tools/call" => {
             shape.string(params, "name", "params");
-            if let Some(args) = params.get("arguments") {
+            if let Some(args) = params.field("arguments") {
                 if !args.is_object() {
                     shape.wrong("params.arguments", "an object", args);
                 }
@@ -395,7 +397,7 @@ fn params_rules(msg: &Message, method: &str, hits: &mut Vec<Hit>) {
                     Rule::ArgsNotArguments,
                     format!(
                         "`tools/call` of `{}` sends `args` instead of `arguments`: the tool runs with no arguments",
-                        params.get("name").and_then(Value::as_str).unwrap_or("?")
+                        params.field("name").and_then(Value::as_str).unwrap_or("?")
                     ),
                 );
             }
@@ -490,7 +492,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
         );
         return;
     }
-    let result_type = result.get("resultType").and_then(Value::as_str);
+    let result_type = result.field("resultType").and_then(Value::as_str);
     if modern && ctx.side == Side::Server && !result.contains_key("resultType") {
         hit(
             hits,
@@ -502,7 +504,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
         );
     }
     if modern && ctx.side == Side::Server {
-        match result.get("resultType") {
+        match result.field("resultType") {
             Some(Value::String(t)) if KNOWN_RESULT_TYPES.contains(&t.as_str()) => {}
             Some(Value::String(t)) => hits.push(Hit {
                 rule: Rule::InvalidResult,
@@ -555,7 +557,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
             if let Some(info) = shape.object(result, "serverInfo", "result") {
                 implementation(&mut shape, info, "result.serverInfo");
             }
-            if let Some(v) = result.get("instructions").filter(|v| !v.is_string()) {
+            if let Some(v) = result.field("instructions").filter(|v| !v.is_string()) {
                 shape.wrong("result.instructions", "a string", v);
             }
         }
@@ -563,7 +565,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
             if result.contains_key("task") {
                 return; // CreateTaskResult (2025-11-25)
             }
-            match result.get("content") {
+            match result.field("content") {
                 None => hit(
                     shape.hits,
                     Rule::MissingContent,
@@ -588,24 +590,24 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 }
                 Some(other) => shape.wrong("result.content", "an array", other),
             }
-            if let Some(v) = result.get("isError").filter(|v| !v.is_boolean()) {
+            if let Some(v) = result.field("isError").filter(|v| !v.is_boolean()) {
                 shape.wrong("result.isError", "a boolean", v);
             }
-            if let Some(v) = result.get("structuredContent") {
+            if let Some(v) = result.field("structuredContent") {
                 if !v.is_object() && ctx.revision.is_some_and(|r| r < Revision::V2026_07_28) {
                     shape.wrong("result.structuredContent", "an object", v);
                 }
             }
-            if result.get("isError") == Some(&Value::Bool(true)) {
+            if result.field("isError") == Some(&Value::Bool(true)) {
                 // The texts whole: the parser may have cut long ones.
-                let fields = msg.fields();
-                let text: String = fields
-                    .get("result")
-                    .and_then(|r| r.get("content"))
+                let whole = msg.whole_result();
+                let text: String = whole
+                    .as_deref()
+                    .and_then(|r| r.field("content"))
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
-                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .filter_map(|b| b.field("text").and_then(Value::as_str))
                     .collect::<Vec<_>>()
                     .join("\n");
                 if let Some(what) = internals(&text).filter(|w| !w.contains("path")) {
@@ -739,7 +741,7 @@ fn list_result(
         "resources/templates/list" => "resourceTemplates",
         _ => "tasks",
     };
-    if let Some(cursor) = result.get("nextCursor") {
+    if let Some(cursor) = result.field("nextCursor") {
         if !cursor.is_string() {
             list.wrong("result.nextCursor", "a string (omitted at the end)", cursor);
         }
@@ -770,7 +772,7 @@ fn list_result(
                     list.optional(e, "title", &path, Want::String);
                 }
                 list.optional(e, "description", &path, Want::String);
-                match e.get("arguments") {
+                match e.field("arguments") {
                     Some(Value::Array(args)) => {
                         for (j, arg) in args.iter().enumerate() {
                             let path = format!("{path}.arguments[{j}]");
@@ -833,7 +835,7 @@ fn tool_entry(
         list.optional(tool, "icons", path, Want::Array);
         list.optional(tool, "execution", path, Want::Object);
     }
-    match tool.get("annotations") {
+    match tool.field("annotations") {
         _ if !since(Revision::V2025_03_26) => {}
         Some(Value::Object(a)) => {
             let path = format!("{path}.annotations");
@@ -850,9 +852,9 @@ fn tool_entry(
         Some(other) => list.wrong(&format!("{path}.annotations"), "an object", other),
         None => {}
     }
-    match tool.get("inputSchema") {
+    match tool.field("inputSchema") {
         None => list.problem(format!("`{path}.inputSchema` is missing")),
-        Some(Value::Object(schema)) => match schema.get("type") {
+        Some(Value::Object(schema)) => match schema.field("type") {
             Some(Value::String(t)) if t == "object" => {}
             Some(other) => list.problem(format!(
                 "`{path}.inputSchema.type` is {}, expected \"object\"",
@@ -864,16 +866,16 @@ fn tool_entry(
         },
         Some(other) => list.wrong(&format!("{path}.inputSchema"), "an object schema", other),
     }
-    match tool.get("outputSchema") {
+    match tool.field("outputSchema") {
         _ if !since(Revision::V2025_06_18) => {}
         None => {}
         Some(Value::Object(schema)) => {
             // 2026: any schema; before, an object schema.
             let object_only = revision.is_none_or(|r| r < Revision::V2026_07_28);
-            if object_only && schema.get("type").and_then(Value::as_str) != Some("object") {
+            if object_only && schema.field("type").and_then(Value::as_str) != Some("object") {
                 list.problem(format!(
                     "`{path}.outputSchema.type` is {}, expected \"object\"",
-                    schema.get("type").map_or("missing".to_string(), shown)
+                    schema.field("type").map_or("missing".to_string(), shown)
                 ));
             }
         }

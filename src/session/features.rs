@@ -17,7 +17,7 @@ use crate::protocol::{self, Era, Revision};
 use crate::rules::Rule;
 use crate::text::excerpt;
 use crate::transport::At;
-use crate::wire::message::{Kind, Message, RequestId};
+use crate::wire::message::{Field, Kind, Message, RequestId};
 
 /// How many finished progress tokens, task-augmented request ids and tasks
 /// are remembered.
@@ -95,9 +95,9 @@ struct Filter {
 
 impl Filter {
     fn of(params: Option<&serde_json::Map<String, Value>>) -> Filter {
-        let n = params.and_then(|p| p.get("notifications"));
+        let n = params.and_then(|p| p.field("notifications"));
         let flag = |k: &str| n.and_then(|n| n.get(k)) == Some(&Value::Bool(true));
-        let uris = match n.and_then(|n| n.get("resourceSubscriptions")) {
+        let uris = match n.and_then(|n| n.field("resourceSubscriptions")) {
             Some(Value::Array(list)) if list.len() > LISTEN_URIS => None,
             Some(Value::Array(list)) => Some(
                 list.iter()
@@ -124,7 +124,7 @@ impl Filter {
             "notifications/resources/list_changed" => self.resources,
             "notifications/resources/updated" => {
                 let uris = self.uris.as_ref()?;
-                let uri = msg.params()?.get("uri")?.as_str()?;
+                let uri = msg.params()?.field("uri")?.as_str()?;
                 // The URI may be a sub-resource of a subscribed one.
                 uris.iter().any(|u| uri.starts_with(&**u))
             }
@@ -177,7 +177,7 @@ fn gate_of(method: &str, msg: &Message, rev: Revision) -> Option<(Side, &'static
         "elicitation/create" => {
             let url = msg
                 .params()
-                .and_then(|p| p.get("mode"))
+                .and_then(|p| p.field("mode"))
                 .and_then(Value::as_str)
                 == Some("url");
             match (rev >= Revision::V2025_11_25, url) {
@@ -315,7 +315,7 @@ impl Session {
         let Some((line, given)) = self.features.awaiting_retry.remove(&key) else {
             return;
         };
-        let sent = params.get("requestState");
+        let sent = params.field("requestState");
         let what = match (given.as_ref(), sent) {
             (Some(g), Some(s)) if g == s => return,
             (None, None) => return,
@@ -409,8 +409,8 @@ impl Session {
                 if let Some(params) = msg.params() {
                     self.task_status(
                         at,
-                        params.get("taskId"),
-                        params.get("status"),
+                        params.field("taskId"),
+                        params.field("status"),
                         report,
                         findings,
                     );
@@ -433,7 +433,7 @@ impl Session {
     ) {
         let Some(id) = msg
             .params()
-            .and_then(|p| p.get("requestId"))
+            .and_then(|p| p.field("requestId"))
             .and_then(RequestId::from_json)
         else {
             return;
@@ -480,7 +480,7 @@ impl Session {
             open.cancelled = Some(at.clone());
             let reason = msg
                 .params()
-                .and_then(|p| p.get("reason"))
+                .and_then(|p| p.field("reason"))
                 .and_then(serde_json::Value::as_str);
             open.chosen = reason
                 .filter(|r| !is_timeout(r))
@@ -521,10 +521,10 @@ impl Session {
 
     fn progress(&mut self, side: Side, msg: &Message, report: Report, findings: &mut Findings) {
         let Some(params) = msg.params() else { return };
-        let Some(token_id) = params.get("progressToken").and_then(RequestId::from_json) else {
+        let Some(token_id) = params.field("progressToken").and_then(RequestId::from_json) else {
             return;
         };
-        let value = params.get("progress").and_then(Value::as_f64);
+        let value = params.field("progress").and_then(Value::as_f64);
         let Some(token) = self
             .features
             .tokens
@@ -705,14 +705,20 @@ impl Session {
         match &*open.method {
             "tasks/get" | "tasks/cancel" => self.task_status(
                 at,
-                result.get("taskId"),
-                result.get("status"),
+                result.field("taskId"),
+                result.field("status"),
                 report,
                 findings,
             ),
             _ => {
-                if let Some(task) = result.get("task") {
-                    self.task_status(at, task.get("taskId"), task.get("status"), report, findings);
+                if let Some(task) = result.field("task") {
+                    self.task_status(
+                        at,
+                        task.field("taskId"),
+                        task.field("status"),
+                        report,
+                        findings,
+                    );
                 }
             }
         }
@@ -721,7 +727,7 @@ impl Session {
             self.page_scope(at, open, result, report, findings);
         }
         if requester == Side::Client
-            && result.get("resultType").and_then(Value::as_str) == Some("input_required")
+            && result.field("resultType").and_then(Value::as_str) == Some("input_required")
         {
             self.features
                 .input_required
@@ -749,7 +755,7 @@ impl Session {
         report: Report,
         findings: &mut Findings,
     ) {
-        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        if result.field("resultType").and_then(Value::as_str) != Some("input_required") {
             return;
         }
         let key: Subject = (
@@ -759,14 +765,14 @@ impl Session {
         bounded_insert(
             &mut self.features.awaiting_retry,
             key,
-            (at.line, result.get("requestState").cloned()),
+            (at.line, result.field("requestState").cloned()),
         );
-        let Some(Value::Object(requests)) = result.get("inputRequests") else {
+        let Some(Value::Object(requests)) = result.field("inputRequests") else {
             return;
         };
         let mut problems = Vec::new();
         for (key, request) in requests.iter().take(64) {
-            let method = request.get("method").and_then(Value::as_str);
+            let method = request.field("method").and_then(Value::as_str);
             match INPUT_KINDS.iter().position(|(m, _)| Some(*m) == method) {
                 None => problems.push(format!(
                     "`{}` asks for {}, which is not elicitation/create, sampling/createMessage or roots/list",
@@ -813,12 +819,12 @@ impl Session {
         if !matches!(
             &*open.method,
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
-        ) || result.get("resultType").is_some_and(|t| t != "complete")
+        ) || result.field("resultType").is_some_and(|t| t != "complete")
         {
             return;
         }
-        let scope = result.get("cacheScope").cloned();
-        let more = result.get("nextCursor").is_some_and(Value::is_string);
+        let scope = result.field("cacheScope").cloned();
+        let more = result.field("nextCursor").is_some_and(Value::is_string);
         let pages = &mut self.features.pages;
         let first = if open.paged {
             pages.remove(&open.method)

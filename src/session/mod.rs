@@ -16,7 +16,7 @@ use crate::text::{duration, excerpt};
 use crate::transport::{At, Item};
 use crate::wire::dir::{Dir, Side};
 use crate::wire::event::EventKind;
-use crate::wire::message::{IdField, Kind, Message, RequestId};
+use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
 /// The session's tables hash with foldhash: ids are short and many, and
@@ -150,9 +150,9 @@ impl Implementation {
     fn from_value(v: Option<&Value>) -> Option<Implementation> {
         let v = v?;
         Some(Implementation {
-            name: v.get("name")?.as_str()?.to_string(),
+            name: v.field("name")?.as_str()?.to_string(),
             version: v
-                .get("version")
+                .field("version")
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned),
@@ -772,7 +772,7 @@ impl Session {
                 official::check(revision, official::Part::Error, v)
             }
             (Kind::Response, _, Some(m)) => v
-                .get("result")
+                .field("result")
                 .and_then(|r| official::check(revision, official::Part::Result(m), r)),
             _ => None,
         };
@@ -901,7 +901,7 @@ impl Session {
         let Some(params) = msg.params() else {
             return false;
         };
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
+        let Some(name) = params.field("name").and_then(Value::as_str) else {
             return false;
         };
         // A host's log of its own calls shows no notifications: a list
@@ -931,7 +931,7 @@ impl Session {
         if let Some((text, listing)) = unlisted {
             findings.push(report(Rule::UnlistedToolCalled, text).related(listing));
         }
-        let Some(v) = tools.arguments(name, params.get("arguments")) else {
+        let Some(v) = tools.arguments(name, params.field("arguments")) else {
             return false;
         };
         let answer = match self.revision() {
@@ -992,18 +992,17 @@ impl Session {
                 .related(open.line)
         };
         if let Some(result) = msg.result() {
-            if result.get("isError") != Some(&Value::Bool(true))
+            if result.field("isError") != Some(&Value::Bool(true))
                 || result
-                    .get("resultType")
+                    .field("resultType")
                     .is_some_and(|t| t.as_str() != Some("complete"))
             {
                 return;
             }
             // The texts whole: the parser may have cut long ones.
-            let fields = msg.fields();
-            let text = fields
-                .get("result")
-                .map(tool_errors::result_text)
+            let text = msg
+                .whole_result()
+                .map(|r| tool_errors::result_text(&r))
                 .unwrap_or_default();
             let said = tool_errors::says_unknown_tool(&text, name);
             if said || unlisted.is_some() {
@@ -1089,12 +1088,14 @@ impl Session {
                     .is_some_and(|name| tools.declares_output(name)),
                 _ => false,
             };
-        let fields = if needs_whole {
-            msg.fields()
+        let whole;
+        let result = if needs_whole {
+            whole = msg.whole_result();
+            whole.as_deref()
         } else {
-            std::borrow::Cow::Borrowed(msg.members())
+            msg.result()
         };
-        let Some(result) = fields.get("result") else {
+        let Some(result) = result else {
             return;
         };
         match &*open.method {
@@ -1125,9 +1126,9 @@ impl Session {
                 // Structured output is from 2025-06-18; an error result, a
                 // task or a 2026 input-required answer is not the tool's output.
                 let structured_era = revision.is_none_or(|r| r >= Revision::V2025_06_18);
-                let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-                let output =
-                    result.get("content").is_some() || result.get("structuredContent").is_some();
+                let is_error = result.field("isError").and_then(Value::as_bool) == Some(true);
+                let output = result.field("content").is_some()
+                    || result.field("structuredContent").is_some();
                 let Some(name) = open.subject.as_deref() else {
                     return;
                 };
@@ -1381,13 +1382,13 @@ impl Session {
         self.phase = Phase::Initializing;
         let params = msg.params();
         let version = params
-            .and_then(|p| p.get("protocolVersion"))
+            .and_then(|p| p.field("protocolVersion"))
             .and_then(Value::as_str)
             .map(str::to_owned);
         self.set_requested(version, report, findings);
-        self.client = Implementation::from_value(params.and_then(|p| p.get("clientInfo")));
+        self.client = Implementation::from_value(params.and_then(|p| p.field("clientInfo")));
         self.init_id = msg.id.id().cloned();
-        self.features.client_caps = params.and_then(|p| p.get("capabilities")).cloned();
+        self.features.client_caps = params.and_then(|p| p.field("capabilities")).cloned();
     }
 
     fn set_requested(
@@ -1686,7 +1687,7 @@ impl Session {
             if self.phase == Phase::Probing {
                 self.phase = Phase::Ready;
             }
-            self.features.server_caps = result.get("capabilities").cloned();
+            self.features.server_caps = result.field("capabilities").cloned();
         } else if msg
             .error()
             .and_then(|e| e.code)
@@ -1714,7 +1715,7 @@ impl Session {
                 if self.server.is_none() {
                     self.server = Implementation::from_value(
                         result
-                            .get("_meta")
+                            .field("_meta")
                             .and_then(|m| m.get(protocol::META_SERVER_INFO)),
                     );
                 }
@@ -1759,9 +1760,9 @@ impl Session {
         } else {
             Phase::AwaitInitialized { result: at.clone() }
         };
-        self.server = Implementation::from_value(result.get("serverInfo"));
+        self.server = Implementation::from_value(result.field("serverInfo"));
         let answered = result
-            .get("protocolVersion")
+            .field("protocolVersion")
             .and_then(Value::as_str)
             .map(str::to_owned);
         if let Some(v) = &answered {
@@ -1785,7 +1786,7 @@ impl Session {
             }
         }
         self.negotiated = answered;
-        self.features.server_caps = result.get("capabilities").cloned();
+        self.features.server_caps = result.field("capabilities").cloned();
         if let Some(rev) = self.revision() {
             let sides = [
                 (Side::Client, &self.features.client_caps),

@@ -9,6 +9,7 @@
 //! `--schema-check` verdict on the call's arguments. Where none of them says
 //! which case a failure is, the rules stay silent.
 
+use crate::wire::message::Field;
 use serde_json::Value;
 
 use super::HashSet;
@@ -36,20 +37,20 @@ impl Listing {
             self.names.clear();
             self.line = line;
         }
-        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+        let Some(tools) = result.field("tools").and_then(Value::as_array) else {
             self.pending = false;
             self.complete = false;
             return;
         };
         let fits = self.names.len() + tools.len() <= MAX_NAMES;
         if fits {
-            for name in tools.iter().filter_map(|t| t.get("name")?.as_str()) {
+            for name in tools.iter().filter_map(|t| t.field("name")?.as_str()) {
                 self.names.insert(name.into());
             }
         } else {
             self.names.clear();
         }
-        let next = result.get("nextCursor").is_some_and(|c| !c.is_null());
+        let next = result.field("nextCursor").is_some_and(|c| !c.is_null());
         self.pending = next && fits;
         self.complete = !next && fits;
     }
@@ -105,11 +106,11 @@ pub fn says_invalid_arguments(text: &str) -> bool {
 /// The texts of a result's content blocks, joined.
 pub fn result_text(result: &Value) -> String {
     result
-        .get("content")
+        .field("content")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .filter_map(|b| b.field("text").and_then(Value::as_str))
         .collect::<Vec<_>>()
         .join("\n")
 }

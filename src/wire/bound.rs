@@ -38,11 +38,11 @@ pub fn read_seq<'de, A, S>(
     seq: &mut A,
     seed: S,
     keep: usize,
-    cut: impl Fn(&[Value]) -> bool,
-) -> Result<(Vec<Value>, u64), A::Error>
+    cut: impl Fn(&[S::Value]) -> bool,
+) -> Result<(Vec<S::Value>, u64), A::Error>
 where
     A: SeqAccess<'de>,
-    S: DeserializeSeed<'de, Value = Value> + Copy,
+    S: DeserializeSeed<'de> + Copy,
 {
     let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
     while let Some(item) = seq.next_element_seed(seed)? {

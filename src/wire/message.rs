@@ -174,7 +174,7 @@ pub enum Problem {
 }
 
 /// One JSON-RPC message.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Message {
     pub kind: Kind,
     pub id: IdField,
@@ -186,37 +186,221 @@ pub struct Message {
     /// The members as read by [`crate::wire::skim::parse`]: long payload strings may be cut
     /// (see [`crate::wire::skim::SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
     /// to read them whole.
-    obj: Map<String, Value>,
+    body: Body,
     raw: Option<crate::wire::line::LineBytes>,
     /// The message as JSON text with each number a double would change
     /// written as a marked string ([`crate::wire::exact`]), when a view asked
     /// for exact numbers ([`Frame::keep_exact`]) and it has such a number:
     /// [`Message::expand`] and [`Message::for_summary`] read it, so that views
-    /// show and compare those numbers as written. The rules read `obj`.
+    /// show and compare those numbers as written. The rules read `body`.
     exact: Option<Box<str>>,
-    /// Where `params`, `result` and `error` stand among the members, found
-    /// while classifying: the accessors read them without hashing the key
-    /// (checked against the key; forgotten when `fields_mut` lends the members).
-    slots: Slots,
 }
 
-/// The positions of `params`, `result` and `error` in a message's members
-/// (`NONE` when absent). Equal whatever they hold: a hint, not a member.
-#[derive(Clone, Copy, Debug)]
-struct Slots([u32; 3]);
+/// Messages are equal when they are read the same and hold the same
+/// members (in the same order), however those are kept.
+impl PartialEq for Message {
+    fn eq(&self, other: &Message) -> bool {
+        self.kind == other.kind
+            && self.id == other.id
+            && self.method == other.method
+            && self.problems == other.problems
+            && self.partial == other.partial
+            && self.raw == other.raw
+            && self.exact == other.exact
+            && *self.fields() == *other.fields()
+    }
+}
 
-/// Absent when classified.
+/// How a message keeps its members.
+#[derive(Clone, Debug)]
+enum Body {
+    /// As read: the envelope's members apart, no map built for them (what
+    /// the checks read, member by member).
+    Split(Box<Members>),
+    /// One map of every member, in order: once something asked to rewrite
+    /// them ([`Message::fields_mut`]) or a view read them whole.
+    Whole(Map<String, Value>),
+}
+
+/// The `jsonrpc` member as read: `"2.0"` costs no string.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Jsonrpc {
+    Absent,
+    Two,
+    Other(Value),
+}
+
+/// Which envelope member a key names, in [`Members::pos`] order.
+const JSONRPC: usize = 0;
+const ID: usize = 1;
+const METHOD: usize = 2;
+const PARAMS: usize = 3;
+const RESULT: usize = 4;
+const ERROR: usize = 5;
+const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+/// Not among the members.
 const NONE: u32 = u32::MAX;
-/// Not known: the members were lent to be rewritten ([`Message::fields_mut`]).
-const UNKNOWN: u32 = u32::MAX - 1;
-const PARAMS: usize = 0;
-const RESULT: usize = 1;
-const ERROR: usize = 2;
-const SLOT_KEYS: [&str; 3] = ["params", "result", "error"];
 
-impl PartialEq for Slots {
-    fn eq(&self, _: &Slots) -> bool {
-        true
+/// The members of one message object as the parser reads them: the six
+/// envelope members in their own places (a message is checked member by
+/// member: building a map for them cost a hash table, a string per key and
+/// a hash per key and per lookup, on every message), any other member in a
+/// map, and where each stands, so that the object can be rebuilt exactly
+/// (first place of a key, its last value, as serde_json's map keeps them).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Members {
+    jsonrpc: Jsonrpc,
+    id: Option<Value>,
+    /// `None` once its string moved to [`Message::method`] (`method_moved`).
+    method: Option<Value>,
+    method_moved: bool,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+    /// Where each envelope member stands among the members ([`NONE`]: absent).
+    pos: [u32; 6],
+    /// How many distinct members were read.
+    count: u32,
+    /// The other members, when there are any.
+    rest: Option<Box<Rest>>,
+}
+
+/// The members of a message other than the envelope's, in the order first
+/// read, and where each stands among all of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Rest {
+    members: Map<String, Value>,
+    places: Vec<u32>,
+}
+
+impl Members {
+    pub(crate) fn new() -> Members {
+        Members {
+            jsonrpc: Jsonrpc::Absent,
+            id: None,
+            method: None,
+            method_moved: false,
+            params: None,
+            result: None,
+            error: None,
+            pos: [NONE; 6],
+            count: 0,
+            rest: None,
+        }
+    }
+
+    fn from_map(obj: Map<String, Value>) -> Members {
+        let mut members = Members::new();
+        for (key, value) in obj {
+            members.insert(Cow::Owned(key), value);
+        }
+        members
+    }
+
+    fn place(&mut self, at: usize) {
+        if self.pos[at] == NONE {
+            self.pos[at] = self.count;
+            self.count = self.count.saturating_add(1);
+        }
+    }
+
+    /// The `jsonrpc` member, read without building a string for `"2.0"`.
+    pub(crate) fn set_jsonrpc(&mut self, jsonrpc: Jsonrpc) {
+        self.place(JSONRPC);
+        self.jsonrpc = jsonrpc;
+    }
+
+    /// One member; a key read again keeps its first place and takes the
+    /// new value (as serde_json's map does).
+    pub(crate) fn insert(&mut self, key: Cow<'_, str>, value: Value) {
+        let Some(at) = ENVELOPE_KEYS.iter().position(|k| *k == key) else {
+            let count = self.count;
+            let rest = self.rest.get_or_insert_with(Default::default);
+            if rest.members.insert(key.into_owned(), value).is_none() {
+                rest.places.push(count);
+                self.count = self.count.saturating_add(1);
+            }
+            return;
+        };
+        self.place(at);
+        match at {
+            JSONRPC => {
+                self.jsonrpc = match value {
+                    Value::String(s) if s == "2.0" => Jsonrpc::Two,
+                    other => Jsonrpc::Other(other),
+                }
+            }
+            ID => self.id = Some(value),
+            METHOD => {
+                self.method = Some(value);
+                self.method_moved = false;
+            }
+            PARAMS => self.params = Some(value),
+            RESULT => self.result = Some(value),
+            _ => self.error = Some(value),
+        }
+    }
+
+    fn slot(&self, at: usize) -> Option<&Value> {
+        match at {
+            PARAMS => self.params.as_ref(),
+            RESULT => self.result.as_ref(),
+            _ => self.error.as_ref(),
+        }
+    }
+
+    /// Every member as one map, in the order read. `method` is the
+    /// message's method, for a string moved there.
+    fn into_map(self, method: Option<&str>) -> Map<String, Value> {
+        let Members {
+            jsonrpc,
+            id,
+            method: method_value,
+            method_moved,
+            params,
+            result,
+            error,
+            pos,
+            rest,
+            ..
+        } = self;
+        let jsonrpc = match jsonrpc {
+            Jsonrpc::Absent => None,
+            Jsonrpc::Two => Some(Value::from("2.0")),
+            Jsonrpc::Other(v) => Some(v),
+        };
+        let method_value = match (method_value, method_moved) {
+            (_, true) => method.map(Value::from),
+            (v, false) => v,
+        };
+        let envelope = [jsonrpc, id, method_value, params, result, error];
+        let mut entries: Vec<(u32, String, Value)> = Vec::new();
+        for ((key, value), at) in ENVELOPE_KEYS.iter().zip(envelope).zip(pos) {
+            if let (Some(value), true) = (value, at != NONE) {
+                entries.push((at, (*key).to_owned(), value));
+            }
+        }
+        let sorted = match rest {
+            None => entries.len() <= 1 || entries.windows(2).all(|w| w[0].0 < w[1].0),
+            Some(rest) => {
+                let Rest { members, places } = *rest;
+                entries.extend(
+                    places
+                        .into_iter()
+                        .zip(members)
+                        .map(|(at, (k, v))| (at, k, v)),
+                );
+                false
+            }
+        };
+        if !sorted {
+            entries.sort_unstable_by_key(|e| e.0);
+        }
+        let mut obj = Map::with_capacity(entries.len());
+        for (_, key, value) in entries {
+            obj.insert(key, value);
+        }
+        obj
     }
 }
 
@@ -279,8 +463,34 @@ pub struct ErrorInfo {
 
 /// Classifies a parsed JSON value.
 pub fn classify(value: Value) -> Frame {
-    match value {
-        Value::Array(items) => {
+    classify_read(match value {
+        Value::Array(items) => Read::Batch(
+            items
+                .into_iter()
+                .map(|item| match item {
+                    Value::Object(obj) => Ok(Box::new(Members::from_map(obj))),
+                    other => Err(other),
+                })
+                .collect(),
+        ),
+        Value::Object(obj) => Read::Object(Box::new(Members::from_map(obj))),
+        other => Read::Other(other),
+    })
+}
+
+/// A line of JSON as the parser reads it ([`crate::wire::skim`]): a
+/// message object's members apart, without a map.
+pub(crate) enum Read {
+    Object(Box<Members>),
+    /// An array: each element an object's members, or another value.
+    Batch(Vec<Result<Box<Members>, Value>>),
+    Other(Value),
+}
+
+/// Classifies a line as read.
+pub(crate) fn classify_read(read: Read) -> Frame {
+    match read {
+        Read::Batch(items) => {
             if items.is_empty() {
                 return Frame::Invalid("an empty array is neither a message nor a batch".into());
             }
@@ -288,72 +498,34 @@ pub fn classify(value: Value) -> Frame {
                 items
                     .into_iter()
                     .map(|item| match item {
-                        Value::Object(obj) => message(obj),
-                        other => Err(format!("batch element is {}", type_name(&other))),
+                        Ok(members) => message(members),
+                        Err(other) => Err(format!("batch element is {}", type_name(&other))),
                     })
                     .collect(),
             )
         }
-        Value::Object(obj) => match message(obj) {
+        Read::Object(members) => match message(members) {
             Ok(m) => Frame::Message(m),
             Err(why) => Frame::Invalid(why),
         },
-        other => Frame::Invalid(format!(
+        Read::Other(other) => Frame::Invalid(format!(
             "a JSON-RPC message is an object, this is {}",
             type_name(&other)
         )),
     }
 }
 
-/// The envelope members of a message, found in one pass over its members.
-#[derive(Default)]
-struct Envelope<'a> {
-    jsonrpc: Option<&'a Value>,
-    id: Option<&'a Value>,
-    method: Option<&'a Value>,
-    params: Option<&'a Value>,
-    result: Option<&'a Value>,
-    error: Option<&'a Value>,
-}
-
-impl<'a> Envelope<'a> {
-    fn of(obj: &'a Map<String, Value>) -> (Envelope<'a>, Slots) {
-        let mut e = Envelope::default();
-        let mut slots = Slots([NONE; 3]);
-        for (at, (key, value)) in obj.iter().enumerate() {
-            let (slot, index) = match key.as_str() {
-                "jsonrpc" => (&mut e.jsonrpc, None),
-                "id" => (&mut e.id, None),
-                "method" => (&mut e.method, None),
-                "params" => (&mut e.params, Some(PARAMS)),
-                "result" => (&mut e.result, Some(RESULT)),
-                "error" => (&mut e.error, Some(ERROR)),
-                _ => continue,
-            };
-            *slot = Some(value);
-            if let Some(index) = index {
-                slots.0[index] = u32::try_from(at)
-                    .ok()
-                    .filter(|&at| at < UNKNOWN)
-                    .unwrap_or(UNKNOWN);
-            }
-        }
-        (e, slots)
-    }
-}
-
-fn message(obj: Map<String, Value>) -> Result<Message, String> {
+fn message(mut members: Box<Members>) -> Result<Message, String> {
     let mut problems = Vec::new();
-    let (envelope, slots) = Envelope::of(&obj);
-    match envelope.jsonrpc {
-        Some(Value::String(s)) if s == "2.0" => {}
-        Some(other) => problems.push(Problem::JsonrpcVersion(format!(
+    match &members.jsonrpc {
+        Jsonrpc::Two => {}
+        Jsonrpc::Other(other) => problems.push(Problem::JsonrpcVersion(format!(
             "`jsonrpc` is {}, expected \"2.0\"",
             short_json(other)
         ))),
-        None => problems.push(Problem::JsonrpcVersion("`jsonrpc` is missing".into())),
+        Jsonrpc::Absent => problems.push(Problem::JsonrpcVersion("`jsonrpc` is missing".into())),
     }
-    let id = match envelope.id {
+    let id = match &members.id {
         None => IdField::Absent,
         Some(Value::Null) => IdField::Null,
         Some(v) => match RequestId::from_value(v) {
@@ -375,13 +547,17 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
             }
         },
     };
-    let method = match envelope.method {
+    let method = match members.method.take() {
         None => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => {
+            // Kept once, in the message; the members give it back from there.
+            members.method_moved = true;
+            Some(s)
+        }
         Some(other) => {
             return Err(format!(
                 "`method` is {}, expected a string",
-                type_name(other)
+                type_name(&other)
             ));
         }
     };
@@ -391,18 +567,18 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         } else {
             Kind::Notification
         }
-    } else if envelope.result.is_some() || envelope.error.is_some() || id.is_present() {
+    } else if members.result.is_some() || members.error.is_some() || id.is_present() {
         Kind::Response
     } else {
         return Err("an object with neither `method`, `result`, `error` nor `id`".into());
     };
-    if let Some(params) = envelope.params {
+    if let Some(params) = &members.params {
         if !params.is_object() {
             problems.push(Problem::ParamsNotObject(type_name(params)));
         }
     }
     if kind == Kind::Response {
-        match (envelope.result, envelope.error) {
+        match (&members.result, &members.error) {
             (Some(_), Some(_)) => problems.push(Problem::ResultAndError { both: true }),
             (None, None) => problems.push(Problem::ResultAndError { both: false }),
             (None, Some(err)) => {
@@ -419,10 +595,9 @@ fn message(obj: Map<String, Value>) -> Result<Message, String> {
         method,
         problems,
         partial: false,
-        obj,
+        body: Body::Split(members),
         raw: None,
         exact: None,
-        slots,
     })
 }
 
@@ -430,7 +605,7 @@ fn error_problem(err: &Value) -> Option<String> {
     let Value::Object(e) = err else {
         return Some(format!("`error` is {}, expected an object", type_name(err)));
     };
-    match e.get("code") {
+    match e.field("code") {
         None => return Some("`error.code` is missing".into()),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
         Some(other) => {
@@ -440,7 +615,7 @@ fn error_problem(err: &Value) -> Option<String> {
             ));
         }
     }
-    match e.get("message") {
+    match e.field("message") {
         Some(Value::String(_)) => None,
         None => Some("`error.message` is missing".into()),
         Some(other) => Some(format!(
@@ -456,7 +631,7 @@ impl Message {
     pub fn fields(&self) -> Cow<'_, Map<String, Value>> {
         match self.whole() {
             Some(obj) => Cow::Owned(obj),
-            None => Cow::Borrowed(&self.obj),
+            None => self.members(),
         }
     }
 
@@ -464,23 +639,40 @@ impl Message {
     /// views); the id and method stay as they were read.
     pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
         self.expand();
-        self.slots = Slots([UNKNOWN; 3]);
-        &mut self.obj
+        self.make_whole()
     }
 
     /// The members as parsed: payload strings and large subtrees may be cut
     /// (see [`Message::is_cut`]); [`Message::fields`] reads them whole.
-    pub fn members(&self) -> &Map<String, Value> {
-        &self.obj
+    /// Built as one map when asked (the checks read them one by one).
+    pub fn members(&self) -> Cow<'_, Map<String, Value>> {
+        match &self.body {
+            Body::Split(members) => {
+                Cow::Owned(Members::clone(members).into_map(self.method.as_deref()))
+            }
+            Body::Whole(obj) => Cow::Borrowed(obj),
+        }
+    }
+
+    /// The members as one map, kept so from now on.
+    fn make_whole(&mut self) -> &mut Map<String, Value> {
+        if let Body::Split(members) = &mut self.body {
+            let members = std::mem::replace(&mut **members, Members::new());
+            self.body = Body::Whole(members.into_map(self.method.as_deref()));
+        }
+        match &mut self.body {
+            Body::Whole(obj) => obj,
+            Body::Split(_) => unreachable!("made whole just above"),
+        }
     }
 
     /// Reads the cut payload strings whole, so that every accessor sees the
     /// message as sent (for views and captures, which show or compare it).
     pub fn expand(&mut self) {
         if let Some(obj) = self.exact_fields() {
-            self.obj = obj;
+            self.body = Body::Whole(obj);
         } else if let Some(obj) = self.whole() {
-            self.obj = obj;
+            self.body = Body::Whole(obj);
         }
         self.raw = None;
         self.exact = None;
@@ -513,18 +705,19 @@ impl Message {
                 .and_then(|raw| std::str::from_utf8(raw).ok())
                 .and_then(crate::wire::skim::summary_fields),
         };
-        let (obj, counted) = read.unwrap_or_else(|| (self.obj.clone(), Vec::new()));
+        let (body, counted) = match read {
+            Some((obj, counted)) => (Body::Whole(obj), counted),
+            None => (self.body.clone(), Vec::new()),
+        };
         let copy = Message {
             kind: self.kind,
             id: self.id.clone(),
             method: self.method.clone(),
             problems: self.problems.clone(),
             partial: self.partial,
-            obj,
+            body,
             raw: None,
             exact: None,
-            // The same members in the same order, whichever text was read.
-            slots: self.slots,
         };
         (copy, counted)
     }
@@ -537,8 +730,8 @@ impl Message {
 
     /// The members as parsed, cut strings included (for tests).
     #[cfg(test)]
-    pub(crate) fn skimmed(&self) -> &Map<String, Value> {
-        &self.obj
+    pub(crate) fn skimmed(&self) -> Map<String, Value> {
+        self.members().into_owned()
     }
 
     fn whole(&self) -> Option<Map<String, Value>> {
@@ -548,31 +741,38 @@ impl Message {
 
     /// The members as parsed (what [`crate::wire::skim::whole_fields`] gives back).
     pub(crate) fn into_fields(self) -> Map<String, Value> {
-        self.obj
+        match self.body {
+            Body::Split(members) => members.into_map(self.method.as_deref()),
+            Body::Whole(obj) => obj,
+        }
     }
 
     /// Lends the message as one JSON object (its members as read, cut
     /// strings included), without copying it.
     pub fn with_value<R>(&mut self, f: impl FnOnce(&Value) -> R) -> R {
-        let value = Value::Object(std::mem::take(&mut self.obj));
+        let value = Value::Object(std::mem::take(self.make_whole()));
         let out = f(&value);
         if let Value::Object(obj) = value {
-            self.obj = obj;
+            *self.make_whole() = obj;
         }
         out
     }
 
-    /// The envelope member `SLOT_KEYS[slot]`: at the position found when
-    /// classifying, or looked up by its key when the members have moved.
+    /// The envelope member `ENVELOPE_KEYS[slot]` (`params`, `result` or
+    /// `error`): in its place as read, or looked up by its key in a map.
     fn slot(&self, slot: usize) -> Option<&Value> {
-        let key = SLOT_KEYS[slot];
-        match self.slots.0[slot] {
-            UNKNOWN => self.obj.get(key),
-            NONE => None,
-            at => match self.obj.iter().nth(at as usize) {
-                Some((k, v)) if k == key => Some(v),
-                _ => self.obj.get(key),
-            },
+        match &self.body {
+            Body::Split(members) => members.slot(slot),
+            Body::Whole(obj) => obj.get(ENVELOPE_KEYS[slot]),
+        }
+    }
+
+    /// `result` whole: read again from the line when a payload string in it
+    /// was cut (the texts of an error result), else as it is.
+    pub fn whole_result(&self) -> Option<Cow<'_, Value>> {
+        match self.whole() {
+            Some(mut obj) => obj.remove("result").map(Cow::Owned),
+            None => self.result().map(Cow::Borrowed),
         }
     }
 
@@ -599,24 +799,54 @@ impl Message {
     pub fn error(&self) -> Option<ErrorInfo> {
         let e = self.slot(ERROR)?;
         Some(ErrorInfo {
-            code: e.get("code").and_then(Value::as_i64),
-            message: e.get("message").and_then(Value::as_str).map(str::to_owned),
+            code: e.field("code").and_then(Value::as_i64),
+            message: e
+                .field("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         })
     }
 
     /// `error.data`, when present.
     pub fn error_data(&self) -> Option<&Value> {
-        self.slot(ERROR)?.get("data")
+        self.slot(ERROR)?.field("data")
     }
 
     /// A string member of `params._meta`.
     pub fn meta_str(&self, key: &str) -> Option<&str> {
-        self.params()?.get("_meta")?.get(key)?.as_str()
+        self.params()?.field("_meta")?.field(key)?.as_str()
     }
 
     /// A member of `params._meta`.
     pub fn meta(&self, key: &str) -> Option<&Value> {
-        self.params()?.get("_meta")?.get(key)
+        self.params()?.field("_meta")?.field(key)
+    }
+}
+
+/// A member of a JSON object by its key, as the checks read them: a short
+/// object (most in a message have a few members) is read in order, which
+/// costs a few comparisons where its hash table costs a keyed hash; a long
+/// one through the table. The same answer as `get` either way.
+pub trait Field {
+    fn field(&self, key: &str) -> Option<&Value>;
+}
+
+/// Up to how many members an object is read in order.
+const FIELD_SCAN: usize = 12;
+
+impl Field for Map<String, Value> {
+    fn field(&self, key: &str) -> Option<&Value> {
+        if self.len() <= FIELD_SCAN {
+            self.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+        } else {
+            self.get(key)
+        }
+    }
+}
+
+impl Field for Value {
+    fn field(&self, key: &str) -> Option<&Value> {
+        self.as_object()?.field(key)
     }
 }
 

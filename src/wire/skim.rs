@@ -28,7 +28,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::wire::bound;
-use crate::wire::message::{Frame, IdField, Message, Problem, RequestId, classify};
+use crate::wire::message::{
+    Frame, IdField, Jsonrpc, Members, Message, Problem, Read, RequestId, classify_read,
+};
 
 /// Strings under these keys inside `params` or `result` are payload (a text
 /// block, base64 data, a resource's text or blob).
@@ -106,12 +108,9 @@ fn parse_as_is(
         batch_skipped: Cell::new(0),
     };
     let mut de = serde_json::Deserializer::from_str(short);
-    let root = Skim {
-        skim: false,
-        at: Place::Root,
-        ctx: &ctx,
-    };
-    let read = root.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    let read = Root(&ctx)
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
     let value = match read {
         Ok(value) => value,
         // The error's place is in the shortened text: read the line as it
@@ -124,7 +123,7 @@ fn parse_as_is(
         }
         Err(e) => return Err(e),
     };
-    let mut frame = classify(value);
+    let mut frame = classify_read(value);
     if let (Frame::Message(m), Some(text)) = (&mut frame, ctx.big_id.take()) {
         big_id(m, text);
     }
@@ -693,9 +692,6 @@ struct Skim<'c> {
 impl<'de> DeserializeSeed<'de> for Skim<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        if self.at == Place::Member {
-            self.ctx.member.set(self.ctx.member.get() + 1);
-        }
         d.deserialize_any(self)
     }
 }
@@ -730,17 +726,14 @@ impl<'de> Visitor<'de> for Skim<'_> {
         let item = Skim {
             at: match self.at {
                 Place::Tools => Place::Tool,
-                Place::Root => Place::Member,
                 _ => Place::Inner,
             },
             ..self
         };
-        // Bounded as it is read (see [`bound`]): a batch's members beyond
-        // the cap, and the tail of a long array of scalars in `params` or
-        // `result` (then the message keeps its line), are counted, not built.
-        let (items, skipped) = if self.at == Place::Root {
-            bound::read_seq(&mut seq, item, bound::BATCH_ANALYSED, |_| true)?
-        } else if self.skim && self.ctx.cut_arrays {
+        // Bounded as it is read (see [`bound`]; a batch is read by
+        // [`Root`]): the tail of a long array of scalars in `params` or
+        // `result` is counted, not built (then the message keeps its line).
+        let (items, skipped) = if self.skim && self.ctx.cut_arrays {
             bound::read_seq(&mut seq, item, bound::TRIVIAL_KEPT, |items| {
                 items.iter().all(bound::is_trivial)
             })?
@@ -751,11 +744,7 @@ impl<'de> Visitor<'de> for Skim<'_> {
             .last_len
             .set((items.len() as u64).saturating_add(skipped));
         if skipped > 0 {
-            if self.at == Place::Root {
-                self.ctx.batch_skipped.set(skipped);
-            } else {
-                self.ctx.cut.set(true);
-            }
+            self.ctx.cut.set(true);
         }
         Ok(Value::Array(items))
     }
@@ -770,67 +759,257 @@ impl<'de> Visitor<'de> for Skim<'_> {
         let mut obj = Map::with_capacity(4);
         let mut next = Some(first);
         while let Some(key) = next {
-            let root = self.at == Place::Root;
-            let value = if (root || self.at == Place::Member) && &*key == "id" {
-                let raw: &'de RawValue = map.next_value()?;
-                let (value, big) = id_value(raw.get()).map_err(de::Error::custom)?;
-                if let Some(text) = big {
-                    if root {
-                        *self.ctx.big_id.borrow_mut() = Some(text);
-                    } else {
-                        let index = self.ctx.member.get().saturating_sub(1);
-                        self.ctx.member_big_ids.borrow_mut().push((index, text));
-                    }
-                }
-                value
-            } else if BULK_KEYS.contains(&&*key) {
-                let raw: &'de RawValue = map.next_value()?;
-                self.ctx
-                    .payload(raw.get(), self.skim)
-                    .map_err(de::Error::custom)?
-            } else if self.skim && !self.ctx.whole && is_subtree(self.at, &key) {
-                let raw: &'de RawValue = map.next_value()?;
-                match stand_in(raw.get(), &key != "structuredContent") {
-                    Some(value) => {
-                        self.ctx.cut.set(true);
-                        value
-                    }
-                    // Small (or unsure): read as any other value, from its text.
-                    None => {
-                        let mut de = serde_json::Deserializer::from_str(raw.get());
-                        Skim {
-                            skim: true,
-                            at: Place::Inner,
-                            ctx: self.ctx,
-                        }
-                        .deserialize(&mut de)
-                        .map_err(de::Error::custom)?
-                    }
-                }
-            } else {
-                let skim = self.skim || (root && matches!(&*key, "params" | "result"));
-                let at = match (self.at, &*key) {
-                    (Place::Root, "result") => Place::Result,
-                    (Place::Result, "tools") => Place::Tools,
-                    _ => Place::Inner,
-                };
-                map.next_value_seed(Skim {
-                    skim,
-                    at,
-                    ctx: self.ctx,
-                })?
-            };
-            // The array just read is this member's (inner ones end first).
-            if let (Place::Result, Value::Array(items)) = (self.at, &value) {
-                let len = self.ctx.last_len.get();
-                if len > items.len() as u64 {
-                    self.ctx.counted.borrow_mut().push((key.to_string(), len));
-                }
-            }
+            let value = self.member(&key, &mut map)?;
             obj.insert(key.into_owned(), value);
             next = map.next_key::<std::borrow::Cow<'de, str>>()?;
         }
         Ok(Value::Object(obj))
+    }
+}
+
+impl<'c> Skim<'c> {
+    /// The value of the member `key` of an object at this place, read next
+    /// from `map`.
+    fn member<'de, A: MapAccess<'de>>(self, key: &str, map: &mut A) -> Result<Value, A::Error> {
+        let root = self.at == Place::Root;
+        let value = if (root || self.at == Place::Member) && key == "id" {
+            let raw: &'de RawValue = map.next_value()?;
+            let (value, big) = id_value(raw.get()).map_err(de::Error::custom)?;
+            if let Some(text) = big {
+                if root {
+                    *self.ctx.big_id.borrow_mut() = Some(text);
+                } else {
+                    let index = self.ctx.member.get().saturating_sub(1);
+                    self.ctx.member_big_ids.borrow_mut().push((index, text));
+                }
+            }
+            value
+        } else if BULK_KEYS.contains(&key) && self.ctx.original.len() <= SKIM_MIN_BYTES {
+            // On a line this short no literal is long enough to be cut or
+            // was taken out: read as any other value, in one pass.
+            map.next_value_seed(self.inner())?
+        } else if BULK_KEYS.contains(&key) {
+            let raw: &'de RawValue = map.next_value()?;
+            self.ctx
+                .payload(raw.get(), self.skim)
+                .map_err(de::Error::custom)?
+        } else if self.skim && !self.ctx.whole && is_subtree(self.at, key) {
+            let raw: &'de RawValue = map.next_value()?;
+            match stand_in(raw.get(), key != "structuredContent") {
+                Some(value) => {
+                    self.ctx.cut.set(true);
+                    value
+                }
+                // Small (or unsure): read as any other value, from its text.
+                None => {
+                    let mut de = serde_json::Deserializer::from_str(raw.get());
+                    Skim {
+                        skim: true,
+                        at: Place::Inner,
+                        ctx: self.ctx,
+                    }
+                    .deserialize(&mut de)
+                    .map_err(de::Error::custom)?
+                }
+            }
+        } else {
+            let skim = self.skim || (root && matches!(key, "params" | "result"));
+            let at = match (self.at, key) {
+                (Place::Root, "result") => Place::Result,
+                (Place::Result, "tools") => Place::Tools,
+                _ => Place::Inner,
+            };
+            map.next_value_seed(Skim {
+                skim,
+                at,
+                ctx: self.ctx,
+            })?
+        };
+        // The array just read is this member's (inner ones end first).
+        if let (Place::Result, Value::Array(items)) = (self.at, &value) {
+            let len = self.ctx.last_len.get();
+            if len > items.len() as u64 {
+                self.ctx.counted.borrow_mut().push((key.to_string(), len));
+            }
+        }
+        Ok(value)
+    }
+
+    /// A value inside this one that nothing may cut.
+    fn inner(self) -> Skim<'c> {
+        Skim {
+            skim: false,
+            at: Place::Inner,
+            ctx: self.ctx,
+        }
+    }
+
+    /// The members of a message object (the line's, or a batch member's:
+    /// `self.at`), the envelope's apart (see [`Members`]).
+    fn members<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Box<Members>, A::Error> {
+        let mut members = Box::new(Members::new());
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "jsonrpc" {
+                members.set_jsonrpc(map.next_value_seed(JsonrpcSeed(self.ctx))?);
+            } else {
+                let value = self.member(&key, &mut map)?;
+                members.insert(key, value);
+            }
+        }
+        Ok(members)
+    }
+}
+
+/// The visitor methods of a value read by `$seed`, each value other than
+/// an object given to [`Skim`] (as an inner value) and wrapped by `$wrap`.
+macro_rules! others_to_skim {
+    ($wrap:expr) => {
+        others_to_skim!(@scalars $wrap);
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            self.skim().visit_str(v).map($wrap)
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+            self.skim().visit_string(v).map($wrap)
+        }
+    };
+    (@scalars $wrap:expr) => {
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            self.skim().visit_bool(v).map($wrap)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            self.skim().visit_i64(v).map($wrap)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            self.skim().visit_u64(v).map($wrap)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            self.skim().visit_f64(v).map($wrap)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            self.skim().visit_unit().map($wrap)
+        }
+    };
+}
+
+/// The line's outermost value: a message object, a batch of them, or
+/// anything else (which is no message).
+#[derive(Clone, Copy)]
+struct Root<'c>(&'c Ctx<'c>);
+
+impl<'c> Root<'c> {
+    fn skim(self) -> Skim<'c> {
+        Skim {
+            skim: false,
+            at: Place::Inner,
+            ctx: self.0,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Root<'_> {
+    type Value = Read;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Read, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Root<'_> {
+    type Value = Read;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    others_to_skim!(Read::Other);
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Read, A::Error> {
+        let root = Skim {
+            skim: false,
+            at: Place::Root,
+            ctx: self.0,
+        };
+        root.members(map).map(Read::Object)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Read, A::Error> {
+        // Bounded as it is read (see [`bound`]): a batch's members beyond
+        // the cap are counted, not built.
+        let (items, skipped) =
+            bound::read_seq(&mut seq, Member(self.0), bound::BATCH_ANALYSED, |_| true)?;
+        if skipped > 0 {
+            self.0.batch_skipped.set(skipped);
+        }
+        Ok(Read::Batch(items))
+    }
+}
+
+/// A member of a batch: a message object, or any other value.
+#[derive(Clone, Copy)]
+struct Member<'c>(&'c Ctx<'c>);
+
+impl<'c> Member<'c> {
+    fn skim(self) -> Skim<'c> {
+        Root(self.0).skim()
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Member<'_> {
+    type Value = Result<Box<Members>, Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.0.member.set(self.0.member.get() + 1);
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Member<'_> {
+    type Value = Result<Box<Members>, Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    others_to_skim!(Err);
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let member = Skim {
+            skim: false,
+            at: Place::Member,
+            ctx: self.0,
+        };
+        member.members(map).map(Ok)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.skim().visit_seq(seq).map(Err)
+    }
+}
+
+/// The `jsonrpc` member: `"2.0"` read without building a string.
+#[derive(Clone, Copy)]
+struct JsonrpcSeed<'c>(&'c Ctx<'c>);
+
+impl<'c> JsonrpcSeed<'c> {
+    fn skim(self) -> Skim<'c> {
+        Root(self.0).skim()
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for JsonrpcSeed<'_> {
+    type Value = Jsonrpc;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Jsonrpc, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for JsonrpcSeed<'_> {
+    type Value = Jsonrpc;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    others_to_skim!(@scalars Jsonrpc::Other);
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Jsonrpc, E> {
+        Ok(match v {
+            "2.0" => Jsonrpc::Two,
+            other => Jsonrpc::Other(Value::from(other)),
+        })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Jsonrpc, A::Error> {
+        self.skim().visit_map(map).map(Jsonrpc::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Jsonrpc, A::Error> {
+        self.skim().visit_seq(seq).map(Jsonrpc::Other)
     }
 }
 
@@ -1211,7 +1390,7 @@ mod tests {
                     Ok(value) => {
                         proptest::prop_assert_eq!(&Value::Object(m.fields().into_owned()), value, "{}", line);
                         // Only `params` and `result` are ever cut.
-                        for (key, member) in m.skimmed() {
+                        for (key, member) in &m.skimmed() {
                             if !m.is_cut() || !matches!(key.as_str(), "params" | "result") {
                                 proptest::prop_assert_eq!(Some(member), value.get(key), "{}", key);
                             }
@@ -1322,7 +1501,7 @@ mod tests {
             };
             assert!(!m.is_cut());
             let whole: Value = serde_json::from_str(&line).unwrap();
-            assert_eq!(Value::Object(m.members().clone()), whole);
+            assert_eq!(Value::Object(m.members().into_owned()), whole);
         }
     }
 
