@@ -231,8 +231,8 @@ fn looks_like_json(text: &str) -> bool {
 }
 
 fn is_header(text: &str) -> bool {
-    let lower = text.get(..15).map(str::to_ascii_lowercase);
-    lower.as_deref() == Some("content-length:")
+    text.get(..15)
+        .is_some_and(|p| p.eq_ignore_ascii_case("content-length:"))
         || text
             .get(..13)
             .is_some_and(|p| p.eq_ignore_ascii_case("content-type:"))

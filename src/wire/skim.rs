@@ -753,7 +753,7 @@ impl<'de> Visitor<'de> for Skim<'_> {
         // it twice per message (2-3% of `check`). An empty object allocates
         // nothing: `[{},{},...]` costs its values, not 4 slots each (it cost
         // 190x its line).
-        let Some(first) = map.next_key::<std::borrow::Cow<'de, str>>()? else {
+        let Some(first) = map.next_key::<Key<'de>>()?.map(|k| k.0) else {
             return Ok(Value::Object(Map::new()));
         };
         let mut obj = Map::with_capacity(4);
@@ -761,7 +761,7 @@ impl<'de> Visitor<'de> for Skim<'_> {
         while let Some(key) = next {
             let value = self.member(&key, &mut map)?;
             obj.insert(key.into_owned(), value);
-            next = map.next_key::<std::borrow::Cow<'de, str>>()?;
+            next = map.next_key::<Key<'de>>()?.map(|k| k.0);
         }
         Ok(Value::Object(obj))
     }
@@ -848,7 +848,7 @@ impl<'c> Skim<'c> {
     /// `self.at`), the envelope's apart (see [`Members`]).
     fn members<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Box<Members>, A::Error> {
         let mut members = Box::new(Members::new());
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Key<'de>>()?.map(|k| k.0) {
             if key == "jsonrpc" {
                 members.set_jsonrpc(map.next_value_seed(JsonrpcSeed(self.ctx))?);
             } else {
@@ -1013,6 +1013,33 @@ impl<'de> Visitor<'de> for JsonrpcSeed<'_> {
     }
 }
 
+/// A member's key, borrowed from the line when it has no escapes (serde's
+/// own `Cow<str>` always copies it): the envelope's keys and the skipped
+/// ones cost no string.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> serde_core::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key<'de>, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
 /// A member that may stand in for a large subtree: `result.structuredContent`
 /// (rows of a database-style tool) and a listed tool's `inputSchema` and
 /// `outputSchema`. The checks ask only what type they are; what reads them
@@ -1071,7 +1098,7 @@ impl<'de> Visitor<'de> for SchemaType<'_> {
         f.write_str("a JSON object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Key<'de>>()?.map(|k| k.0) {
             if &*key == "type" {
                 *self.0.borrow_mut() = Some(map.next_value::<Value>()?);
                 return Err(de::Error::custom("stopped at `type`"));
