@@ -665,7 +665,7 @@ impl ListShape {
     }
 
     fn required_string(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
-        match obj.get(key) {
+        match obj.field(key) {
             None => self.problem(format!("`{path}.{key}` is missing")),
             Some(v) if !v.is_string() => self.wrong(&format!("{path}.{key}"), "a string", v),
             Some(_) => {}
@@ -673,7 +673,7 @@ impl ListShape {
     }
 
     fn optional(&mut self, obj: &Map<String, Value>, key: &str, path: &str, kind: Want) {
-        if let Some(v) = obj.get(key) {
+        if let Some(v) = obj.field(key) {
             let ok = match kind {
                 Want::String => v.is_string(),
                 Want::Bool => v.is_boolean(),
@@ -746,7 +746,7 @@ fn list_result(
             list.wrong("result.nextCursor", "a string (omitted at the end)", cursor);
         }
     }
-    let entries = match result.get(key) {
+    let entries = match result.field(key) {
         None => {
             list.problem(format!("`result.{key}` is missing"));
             return;
@@ -978,7 +978,7 @@ impl<'h> Schema<'h> {
         key: &str,
         path: &str,
     ) -> Option<&'v Value> {
-        let value = obj.get(key);
+        let value = obj.field(key);
         if value.is_none() {
             self.message(format!("`{path}.{key}` is missing"));
         }

@@ -96,7 +96,7 @@ struct Filter {
 impl Filter {
     fn of(params: Option<&serde_json::Map<String, Value>>) -> Filter {
         let n = params.and_then(|p| p.field("notifications"));
-        let flag = |k: &str| n.and_then(|n| n.get(k)) == Some(&Value::Bool(true));
+        let flag = |k: &str| n.and_then(|n| n.field(k)) == Some(&Value::Bool(true));
         let uris = match n.and_then(|n| n.field("resourceSubscriptions")) {
             Some(Value::Array(list)) if list.len() > LISTEN_URIS => None,
             Some(Value::Array(list)) => Some(
@@ -199,7 +199,7 @@ fn gate_of(method: &str, msg: &Message, rev: Revision) -> Option<(Side, &'static
 fn declares(caps: &Value, path: &[&str]) -> bool {
     let mut node = caps;
     for (i, key) in path.iter().enumerate() {
-        match node.get(*key) {
+        match node.field(key) {
             Some(Value::Bool(true)) if i == path.len() - 1 => return true,
             Some(v @ Value::Object(_)) => node = v,
             _ => return false,
@@ -258,7 +258,7 @@ impl Session {
         let tasks_exist = rev == Revision::V2025_11_25;
         if tasks_exist
             && msg.kind == Kind::Request
-            && msg.params().is_some_and(|p| p.contains_key("task"))
+            && msg.params().is_some_and(|p| p.field("task").is_some())
         {
             let path: Option<&[&str]> = match method {
                 "tools/call" => Some(&["tasks", "requests", "tools", "call"]),
@@ -291,7 +291,7 @@ impl Session {
         self.request_state_echo(msg, report, findings);
         if let Some(method) = self.features.input_required.remove(id) {
             let retry = msg.params().is_some_and(|p| {
-                p.contains_key("inputResponses") || p.contains_key("requestState")
+                p.field("inputResponses").is_some() || p.field("requestState").is_some()
             });
             if retry || msg.method.as_deref() == Some(&*method) {
                 findings.push(report(
@@ -307,7 +307,7 @@ impl Session {
     /// the answer's `requestState` back unchanged, or none if it had none.
     fn request_state_echo(&mut self, msg: &Message, report: Report, findings: &mut Findings) {
         let Some(params) = msg.params() else { return };
-        if !params.contains_key("inputResponses") && !params.contains_key("requestState") {
+        if params.field("inputResponses").is_none() && params.field("requestState").is_none() {
             return;
         }
         let method = msg.method.as_deref().unwrap_or_default();
@@ -343,7 +343,10 @@ impl Session {
                 let caps = msg.meta(protocol::META_CLIENT_CAPABILITIES);
                 let mut bits = 0u8;
                 for (i, (_, cap)) in INPUT_KINDS.iter().enumerate() {
-                    if caps.and_then(|c| c.get(*cap)).is_some_and(|v| !v.is_null()) {
+                    if caps
+                        .and_then(|c| c.field(cap))
+                        .is_some_and(|v| !v.is_null())
+                    {
                         bits |= 1 << i;
                     }
                 }
@@ -360,7 +363,7 @@ impl Session {
             }
             _ => {}
         }
-        let task = msg.params().is_some_and(|p| p.contains_key("task"));
+        let task = msg.params().is_some_and(|p| p.field("task").is_some());
         if task {
             self.remember_task_request(side, id);
         }
@@ -863,7 +866,7 @@ impl Session {
 fn subject_of(params: &serde_json::Map<String, Value>) -> String {
     ["name", "uri"]
         .iter()
-        .find_map(|k| params.get(*k).and_then(Value::as_str))
+        .find_map(|k| params.field(k).and_then(Value::as_str))
         .map(excerpt)
         .unwrap_or_default()
 }

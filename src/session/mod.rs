@@ -1232,7 +1232,7 @@ impl Session {
             timed_out: None,
             counts: self.counts,
             bad_arguments: false,
-            paged: msg.params().is_some_and(|p| p.contains_key("cursor")),
+            paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
             reused,
         };
         if let Opened::Full = self.open.open(side, id, request) {
@@ -2230,7 +2230,7 @@ fn request_subject(msg: &Message) -> Option<String> {
     msg.params().and_then(|p| {
         ["name", "uri"]
             .iter()
-            .find_map(|k| p.get(*k).and_then(Value::as_str))
+            .find_map(|k| p.field(k).and_then(Value::as_str))
             .map(excerpt)
     })
 }
