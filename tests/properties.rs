@@ -385,7 +385,7 @@ proptest! {
     /// Whole sessions of messages of every payload shape: the session and
     /// its rules give the same findings and summary whether each message
     /// comes from the skim parser (payload strings cut, large subtrees
-    /// standing in, envelope members found by position) or from a full
+    /// standing in, the envelope read apart) or from a full
     /// serde_json parse classified as it is, with and without
     /// `--schema-check`.
     #[test]

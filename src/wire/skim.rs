@@ -837,10 +837,15 @@ impl<'c> Skim<'c> {
 
     /// A value inside this one that nothing may cut.
     fn inner(self) -> Skim<'c> {
+        Skim::plain(self.ctx)
+    }
+
+    /// A value read as it is: nothing cut, at no place of note.
+    fn plain(ctx: &'c Ctx<'c>) -> Skim<'c> {
         Skim {
             skim: false,
             at: Place::Inner,
-            ctx: self.ctx,
+            ctx,
         }
     }
 
@@ -860,33 +865,33 @@ impl<'c> Skim<'c> {
     }
 }
 
-/// The visitor methods of a value read by `$seed`, each value other than
-/// an object given to [`Skim`] (as an inner value) and wrapped by `$wrap`.
+/// The visitor methods of the seeds below (each a `&Ctx`) for the values
+/// other than an object: read by [`Skim::plain`] and wrapped by `$wrap`.
 macro_rules! others_to_skim {
     ($wrap:expr) => {
         others_to_skim!(@scalars $wrap);
         fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            self.skim().visit_str(v).map($wrap)
+            Skim::plain(self.0).visit_str(v).map($wrap)
         }
         fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-            self.skim().visit_string(v).map($wrap)
+            Skim::plain(self.0).visit_string(v).map($wrap)
         }
     };
     (@scalars $wrap:expr) => {
         fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-            self.skim().visit_bool(v).map($wrap)
+            Skim::plain(self.0).visit_bool(v).map($wrap)
         }
         fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-            self.skim().visit_i64(v).map($wrap)
+            Skim::plain(self.0).visit_i64(v).map($wrap)
         }
         fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-            self.skim().visit_u64(v).map($wrap)
+            Skim::plain(self.0).visit_u64(v).map($wrap)
         }
         fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            self.skim().visit_f64(v).map($wrap)
+            Skim::plain(self.0).visit_f64(v).map($wrap)
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            self.skim().visit_unit().map($wrap)
+            Skim::plain(self.0).visit_unit().map($wrap)
         }
     };
 }
@@ -895,16 +900,6 @@ macro_rules! others_to_skim {
 /// anything else (which is no message).
 #[derive(Clone, Copy)]
 struct Root<'c>(&'c Ctx<'c>);
-
-impl<'c> Root<'c> {
-    fn skim(self) -> Skim<'c> {
-        Skim {
-            skim: false,
-            at: Place::Inner,
-            ctx: self.0,
-        }
-    }
-}
 
 impl<'de> DeserializeSeed<'de> for Root<'_> {
     type Value = Read;
@@ -943,12 +938,6 @@ impl<'de> Visitor<'de> for Root<'_> {
 #[derive(Clone, Copy)]
 struct Member<'c>(&'c Ctx<'c>);
 
-impl<'c> Member<'c> {
-    fn skim(self) -> Skim<'c> {
-        Root(self.0).skim()
-    }
-}
-
 impl<'de> DeserializeSeed<'de> for Member<'_> {
     type Value = Result<Box<Members>, Value>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -972,19 +961,13 @@ impl<'de> Visitor<'de> for Member<'_> {
         member.members(map).map(Ok)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.skim().visit_seq(seq).map(Err)
+        Skim::plain(self.0).visit_seq(seq).map(Err)
     }
 }
 
 /// The `jsonrpc` member: `"2.0"` read without building a string.
 #[derive(Clone, Copy)]
 struct JsonrpcSeed<'c>(&'c Ctx<'c>);
-
-impl<'c> JsonrpcSeed<'c> {
-    fn skim(self) -> Skim<'c> {
-        Root(self.0).skim()
-    }
-}
 
 impl<'de> DeserializeSeed<'de> for JsonrpcSeed<'_> {
     type Value = Jsonrpc;
@@ -1006,10 +989,10 @@ impl<'de> Visitor<'de> for JsonrpcSeed<'_> {
         })
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Jsonrpc, A::Error> {
-        self.skim().visit_map(map).map(Jsonrpc::Other)
+        Skim::plain(self.0).visit_map(map).map(Jsonrpc::Other)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Jsonrpc, A::Error> {
-        self.skim().visit_seq(seq).map(Jsonrpc::Other)
+        Skim::plain(self.0).visit_seq(seq).map(Jsonrpc::Other)
     }
 }
 
