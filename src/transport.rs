@@ -365,8 +365,14 @@ impl Transport {
     }
 
     fn note(&mut self, text: &str, line: u64) {
-        let entry = self.notes.entry(text.to_string()).or_insert((line, 0));
-        entry.1 += 1;
+        // Looked up before it is copied: a host log repeats its note on
+        // every message line.
+        match self.notes.get_mut(text) {
+            Some(entry) => entry.1 += 1,
+            None => {
+                self.notes.insert(text.to_string(), (line, 1));
+            }
+        }
     }
 
     /// Strips a CR and decodes UTF-8, reporting both. Returns the text.

@@ -38,7 +38,7 @@ struct Prefix<'a> {
 /// `[...] ` at the start of `s`: the inside and the rest.
 fn bracket(s: &str) -> Option<(&str, &str)> {
     let rest = s.strip_prefix('[')?;
-    let end = rest.find("] ")?;
+    let end = super::close_bracket(rest)?;
     Some((&rest[..end], &rest[end + 2..]))
 }
 
@@ -113,7 +113,7 @@ impl ClaudeReader {
         }
     }
 
-    fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
+    fn read(&mut self, line_no: u64, bytes: LineBytes, terminated: bool) {
         let record = |time: Option<Timestamp>, body: Body, source: Option<&str>| Record {
             line: line_no,
             time,
@@ -136,7 +136,7 @@ impl ClaudeReader {
                     None,
                     Body::Line {
                         dir: Dir::Stderr,
-                        bytes: bytes.into(),
+                        bytes,
                     },
                     None,
                 ));
@@ -207,7 +207,7 @@ fn is_parse_error(message: &str) -> bool {
 const TRUNCATION: &str = " chars truncated]...";
 
 /// `line` is the log's line that holds `payload`.
-fn payload_body(line: &[u8], dir: Dir, payload: &str) -> Body {
+fn payload_body(line: &LineBytes, dir: Dir, payload: &str) -> Body {
     let payload = payload.trim_end();
     if payload.starts_with('{') || payload.starts_with('[') {
         if let Some(cut) = memchr::memmem::find(payload.as_bytes(), b"...[")
@@ -227,7 +227,7 @@ fn payload_body(line: &[u8], dir: Dir, payload: &str) -> Body {
         }
         return Body::Line {
             dir,
-            bytes: LineBytes::slice_of(line, payload.as_bytes()),
+            bytes: line.part(payload.as_bytes()),
         };
     }
     match summary(payload) {
@@ -378,7 +378,7 @@ impl LineParser for ClaudeReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
         self.read(line, bytes, terminated)
     }
 }

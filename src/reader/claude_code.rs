@@ -71,7 +71,7 @@ fn debug_prefix(line: &str) -> Option<(Option<Timestamp>, &str, &str, &str)> {
         _ => (None, line),
     };
     let rest = rest.strip_prefix('[')?;
-    let end = rest.find("] ")?;
+    let end = super::close_bracket(rest)?;
     let level = &rest[..end];
     if !matches!(level, "DEBUG" | "WARN" | "ERROR" | "INFO") {
         return None;
@@ -426,8 +426,8 @@ impl LineParser for ClaudeCodeReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
-        self.read(line, bytes, terminated)
+    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
+        self.read(line, bytes.into_vec(), terminated)
     }
 
     fn end(&mut self) {

@@ -165,7 +165,7 @@ impl LineParser for McpsnoopReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
         self.read(line, &bytes, terminated)
     }
 }

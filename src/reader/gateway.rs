@@ -433,7 +433,7 @@ impl LineParser for EnvelopeReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
         self.read(line, &bytes, terminated)
     }
 }
@@ -556,7 +556,7 @@ impl LineParser for GhAwServerReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
         self.read(line, &bytes, terminated)
     }
 }

@@ -61,7 +61,7 @@ impl JetBrainsReader {
         }
     }
 
-    fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
+    fn read(&mut self, line_no: u64, bytes: &LineBytes, terminated: bool) {
         let text = super::text(bytes);
         let Some((time, tag, message)) = prefix(&text) else {
             return; // the continuation of a multi-line entry
@@ -86,12 +86,12 @@ impl JetBrainsReader {
         let body = match tag {
             "CLIENT" => Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: LineBytes::slice_of(bytes, message.trim_end_matches('\r').as_bytes()),
+                bytes: bytes.part(message.trim_end_matches('\r').as_bytes()),
             },
             // The server's line as read: a `\r` the server wrote is kept.
             "SERVER" => Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: LineBytes::slice_of(bytes, message.as_bytes()),
+                bytes: bytes.part(message.as_bytes()),
             },
             "INFO" => Body::Event(Event::host(message.trim_end_matches('\r'))),
             other => Body::Event(Event::host(format!(
@@ -108,7 +108,7 @@ impl LineParser for JetBrainsReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
         self.read(line, &bytes, terminated)
     }
 }

@@ -356,8 +356,9 @@ fn below_a_screenful(prefix: &[u8]) -> Option<Format> {
 pub trait LineParser {
     /// The lines it reads and the records it has queued.
     fn parts(&mut self) -> (&mut Lines, &mut std::collections::VecDeque<Record>);
-    /// Takes one line of input.
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool);
+    /// Takes one line of input (its bytes shared with the chunk it was read
+    /// into: [`LineBytes::part`] hands the message on without a copy).
+    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool);
     /// The input ended: flush what is half-read. Called again on every later
     /// `next`, so it must leave nothing to flush a second time.
     fn end(&mut self) {}
@@ -374,7 +375,7 @@ impl<P: LineParser> Iterator for Parsed<P> {
             if let Some(record) = self.0.parts().1.pop_front() {
                 return Some(Ok(record));
             }
-            match self.0.parts().0.next_line() {
+            match self.0.parts().0.next_shared() {
                 Ok(Some((line, bytes, terminated))) => self.0.line(line, bytes, terminated),
                 Ok(None) => {
                     self.0.end();
@@ -599,6 +600,14 @@ pub fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
         Ok(text) => text.into(),
         Err(_) => String::from_utf8_lossy(bytes),
     }
+}
+
+/// Where the first `] ` is in a host log's prefix (`[info] `, `[server] `):
+/// `str::find` sets up a substring search on every call, once or twice on
+/// every line of the log; a `]` is rare enough to look for alone.
+pub(crate) fn close_bracket(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b']', b).find(|&i| b.get(i + 1) == Some(&b' '))
 }
 
 /// How many lines a reader has read.
@@ -919,6 +928,16 @@ mod tests {
         let mut lines = Lines::with_cap(Box::new(io::Cursor::new(input)), cap);
         assert_eq!(lines.next_line().unwrap().unwrap().1.len(), cap);
         assert!(lines.take_cuts().is_empty());
+    }
+
+    #[test]
+    fn a_prefix_bracket_closes_at_the_first_bracket_and_space() {
+        assert_eq!(close_bracket("info] [server] x"), Some(4));
+        assert_eq!(close_bracket("a]b] c"), Some(3));
+        assert_eq!(close_bracket("a] "), Some(1));
+        assert_eq!(close_bracket("a]"), None);
+        assert_eq!(close_bracket("info [x"), None);
+        assert_eq!(close_bracket(""), None);
     }
 
     #[test]

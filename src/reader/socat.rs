@@ -216,8 +216,8 @@ impl LineParser for SocatReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
-        self.read(line, bytes, terminated)
+    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
+        self.read(line, bytes.into_vec(), terminated)
     }
 
     fn end(&mut self) {

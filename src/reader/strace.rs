@@ -364,7 +364,7 @@ impl LineParser for StraceReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
         let _ = terminated;
         self.read(line, &bytes)
     }

@@ -21,7 +21,7 @@ pub(super) fn prefix(line: &str) -> Option<(Timestamp, &str)> {
         return None;
     }
     let rest = line.get(24..)?.strip_prefix('[')?;
-    let end = rest.find("] ")?;
+    let end = super::close_bracket(rest)?;
     if !matches!(
         &rest[..end],
         "trace" | "debug" | "info" | "warning" | "error"
@@ -52,7 +52,7 @@ impl VsCodeReader {
         }
     }
 
-    fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
+    fn read(&mut self, line_no: u64, bytes: &LineBytes, terminated: bool) {
         let text = super::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let Some((time, message)) = prefix(text) else {
@@ -78,12 +78,12 @@ impl VsCodeReader {
         let body = if let Some(json) = message.strip_prefix("[editor -> server] ") {
             Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
+                bytes: bytes.part(json.as_bytes()),
             }
         } else if let Some(json) = message.strip_prefix("[server -> editor] ") {
             Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
+                bytes: bytes.part(json.as_bytes()),
             }
         } else if let Some(line) = message.strip_prefix("[server stderr] ") {
             Body::Line {
@@ -116,7 +116,7 @@ impl LineParser for VsCodeReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
         self.read(line, &bytes, terminated)
     }
 }

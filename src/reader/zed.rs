@@ -59,7 +59,7 @@ impl ZedLogReader {
         }
     }
 
-    fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
+    fn read(&mut self, line_no: u64, bytes: &LineBytes, terminated: bool) {
         let text = super::text(bytes);
         let Some((time, target, message)) = prefix(text.trim_end_matches('\r')) else {
             return; // a wrapped continuation, or the blank line after `recv:`
@@ -80,7 +80,7 @@ impl ZedLogReader {
             self.last_outgoing = Some(json.to_string());
             Body::Line {
                 dir: Dir::ClientToServer,
-                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
+                bytes: bytes.part(json.as_bytes()),
             }
         } else if let Some(json) = message
             .strip_prefix("recv: ")
@@ -88,7 +88,7 @@ impl ZedLogReader {
         {
             Body::Line {
                 dir: Dir::ServerToClient,
-                bytes: LineBytes::slice_of(bytes, json.as_bytes()),
+                bytes: bytes.part(json.as_bytes()),
             }
         } else if let Some(err) = message.strip_prefix("context server stderr: ") {
             Body::Line {
@@ -116,7 +116,7 @@ impl LineParser for ZedLogReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
         self.read(line, &bytes, terminated)
     }
 }
@@ -202,7 +202,7 @@ impl LineParser for ZedRpcReader {
         (&mut self.lines, &mut self.queue)
     }
 
-    fn line(&mut self, line: u64, bytes: Vec<u8>, terminated: bool) {
+    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
         let _ = terminated;
         self.read(line, &bytes)
     }

@@ -44,20 +44,20 @@ impl LineBytes {
         }
     }
 
-    /// `part`, a slice of `line` (a line of the input as read: a host's
-    /// prefix, then the message), in a vector of its own that remembers
-    /// where in the line it starts. When `part` is not inside `line` (text
-    /// a reader unescaped or rebuilt), a copy that has no place in the line.
-    pub fn slice_of(line: &[u8], part: &[u8]) -> LineBytes {
-        let (start, base) = (part.as_ptr() as usize, line.as_ptr() as usize);
-        let inside = start >= base && start - base + part.len() <= line.len();
+    /// `part`, a slice of these bytes (the message a reader found after a
+    /// host's prefix), sharing their chunk: nothing is copied, and it keeps
+    /// its place in the line. When `part` is not inside them (text a reader
+    /// unescaped or rebuilt), a copy that has no place in the line.
+    pub fn part(&self, part: &[u8]) -> LineBytes {
+        let (start, base) = (part.as_ptr() as usize, self.as_ptr() as usize);
+        if start < base || start - base + part.len() > self.len() {
+            return part.to_vec().into();
+        }
+        let from = self.range.start + (start - base);
         LineBytes {
-            place: if inside {
-                Place::At(start - base)
-            } else {
-                Place::Copy
-            },
-            ..part.to_vec().into()
+            chunk: self.chunk.clone(),
+            range: from..from + part.len(),
+            place: self.place,
         }
     }
 
@@ -140,16 +140,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_slice_of_a_line_knows_where_it_starts() {
-        let line = b"2026-11-03 10:00:00,402 SERVER - {\"id\":1,,}".to_vec();
-        let json = LineBytes::slice_of(&line, &line[33..]);
-        assert_eq!(&*json, b"{\"id\":1,,}");
-        assert_eq!(json.offset_in_line(), Some(33));
-        assert_eq!(json.skip(3).offset_in_line(), Some(36));
-        // Text that is not inside the line (an unescaped copy) has no place.
-        let copy = b"{\"id\":1,,}".to_vec();
-        assert_eq!(LineBytes::slice_of(&line, &copy).offset_in_line(), None);
-        assert_eq!(LineBytes::from(copy).offset_in_line(), None);
-        assert_eq!(LineBytes::whole_line(line).offset_in_line(), Some(0));
+    fn a_part_of_shared_bytes_keeps_its_place_without_a_copy() {
+        let chunk = std::rc::Rc::new(b"first line\nT0 [debug] {\"id\":1}\nlast\n".to_vec());
+        // The second line, as the reader hands it over: a range of the chunk.
+        let line = LineBytes::in_chunk(chunk.clone(), 11..30);
+        assert_eq!(&*line, b"T0 [debug] {\"id\":1}");
+        let json = line.part(&line[11..]);
+        assert_eq!(&*json, b"{\"id\":1}");
+        assert_eq!(json.offset_in_line(), Some(11));
+        assert!(std::rc::Rc::ptr_eq(&json.chunk, &chunk));
+        // A long line gathered on its own keeps its start as well.
+        let whole = LineBytes::whole_line(b"T0 [debug] {}".to_vec());
+        let part = whole.part(&whole[11..]);
+        assert_eq!((&*part, part.offset_in_line()), (&b"{}"[..], Some(11)));
+        assert_eq!(part.skip(1).offset_in_line(), Some(12));
+        // Bytes from elsewhere are a copy with no place.
+        let other = b"{\"id\":1}".to_vec();
+        let copy = line.part(&other);
+        assert_eq!((&*copy, copy.offset_in_line()), (&other[..], None));
+        assert_eq!(LineBytes::from(other).offset_in_line(), None);
     }
 }

@@ -676,6 +676,9 @@ impl Message {
         }
         self.raw = None;
         self.exact = None;
+        // One map from here on: the views read `fields()` again and again,
+        // and split members would be rebuilt as a new map each time.
+        self.make_whole();
     }
 
     /// Whether the message keeps numbers a double would change as written
