@@ -101,9 +101,10 @@ fn a_server_command_without_double_dash_gets_a_hint() {
     assert!(!stderr_of(&out).contains("hint: the server command"));
 }
 
-/// Runs `mcpdbg ARGS` on a pseudo-terminal (Python's `pty`), types `typed`,
-/// then one Ctrl-D; returns what the terminal showed once it exited, or
-/// `None` if it was still reading 5 s later.
+/// Runs `mcpdbg ARGS` on a pseudo-terminal (Python's `pty`), types `typed`
+/// (once mcpdbg has said it reads the terminal), then one Ctrl-D; returns
+/// what the terminal showed once it exited, or `None` if it was still
+/// reading 5 s later.
 fn on_a_terminal(args: &[&str], typed: &str) -> Option<String> {
     on_a_terminal_with(args, typed, &[])
 }
@@ -114,11 +115,24 @@ import os, pty, select, sys, time
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(sys.argv[1], ["mcpdbg"] + sys.argv[3:])
-time.sleep(0.3)
+out = b""
+# Typed text waits for the prompt that says mcpdbg reads the terminal: on a
+# loaded machine it can start later than any fixed pause, and text typed
+# before it reads would need a second Ctrl-D.
+if sys.argv[2]:
+    deadline = time.time() + 20
+    while b"Ctrl-D" not in out and time.time() < deadline:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                break
+else:
+    time.sleep(0.3)
 os.write(fd, sys.argv[2].encode())
 time.sleep(0.2)
 os.write(fd, b"\x04")
-out = b""
 deadline = time.time() + 5
 while time.time() < deadline:
     r, _, _ = select.select([fd], [], [], 0.2)
