@@ -310,6 +310,11 @@ impl Members {
         self.jsonrpc = jsonrpc;
     }
 
+    /// Whether the `method` read so far is one of `methods`.
+    pub(crate) fn method_is(&self, methods: &[&str]) -> bool {
+        matches!(&self.method, Some(Value::String(m)) if methods.contains(&m.as_str()))
+    }
+
     /// One member; a key read again keeps its first place and takes the
     /// new value (as serde_json's map does).
     pub(crate) fn insert(&mut self, key: Cow<'_, str>, value: Value) {

@@ -32,6 +32,16 @@ use crate::wire::message::{
     Frame, IdField, Jsonrpc, Members, Message, Problem, Read, RequestId, classify_read,
 };
 
+/// The notifications whose `params` the checks read only a few members of:
+/// most of a busy session's messages (a progress bar, a server's log lines).
+/// Their other members are skipped, not built ([`Place::Picked`]); the
+/// message keeps its line for what reads it whole (views, `--schema-check`,
+/// `--redact`), as a message with a cut string does.
+const PICKED_METHODS: [&str; 2] = ["notifications/progress", "notifications/message"];
+/// The members of those `params` the session and the checks read: the
+/// progress token and value, and `_meta`.
+const PICKED: [&str; 3] = ["progressToken", "progress", "_meta"];
+
 /// Strings under these keys inside `params` or `result` are payload (a text
 /// block, base64 data, a resource's text or blob).
 const BULK_KEYS: [&str; 3] = ["text", "data", "blob"];
@@ -84,6 +94,23 @@ fn parse_as_is(
     whole: bool,
     cut_arrays: bool,
 ) -> Result<(Frame, bool, Counted), serde_json::Error> {
+    match parse_picking(text, whole, cut_arrays, true)? {
+        // `params` were picked for a method given again after them (a key
+        // read twice keeps its last value): read the line again, all built.
+        (_, true) => Ok(parse_picking(text, whole, cut_arrays, false)?.0),
+        (done, false) => Ok(done),
+    }
+}
+
+/// [`parse_as_is`], with a busy notification's `params` picked when `pick`
+/// (see [`Place::Picked`]); `true` when they were picked for a method that
+/// a later `method` member replaced.
+fn parse_picking(
+    text: &str,
+    whole: bool,
+    cut_arrays: bool,
+    pick: bool,
+) -> Result<((Frame, bool, Counted), bool), serde_json::Error> {
     let excised = if text.len() >= EXCISE_MIN_LINE && may_excise(text.as_bytes()) {
         excise(text)
     } else {
@@ -106,6 +133,8 @@ fn parse_as_is(
         member: Cell::new(0),
         member_big_ids: RefCell::new(Vec::new()),
         batch_skipped: Cell::new(0),
+        may_pick: Cell::new(if pick { None } else { Some(false) }),
+        picked_wrong: Cell::new(false),
     };
     let mut de = serde_json::Deserializer::from_str(short);
     let read = Root(&ctx)
@@ -141,7 +170,10 @@ fn parse_as_is(
             };
         }
     }
-    Ok((frame, ctx.cut.get(), ctx.counted.take()))
+    Ok((
+        (frame, ctx.cut.get(), ctx.counted.take()),
+        ctx.picked_wrong.get(),
+    ))
 }
 
 /// An integer id beyond 64 bits: compared by its exact text, never by the
@@ -635,9 +667,34 @@ struct Ctx<'a> {
     member_big_ids: RefCell<Vec<(usize, String)>>,
     /// Members of a batch beyond [`bound::BATCH_ANALYSED`], counted.
     batch_skipped: Cell<u64>,
+    /// Whether a busy notification's `params` may be picked (see
+    /// [`Ctx::may_pick`]), once asked.
+    may_pick: Cell<Option<bool>>,
+    /// `params` were picked for a method that a later `method` replaced.
+    picked_wrong: Cell<bool>,
 }
 
 impl Ctx<'_> {
+    /// Whether the `params` of a busy notification on this line may be read
+    /// as the members the checks read only ([`Place::Picked`]): not on a
+    /// line read whole, nor on one with a `\\u` escape of a surrogate (a
+    /// lone one is refused when read but not when skipped; such a line is
+    /// read as it is, and mended if need be, as [`stand_in`] does).
+    fn may_pick(&self) -> bool {
+        if let Some(known) = self.may_pick.get() {
+            return known;
+        }
+        let b = self.original.as_bytes();
+        let surrogate = memchr::memchr_iter(b'\\', b).any(|i| {
+            b.get(i + 1) == Some(&b'u')
+                && matches!(b.get(i + 2), Some(b'd' | b'D'))
+                && matches!(b.get(i + 3), Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+        });
+        let pick = !self.whole && !surrogate;
+        self.may_pick.set(Some(pick));
+        pick
+    }
+
     /// The value of a `text`, `data` or `blob` member, given as written.
     fn payload(&self, raw: &str, skim: bool) -> Result<Value, serde_json::Error> {
         let at = (raw.as_ptr() as usize).wrapping_sub(self.base);
@@ -676,6 +733,9 @@ enum Place {
     /// `outputSchema` are subtrees).
     Tools,
     Tool,
+    /// The `params` of a busy notification ([`PICKED_METHODS`]): only the
+    /// members the checks read are built ([`PICKED`]), the others skipped.
+    Picked,
     /// Anywhere else.
     Inner,
 }
@@ -749,6 +809,9 @@ impl<'de> Visitor<'de> for Skim<'_> {
         Ok(Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if self.at == Place::Picked {
+            return self.picked(map);
+        }
         // Room for the usual few members: growing a map from empty rehashed
         // it twice per message (2-3% of `check`). An empty object allocates
         // nothing: `[{},{},...]` costs its values, not 4 slots each (it cost
@@ -835,6 +898,30 @@ impl<'c> Skim<'c> {
         Ok(value)
     }
 
+    /// The members of a busy notification's `params` the checks read, each
+    /// read as any member is (last value, first place); the message keeps
+    /// its line when any other member was skipped (checked, not built), so
+    /// that what reads it whole ([`Message::fields`]) reads them all.
+    ///
+    /// [`Message::fields`]: crate::wire::message::Message::fields
+    fn picked<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut obj = Map::new();
+        let inner = Skim {
+            at: Place::Inner,
+            ..self
+        };
+        while let Some(key) = map.next_key::<Key<'de>>()?.map(|k| k.0) {
+            if PICKED.contains(&&*key) {
+                let value = inner.member(&key, &mut map)?;
+                obj.insert(key.into_owned(), value);
+            } else {
+                map.next_value::<de::IgnoredAny>()?;
+                self.ctx.cut.set(true);
+            }
+        }
+        Ok(Value::Object(obj))
+    }
+
     /// A value inside this one that nothing may cut.
     fn inner(self) -> Skim<'c> {
         Skim::plain(self.ctx)
@@ -853,13 +940,30 @@ impl<'c> Skim<'c> {
     /// `self.at`), the envelope's apart (see [`Members`]).
     fn members<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Box<Members>, A::Error> {
         let mut members = Box::new(Members::new());
+        let mut picked = false;
         while let Some(key) = map.next_key::<Key<'de>>()?.map(|k| k.0) {
             if key == "jsonrpc" {
                 members.set_jsonrpc(map.next_value_seed(JsonrpcSeed(self.ctx))?);
+            } else if key == "params"
+                && self.at == Place::Root
+                && members.method_is(&PICKED_METHODS)
+                && self.ctx.may_pick()
+            {
+                // As the root's `params` (see `member`), but picked.
+                let value = map.next_value_seed(Skim {
+                    skim: true,
+                    at: Place::Picked,
+                    ctx: self.ctx,
+                })?;
+                members.insert(key, value);
+                picked = true;
             } else {
                 let value = self.member(&key, &mut map)?;
                 members.insert(key, value);
             }
+        }
+        if picked && !members.method_is(&PICKED_METHODS) {
+            self.ctx.picked_wrong.set(true);
         }
         Ok(members)
     }
@@ -1513,6 +1617,56 @@ mod tests {
             let whole: Value = serde_json::from_str(&line).unwrap();
             assert_eq!(Value::Object(m.members().into_owned()), whole);
         }
+    }
+
+    #[test]
+    fn busy_notifications_keep_what_the_checks_read_and_their_line() {
+        let read = |line: &str| match parse(line) {
+            Ok(Frame::Message(m)) => m,
+            other => panic!("{line}: {other:?}"),
+        };
+        let whole = |line: &str| match serde_json::from_str(line) {
+            Ok(Value::Object(obj)) => obj,
+            _ => panic!("{line}"),
+        };
+        // Progress: the token, the value and `_meta` in their places; the
+        // rest left out, and read whole when asked.
+        let line = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-1","total":3,"progress":1,"message":"step 1","_meta":{"k":1},"progress":2}}"#;
+        let m = read(line);
+        assert_eq!(
+            Value::Object(m.params().unwrap().clone()),
+            json!({"progressToken":"p-1","progress":2,"_meta":{"k":1}})
+        );
+        assert!(m.is_cut());
+        assert_eq!(*m.fields(), whole(line));
+        // A log line: nothing the checks read, nothing built.
+        let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"db","data":{"rows":[1,2]}}}"#;
+        let m = read(line);
+        assert!(m.params().unwrap().is_empty());
+        assert!(m.is_cut() && m.has_params());
+        assert_eq!(*m.fields(), whole(line));
+        // Nothing left out: nothing cut.
+        let line = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":5}}"#;
+        let m = read(line);
+        assert!(!m.is_cut());
+        assert_eq!(*m.members(), whole(line));
+        // Read whole: another method, the method given again after
+        // `params`, a surrogate escape on the line, `params` not an object.
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"x"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"},"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\ud83d\ude00"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":["info","x"]}"#,
+            r#"{"jsonrpc":"2.0","params":{"level":"info","data":"x"},"method":"notifications/message"}"#,
+        ] {
+            let m = read(line);
+            assert!(!m.is_cut(), "{line}");
+            assert_eq!(*m.members(), whole(line), "{line}");
+        }
+        // A lone surrogate where it would be skipped: read mended, as before.
+        let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\ud800"}}"#;
+        let m = read(line);
+        assert_eq!(m.params().unwrap()["data"], json!("\u{fffd}"));
     }
 
     #[test]
