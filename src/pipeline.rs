@@ -18,6 +18,7 @@ use crate::session::{Boundary, Config, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::message::{self, Frame, Kind, RequestId};
+use crate::wire::skim::Build;
 
 /// Options for checking one input.
 #[derive(Clone, Debug, Default)]
@@ -105,6 +106,8 @@ pub struct Checker {
     lines_read: u64,
     /// With `--redact`: the strings seen so far.
     redactor: Option<Redactor>,
+    /// What the parser builds of each message.
+    build: Build,
 }
 
 impl Checker {
@@ -117,7 +120,15 @@ impl Checker {
             items: Vec::new(),
             lines_read: 0,
             redactor: options.redact.then(Redactor::default),
+            build: Build::Checks,
         }
+    }
+
+    /// A checker whose messages are built whole, for a view that also shows
+    /// what it is fed (see [`Transport::whole_messages`]).
+    pub fn whole_messages(mut self) -> Checker {
+        self.build = Build::Views;
+        self
     }
 
     /// Takes one record. `each` sees every item the record yields before the
@@ -244,7 +255,10 @@ impl Checker {
             .insert_full(
                 key.clone(),
                 Lane {
-                    transport: Transport::new(),
+                    transport: match self.build {
+                        Build::Checks => Transport::new(),
+                        Build::Views => Transport::new().whole_messages(),
+                    },
                     session,
                     boundary: Boundary::default(),
                     index,

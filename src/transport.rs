@@ -16,6 +16,7 @@ use crate::wire::dir::Dir;
 use crate::wire::event::{Event, EventKind};
 use crate::wire::line::LineBytes;
 use crate::wire::message::{self, Frame, Message};
+use crate::wire::skim::Build;
 use crate::wire::time::Timestamp;
 
 /// Where and when something was seen.
@@ -206,6 +207,8 @@ pub struct Transport {
     /// Keep the numbers a double would change as written, for the views
     /// ([`Transport::exact_numbers`]).
     exact: bool,
+    /// What the parser builds of each message ([`Transport::whole_messages`]).
+    build: Build,
 }
 
 fn slot(dir: Dir) -> usize {
@@ -252,16 +255,26 @@ impl Transport {
             last: None,
             column_base: None,
             exact: false,
+            build: Build::Checks,
         }
     }
 
     /// A transport for the views, which show and compare payloads: each
     /// message keeps its numbers that a double would change (an integer
     /// beyond 64 bits, a decimal of more digits than a double holds) as
-    /// written (see [`crate::wire::message::Frame::keep_exact`]). The rules
-    /// see the same messages either way; this costs one more scan of each line.
+    /// written (see [`crate::wire::message::Frame::keep_exact`]), and every
+    /// member is built ([`Transport::whole_messages`]). The rules see the
+    /// same messages either way; this costs one more scan of each line.
     pub fn exact_numbers(mut self) -> Transport {
         self.exact = true;
+        self.whole_messages()
+    }
+
+    /// A transport whose messages are built whole ([`Build::Views`]), for a
+    /// view that shows every message: a busy notification's `params` are
+    /// not picked, which would make the view read its line again.
+    pub fn whole_messages(mut self) -> Transport {
+        self.build = Build::Views;
         self
     }
 
@@ -436,7 +449,7 @@ impl Transport {
     ) {
         // The common case, a plain line of JSON, parsed without copies.
         let base = bytes.offset_in_line();
-        let bytes = match parse_plain(bytes, self.exact) {
+        let bytes = match parse_plain(bytes, self.exact, self.build) {
             Ok(frame) => {
                 emit(at, dir, frame, findings, out);
                 return;
@@ -557,7 +570,7 @@ impl Transport {
             out.push(Item::Noise { at, dir });
             return;
         }
-        match crate::wire::skim::parse(text) {
+        match crate::wire::skim::parse_keeping(text, self.build) {
             Ok(mut frame) => {
                 if self.exact {
                     frame.keep_exact(text);
@@ -812,9 +825,10 @@ impl Transport {
 
 /// Parses a line that is plainly one JSON value: no BOM or CR to report,
 /// valid UTF-8, not a header. A message that keeps its line takes `bytes`.
-/// With `exact`, the frame keeps its numbers as written (see [`Transport::exact_numbers`]).
+/// With `exact`, the frame keeps its numbers as written (see [`Transport::exact_numbers`]);
+/// `build` says what is built of it.
 /// `None` for anything else, which the transport's full path handles.
-fn parse_plain(bytes: LineBytes, exact: bool) -> Result<Frame, LineBytes> {
+fn parse_plain(bytes: LineBytes, exact: bool, build: Build) -> Result<Frame, LineBytes> {
     if bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r") {
         return Err(bytes);
     }
@@ -824,7 +838,7 @@ fn parse_plain(bytes: LineBytes, exact: bool) -> Result<Frame, LineBytes> {
     if !looks_like_json(text) || is_header(text) {
         return Err(bytes);
     }
-    match crate::wire::skim::parse_cut(text) {
+    match crate::wire::skim::parse_cut_as(text, build) {
         Ok((mut frame, cut)) => {
             if exact {
                 frame.keep_exact(text);

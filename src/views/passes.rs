@@ -53,7 +53,8 @@ pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Resul
     let reader::Opened {
         format, records, ..
     } = reader::open(input, options.format)?;
-    let mut checker = Checker::new(options);
+    // Built whole: the conversation below reads a picked message again.
+    let mut checker = Checker::new(options).whole_messages();
     let mut conversation = Conversation::new();
     let mut first_time = None;
     let mut last_time = None;

@@ -56,7 +56,24 @@ const EXCISE_MIN_LINE: usize = 4 * SKIM_MIN_BYTES;
 /// (see the module docs). A message with a cut string keeps a copy of the
 /// line; [`parse_cut`] lets the caller hand it over instead.
 pub fn parse(text: &str) -> Result<Frame, serde_json::Error> {
-    let (mut frame, cut) = parse_cut(text)?;
+    parse_keeping(text, Build::Checks)
+}
+
+/// What the parser builds of a message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// What the checks read: a busy notification's `params` are picked
+    /// ([`Place::Picked`]), long payload strings and large subtrees cut.
+    Checks,
+    /// For the views, which show and compare every member: nothing picked
+    /// (a picked message would be read again from its line, which cost
+    /// `timeline` a quarter more), long payload strings still cut.
+    Views,
+}
+
+/// [`parse`], building `build`.
+pub fn parse_keeping(text: &str, build: Build) -> Result<Frame, serde_json::Error> {
+    let (mut frame, cut) = parse_cut_as(text, build)?;
     if cut {
         frame.keep_line(text.as_bytes().to_vec());
     }
@@ -66,7 +83,16 @@ pub fn parse(text: &str) -> Result<Frame, serde_json::Error> {
 /// [`parse`] without keeping the line: `true` when a string was cut, and the
 /// caller hands the line over with [`Frame::keep_line`] (moved, not copied).
 pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
-    match parse_as_is(text, false, true) {
+    parse_cut_as(text, Build::Checks)
+}
+
+/// [`parse_cut`], building `build`.
+pub fn parse_cut_as(text: &str, build: Build) -> Result<(Frame, bool), serde_json::Error> {
+    let read = match build {
+        Build::Checks => parse_as_is(text, false, true),
+        Build::Views => parse_picking(text, false, true, false).map(|(done, _)| done),
+    };
+    match read {
         Ok((frame, cut, _)) => Ok((frame, cut)),
         // JSON that serde_json refuses but the grammar allows: a lone
         // surrogate escape, a number beyond a double's range. Read again
@@ -1639,6 +1665,12 @@ mod tests {
         );
         assert!(m.is_cut());
         assert_eq!(*m.fields(), whole(line));
+        // The views build it whole (they would read it again).
+        let Ok(Frame::Message(v)) = parse_keeping(line, Build::Views) else {
+            panic!("{line}")
+        };
+        assert!(!v.is_cut());
+        assert_eq!(*v.members(), whole(line));
         // A log line: nothing the checks read, nothing built.
         let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"db","data":{"rows":[1,2]}}}"#;
         let m = read(line);
