@@ -88,18 +88,14 @@ pub fn parse_cut(text: &str) -> Result<(Frame, bool), serde_json::Error> {
 
 /// [`parse_cut`], building `build`.
 pub fn parse_cut_as(text: &str, build: Build) -> Result<(Frame, bool), serde_json::Error> {
-    let read = match build {
-        Build::Checks => parse_as_is(text, false, true),
-        Build::Views => parse_picking(text, false, true, false).map(|(done, _)| done),
-    };
-    match read {
+    match parse_as_is(text, false, true, build == Build::Checks) {
         Ok((frame, cut, _)) => Ok((frame, cut)),
         // JSON that serde_json refuses but the grammar allows: a lone
         // surrogate escape, a number beyond a double's range. Read again
         // with those mended (see [`mend`]), nothing cut (so that the kept
         // line is never read whole again).
         Err(e) => match mend(text) {
-            Some(mended) => match parse_as_is(&mended, true, false) {
+            Some(mended) => match parse_as_is(&mended, true, false, false) {
                 Ok((frame, cut, _)) => Ok((frame, cut)),
                 Err(_) => Err(e),
             },
@@ -114,13 +110,15 @@ pub type Counted = Vec<(String, u64)>;
 
 /// [`parse_cut`] on the text as it is; `whole` when no string or subtree
 /// may be cut, `cut_arrays` when a long array of scalars may still be (see
-/// [`bound`]; the lengths of those in `result` are then counted).
+/// [`bound`]; the lengths of those in `result` are then counted), `pick`
+/// when a busy notification's `params` may be picked ([`Place::Picked`]).
 fn parse_as_is(
     text: &str,
     whole: bool,
     cut_arrays: bool,
+    pick: bool,
 ) -> Result<(Frame, bool, Counted), serde_json::Error> {
-    match parse_picking(text, whole, cut_arrays, true)? {
+    match parse_picking(text, whole, cut_arrays, pick)? {
         // `params` were picked for a method given again after them (a key
         // read twice keeps its last value): read the line again, all built.
         (_, true) => Ok(parse_picking(text, whole, cut_arrays, false)?.0),
@@ -703,20 +701,15 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Whether the `params` of a busy notification on this line may be read
     /// as the members the checks read only ([`Place::Picked`]): not on a
-    /// line read whole, nor on one with a `\\u` escape of a surrogate (a
-    /// lone one is refused when read but not when skipped; such a line is
-    /// read as it is, and mended if need be, as [`stand_in`] does).
+    /// line read whole, nor on one with a lone surrogate escape (refused
+    /// when read but not when skipped; such a line is read as it is, and
+    /// mended if need be, as [`stand_in`] does). A high-low pair (an emoji)
+    /// is read and skipped alike.
     fn may_pick(&self) -> bool {
         if let Some(known) = self.may_pick.get() {
             return known;
         }
-        let b = self.original.as_bytes();
-        let surrogate = memchr::memchr_iter(b'\\', b).any(|i| {
-            b.get(i + 1) == Some(&b'u')
-                && matches!(b.get(i + 2), Some(b'd' | b'D'))
-                && matches!(b.get(i + 3), Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
-        });
-        let pick = !self.whole && !surrogate;
+        let pick = !self.whole && !has_lone_surrogate(self.original.as_bytes());
         self.may_pick.set(Some(pick));
         pick
     }
@@ -1224,41 +1217,49 @@ impl<'de> Visitor<'de> for SchemaType<'_> {
 
 /// Whether JSON text has a `\\u` escape of a surrogate that is not one of a
 /// high-low pair (`\\ud83d\\ude00` is a pair; `\\ud83d` alone is not).
-/// An escaped backslash before `u` counts too: erring that way only reads
-/// the subtree whole.
+/// Escapes are walked in order from each backslash (memchr), so an escaped
+/// backslash before `u` (`\\\\ud83d`, a backslash and the letters) is not an
+/// escape. Outside strings valid JSON has no backslash; on invalid JSON the
+/// answer only decides whether a subtree is read whole.
 fn has_lone_surrogate(b: &[u8]) -> bool {
-    let hex = |at: usize| -> Option<u32> {
-        let digits = std::str::from_utf8(b.get(at..at + 4)?).ok()?;
-        u32::from_str_radix(digits, 16).ok()
-    };
-    let mut after_pair = 0;
-    for i in memchr::memmem::find_iter(b, b"\\u") {
-        if i < after_pair {
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
+        let at = i + off;
+        if b.get(at + 1) != Some(&b'u') {
+            i = at + 2;
             continue;
         }
-        match hex(i + 2) {
+        match hex4(b, at + 2) {
             Some(0xd800..=0xdbff) => {
-                let low = (b.get(i + 6..i + 8) == Some(&b"\\u"[..]))
-                    .then(|| hex(i + 8))
-                    .flatten();
-                if !matches!(low, Some(0xdc00..=0xdfff)) {
+                let paired = b.get(at + 6..at + 8) == Some(&b"\\u"[..])
+                    && matches!(hex4(b, at + 8), Some(0xdc00..=0xdfff));
+                if !paired {
                     return true;
                 }
-                after_pair = i + 12;
+                i = at + 12;
             }
             Some(0xdc00..=0xdfff) => return true,
-            _ => {}
+            Some(_) => i = at + 6,
+            None => i = at + 2,
         }
     }
     false
 }
 
+/// The four hex digits at `at` as a number; `None` when they are not.
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4)?.iter().try_fold(0, |n, &c| {
+        let d = (c as char).to_digit(16)?;
+        Some(n * 16 + d)
+    })
+}
+
 /// Every member of a line kept by a cut message, read whole (nothing cut,
 /// what serde_json refuses but the grammar allows mended as in [`parse`]).
 pub(crate) fn whole_fields(text: &str) -> Option<Map<String, Value>> {
-    let frame = match parse_as_is(text, true, false) {
+    let frame = match parse_as_is(text, true, false, false) {
         Ok((frame, _, _)) => frame,
-        Err(_) => parse_as_is(&mend(text)?, true, false).ok()?.0,
+        Err(_) => parse_as_is(&mend(text)?, true, false, false).ok()?.0,
     };
     match frame {
         Frame::Message(m) => Some(m.into_fields()),
@@ -1272,9 +1273,9 @@ pub(crate) fn whole_fields(text: &str) -> Option<Map<String, Value>> {
 /// never costs more than the line), with the lengths of those in `result`
 /// counted.
 pub(crate) fn summary_fields(text: &str) -> Option<(Map<String, Value>, Counted)> {
-    let (frame, _, counted) = match parse_as_is(text, true, true) {
+    let (frame, _, counted) = match parse_as_is(text, true, true, false) {
         Ok(done) => done,
-        Err(_) => parse_as_is(&mend(text)?, true, true).ok()?,
+        Err(_) => parse_as_is(&mend(text)?, true, true, false).ok()?,
     };
     match frame {
         Frame::Message(m) => Some((m.into_fields(), counted)),
@@ -1350,6 +1351,10 @@ mod tests {
         assert!(has_lone_surrogate(br#""\ude00""#));
         assert!(has_lone_surrogate(br#""\ud83d\u0041""#));
         assert!(has_lone_surrogate(br#""\ud83d"#));
+        assert!(has_lone_surrogate(br#""\\\ud83d""#));
+        // An escaped backslash, then the letters: no escape at all.
+        assert!(!has_lone_surrogate(br#""\\ud83d \\\\udc00""#));
+        assert!(!has_lone_surrogate(br#""\u12"#));
         // A large structuredContent with pairs stands in; with a lone one it
         // is read whole, and the line fails as serde_json fails, then mended.
         let rows = "{\"n\":\"\\ud83d\\ude00\"},".repeat(60);
@@ -1682,12 +1687,16 @@ mod tests {
         let m = read(line);
         assert!(!m.is_cut());
         assert_eq!(*m.members(), whole(line));
+        // An emoji's surrogate pair is read and skipped alike: picked.
+        let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\ud83d\ude00 \\ud800"}}"#;
+        let m = read(line);
+        assert!(m.params().unwrap().is_empty() && m.is_cut());
+        assert_eq!(*m.fields(), whole(line));
         // Read whole: another method, the method given again after
-        // `params`, a surrogate escape on the line, `params` not an object.
+        // `params`, `params` not an object.
         for line in [
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"x"}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"},"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\ud83d\ude00"}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/message","params":["info","x"]}"#,
             r#"{"jsonrpc":"2.0","params":{"level":"info","data":"x"},"method":"notifications/message"}"#,
         ] {
@@ -1695,7 +1704,8 @@ mod tests {
             assert!(!m.is_cut(), "{line}");
             assert_eq!(*m.members(), whole(line), "{line}");
         }
-        // A lone surrogate where it would be skipped: read mended, as before.
+        // A lone surrogate escape on the line, where it would be skipped:
+        // nothing picked, the line read mended, as before.
         let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\ud800"}}"#;
         let m = read(line);
         assert_eq!(m.params().unwrap()["data"], json!("\u{fffd}"));
