@@ -246,6 +246,7 @@ fn shaped_message() -> impl Strategy<Value = String> {
         });
     let chatty = prop_oneof![
         (id.clone(), short_text(), small_json()).prop_map(|(i, q, a)| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"{q}","arguments":{{"q":"{q}","more":{a}}},"_meta":{{"progressToken":{i}}}}}}}"#)),
+        (id.clone(), small_json()).prop_map(|(i, a)| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"arguments":{a},"name":"t"}}}}"#)),
         (short_text(), small_json()).prop_map(|(t, d)| format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","logger":"{t}","data":{d}}}}}"#)),
         (0u32..9, short_text()).prop_map(|(n, t)| format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"p","progress":{n},"message":"{t}"}}}}"#)),
         (id.clone(), short_text()).prop_map(|(i, t)| format!(r#"{{"jsonrpc":"2.0","id":{i},"error":{{"code":-32603,"message":"{t}","data":{{"structuredContent":"{t}"}}}}}}"#)),
@@ -254,20 +255,30 @@ fn shaped_message() -> impl Strategy<Value = String> {
     prop_oneof![long_text, structured, odd_structured, schemas, chatty]
 }
 
-/// The `params` of a busy notification as the parser may keep them: only
-/// the members the checks read (progress token and value, `_meta`), in
-/// their places; `None` for any other message.
+/// The `params` of a message as the parser may keep them for the checks:
+/// a busy notification's only the members the checks read (progress token
+/// and value, `_meta`), in their places; a tool call's with `arguments`
+/// standing as `{}` when they are an object; `None` for any other message.
 fn picked_params(whole: &serde_json::Value) -> Option<serde_json::Value> {
     let method = whole.get("method")?.as_str()?;
-    if !matches!(method, "notifications/progress" | "notifications/message") {
+    let params = whole.get("params")?.as_object()?;
+    let kept = |k: &str, v: &serde_json::Value| match method {
+        "notifications/progress" | "notifications/message" => {
+            matches!(k, "progressToken" | "progress" | "_meta").then(|| v.clone())
+        }
+        "tools/call" if k == "arguments" && v.is_object() => Some(serde_json::json!({})),
+        _ => Some(v.clone()),
+    };
+    if !matches!(
+        method,
+        "notifications/progress" | "notifications/message" | "tools/call"
+    ) {
         return None;
     }
-    let params = whole.get("params")?.as_object()?;
     Some(serde_json::Value::Object(
         params
             .iter()
-            .filter(|(k, _)| matches!(k.as_str(), "progressToken" | "progress" | "_meta"))
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .filter_map(|(k, v)| Some((k.clone(), kept(k, v)?)))
             .collect(),
     ))
 }
@@ -342,12 +353,17 @@ proptest! {
         prop_assert_eq!(m.error_data(), full.error_data());
         prop_assert_eq!(m.meta("progressToken"), full.meta("progressToken"));
         prop_assert_eq!(&serde_json::Value::Object(m.fields().into_owned()), &whole);
+        prop_assert_eq!(
+            m.whole_params().map(|p| serde_json::Value::Object(p.into_owned())),
+            whole.get("params").filter(|p| p.is_object()).cloned()
+        );
         // What the checks read of a busy notification's `params`.
         prop_assert_eq!(m.params().and_then(|p| p.get("progress")), full.params().and_then(|p| p.get("progress")));
         prop_assert_eq!(m.meta("protocolVersion"), full.meta("protocolVersion"));
         let members = serde_json::Value::Object(m.members().into_owned());
-        // A busy notification's `params` may keep only what the checks read;
-        // the message then says it was cut (when anything was left out).
+        // A busy notification's `params` may keep only what the checks read,
+        // a tool call's stand for their `arguments`; the message then says
+        // it was cut (when anything was left out).
         let picked = with_picked_params(&whole);
         let stands = |members: &serde_json::Value| {
             if m.is_cut() { stands_for(members, &whole) } else { members == &whole }
@@ -459,6 +475,8 @@ fn envelope_object() -> impl Strategy<Value = String> {
         proptest::sample::select(vec![
             r#"{"progressToken":"p","progress":1}"#,
             r#"{"name":"t","arguments":{"q":"x\ny"},"_meta":{"progressToken":4}}"#,
+            r#"{"name":"t","arguments":[1,{"a":2}],"task":{}}"#,
+            r#"{"arguments":{},"args":{"q":1},"arguments":{"q":[2]},"name":"t"}"#,
             r#"{"level":"info","data":{"text":"hi"}}"#,
             "[1]",
             r#""x""#,
@@ -518,8 +536,9 @@ fn same_message(
     prop_assert_eq!(&m.id, &full.id);
     prop_assert_eq!(&m.method, &full.method);
     prop_assert_eq!(&m.problems, &full.problems);
-    // A busy notification's `params` may keep only what the checks read (the
-    // message then says it was cut); everything else is the whole value.
+    // A busy notification's `params` may keep only what the checks read, a
+    // tool call's stand for their `arguments` (the message then says it was
+    // cut); everything else is the whole value.
     let picked = with_picked_params(whole);
     let params = m.params().cloned().map(serde_json::Value::Object);
     let params_whole = whole.get("params").filter(|p| p.is_object()).cloned();

@@ -931,7 +931,10 @@ impl Session {
         if let Some((text, listing)) = unlisted {
             findings.push(report(Rule::UnlistedToolCalled, text).related(listing));
         }
-        let Some(v) = tools.arguments(name, params.field("arguments")) else {
+        // Read whole: a call's `arguments` are not built for the checks.
+        let whole = msg.whole_params();
+        let arguments = whole.as_deref().and_then(|p| p.field("arguments"));
+        let Some(v) = tools.arguments(name, arguments) else {
             return false;
         };
         let answer = match self.revision() {

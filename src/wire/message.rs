@@ -784,6 +784,19 @@ impl Message {
         }
     }
 
+    /// `params` whole, when an object: read again from the line when
+    /// something in them was cut or skipped (a tool call's `arguments`, for
+    /// `--schema-check`), else as they are.
+    pub fn whole_params(&self) -> Option<Cow<'_, Map<String, Value>>> {
+        match self.whole() {
+            Some(mut obj) => match obj.remove("params") {
+                Some(Value::Object(params)) => Some(Cow::Owned(params)),
+                _ => None,
+            },
+            None => self.params().map(Cow::Borrowed),
+        }
+    }
+
     /// `params`, when an object. Payload strings longer than
     /// [`crate::wire::skim::SKIM_MIN_BYTES`] may be cut (see [`Message::is_cut`]).
     pub fn params(&self) -> Option<&Map<String, Value>> {

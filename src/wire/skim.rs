@@ -41,6 +41,10 @@ const PICKED_METHODS: [&str; 2] = ["notifications/progress", "notifications/mess
 /// The members of those `params` the session and the checks read: the
 /// progress token and value, and `_meta`.
 const PICKED: [&str; 3] = ["progressToken", "progress", "_meta"];
+/// A tool call's `arguments` are read only by `--schema-check` (from the
+/// whole message) and for whether they are an object: an object stands as
+/// `{}` ([`Place::Call`]), and the message keeps its line.
+const CALL: &str = "tools/call";
 
 /// Strings under these keys inside `params` or `result` are payload (a text
 /// block, base64 data, a resource's text or blob).
@@ -755,6 +759,12 @@ enum Place {
     /// The `params` of a busy notification ([`PICKED_METHODS`]): only the
     /// members the checks read are built ([`PICKED`]), the others skipped.
     Picked,
+    /// The `params` of a tool call ([`CALL`]): every member built but
+    /// `arguments`, read at [`Place::Skipped`].
+    Call,
+    /// A value the checks ask only the type of: an object is checked but
+    /// not built, and stands as `{}`; anything else is built.
+    Skipped,
     /// Anywhere else.
     Inner,
 }
@@ -828,8 +838,16 @@ impl<'de> Visitor<'de> for Skim<'_> {
         Ok(Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        if self.at == Place::Picked {
-            return self.picked(map);
+        match self.at {
+            Place::Picked => return self.picked(map),
+            Place::Skipped => {
+                while map.next_key::<de::IgnoredAny>()?.is_some() {
+                    map.next_value::<de::IgnoredAny>()?;
+                    self.ctx.cut.set(true);
+                }
+                return Ok(Value::Object(Map::new()));
+            }
+            _ => {}
         }
         // Room for the usual few members: growing a map from empty rehashed
         // it twice per message (2-3% of `check`). An empty object allocates
@@ -899,6 +917,7 @@ impl<'c> Skim<'c> {
             let at = match (self.at, key) {
                 (Place::Root, "result") => Place::Result,
                 (Place::Result, "tools") => Place::Tools,
+                (Place::Call, "arguments") => Place::Skipped,
                 _ => Place::Inner,
             };
             map.next_value_seed(Skim {
@@ -959,32 +978,45 @@ impl<'c> Skim<'c> {
     /// `self.at`), the envelope's apart (see [`Members`]).
     fn members<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Box<Members>, A::Error> {
         let mut members = Box::new(Members::new());
-        let mut picked = false;
+        let mut picked = None;
         while let Some(key) = map.next_key::<Key<'de>>()?.map(|k| k.0) {
+            let pick = if key == "params" && self.at == Place::Root {
+                picking(&members).filter(|_| self.ctx.may_pick())
+            } else {
+                None
+            };
             if key == "jsonrpc" {
                 members.set_jsonrpc(map.next_value_seed(JsonrpcSeed(self.ctx))?);
-            } else if key == "params"
-                && self.at == Place::Root
-                && members.method_is(&PICKED_METHODS)
-                && self.ctx.may_pick()
-            {
+            } else if let Some(at) = pick {
                 // As the root's `params` (see `member`), but picked.
                 let value = map.next_value_seed(Skim {
                     skim: true,
-                    at: Place::Picked,
+                    at,
                     ctx: self.ctx,
                 })?;
                 members.insert(key, value);
-                picked = true;
+                picked = Some(at);
             } else {
                 let value = self.member(&key, &mut map)?;
                 members.insert(key, value);
             }
         }
-        if picked && !members.method_is(&PICKED_METHODS) {
+        if picked.is_some() && picking(&members) != picked {
             self.ctx.picked_wrong.set(true);
         }
         Ok(members)
+    }
+}
+
+/// How the `params` of a message with the `method` read so far may be
+/// picked: [`Place::Picked`], [`Place::Call`], or not at all.
+fn picking(members: &Members) -> Option<Place> {
+    if members.method_is(&PICKED_METHODS) {
+        Some(Place::Picked)
+    } else if members.method_is(&[CALL]) {
+        Some(Place::Call)
+    } else {
+        None
     }
 }
 
@@ -1625,7 +1657,7 @@ mod tests {
     fn long_arrays_of_scalars_stand_in_as_their_head() {
         let zeros = vec!["0"; 1_500_000].join(",");
         let line = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{{"a":[{zeros}],"b":[{{}},[],null]}}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{{"name":"x","arguments":{{"a":[{zeros}],"b":[{{}},[],null]}}}}}}"#
         );
         let Ok(Frame::Message(m)) = parse(&line) else {
             panic!("refused")
@@ -1709,6 +1741,49 @@ mod tests {
         let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\ud800"}}"#;
         let m = read(line);
         assert_eq!(m.params().unwrap()["data"], json!("\u{fffd}"));
+    }
+
+    #[test]
+    fn a_tool_calls_arguments_stand_as_an_empty_object_when_they_are_one() {
+        let read = |line: &str, build: Build| match parse_keeping(line, build) {
+            Ok(Frame::Message(m)) => m,
+            other => panic!("{line}: {other:?}"),
+        };
+        let whole = |line: &str| match serde_json::from_str(line) {
+            Ok(Value::Object(obj)) => obj,
+            _ => panic!("{line}"),
+        };
+        let line = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"q":"caf\u00e9","n":[1,2]},"_meta":{"progressToken":"p-3"},"task":{}}}"#;
+        let m = read(line, Build::Checks);
+        assert_eq!(
+            Value::Object(m.params().unwrap().clone()),
+            json!({"name":"search","arguments":{},"_meta":{"progressToken":"p-3"},"task":{}})
+        );
+        assert!(m.is_cut());
+        assert_eq!(*m.fields(), whole(line));
+        assert_eq!(
+            Some(&whole(line)["params"]),
+            m.whole_params()
+                .map(|p| Value::Object(p.into_owned()))
+                .as_ref()
+        );
+        // The views build them.
+        let v = read(line, Build::Views);
+        assert!(!v.is_cut());
+        assert_eq!(*v.members(), whole(line));
+        // Empty, or not an object (which the checks report): as they are.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":["q",{"a":1}]}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":"q=1"}}"#,
+            // The method named after `params`, or replaced after them.
+            r#"{"jsonrpc":"2.0","id":3,"params":{"name":"t","arguments":{"q":1}},"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"q":1}},"method":"prompts/get"}"#,
+        ] {
+            let m = read(line, Build::Checks);
+            assert!(!m.is_cut(), "{line}");
+            assert_eq!(*m.members(), whole(line), "{line}");
+        }
     }
 
     #[test]
