@@ -27,6 +27,8 @@ use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+mod fast;
+
 use crate::wire::bound;
 use crate::wire::message::{
     Frame, IdField, Jsonrpc, Members, Message, Problem, Read, RequestId, classify_read,
@@ -134,6 +136,21 @@ fn parse_as_is(
 /// (see [`Place::Picked`]); `true` when they were picked for a method that
 /// a later `method` member replaced.
 fn parse_picking(
+    text: &str,
+    whole: bool,
+    cut_arrays: bool,
+    pick: bool,
+) -> Result<((Frame, bool, Counted), bool), serde_json::Error> {
+    // A short message object, read by hand when it can be read exactly as
+    // below (see [`fast`]).
+    if let Some((read, cut)) = fast::parse(text, pick && !whole) {
+        return Ok(((classify_read(read), cut, Vec::new()), false));
+    }
+    parse_visiting(text, whole, cut_arrays, pick)
+}
+
+/// [`parse_picking`] through serde_json and the visitors below.
+fn parse_visiting(
     text: &str,
     whole: bool,
     cut_arrays: bool,

@@ -1,0 +1,770 @@
+//! The short-line reader: a message object of a short line read by hand,
+//! without serde_json's visitors, into what the skim parser builds of it.
+//!
+//! Most of a busy session's lines are small objects (a progress
+//! notification, a log line, a short tool call and its result). Reading
+//! them through serde_json's deserializer and the skim visitors cost about
+//! twice a bare skip-parse of the same line. This reader walks the line
+//! once (string literals with the skim parser's bit masks, [`literal_end`])
+//! and builds the members directly, with the skim parser's rules for what
+//! is built ([`Place`]): a busy notification's `params` picked, a tool
+//! call's `arguments` standing as `{}`, an `id` read as written.
+//!
+//! It reads only what it is sure to read exactly as the skim parser would,
+//! and gives up (`None`) on anything else, which the skim parser then reads
+//! as before: a line of [`EXCISE_MIN_LINE`] bytes or more, anything but an
+//! object, a string literal or a `structuredContent` or schema subtree
+//! longer than [`SKIM_MIN_BYTES`] (which the skim parser may cut), a long
+//! array, an escaped key, a lone surrogate escape, an integer id beyond 64
+//! bits, a number serde_json refuses, deep nesting, `params` picked for a
+//! `method` that a later `method` member replaces, and any JSON error (so
+//! that serde_json's verdict and words stand).
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::{
+    CALL, EXCISE_MIN_LINE, PICKED, PICKED_METHODS, Place, SKIM_MIN_BYTES, has_lone_surrogate,
+    id_value, is_subtree, literal_end,
+};
+use crate::wire::message::{Jsonrpc, Members, Read};
+
+/// Arrays longer than this are left to the skim parser (which may cut a
+/// long array of scalars, see [`crate::wire::bound`]).
+const MAX_ITEMS: usize = 256;
+/// Nesting deeper than this is left to the skim parser (and serde_json's
+/// own limit).
+const MAX_DEPTH: usize = 64;
+
+/// Reads a short line's message object; `Some((read, cut))` when it is read
+/// exactly as the skim parser reads it (`cut`: something was left out and
+/// the message keeps its line), `None` to leave the line to the skim parser.
+/// `pick`: a busy notification's or a tool call's `params` may be picked.
+pub(super) fn parse(text: &str, pick: bool) -> Option<(Read, bool)> {
+    if text.len() >= EXCISE_MIN_LINE {
+        return None;
+    }
+    let mut r = Reader {
+        b: text.as_bytes(),
+        text,
+        pos: 0,
+        cut: false,
+        depth: 0,
+    };
+    r.space();
+    if r.peek()? != b'{' {
+        return None;
+    }
+    r.pos += 1;
+    let members = r.members(pick)?;
+    r.space();
+    (r.pos == r.b.len()).then_some((Read::Object(members), r.cut))
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    /// Something was left out (picked, skipped): the message keeps its line.
+    cut: bool,
+    depth: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    /// Skips JSON whitespace.
+    fn space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// Expects `c` after whitespace.
+    fn expect(&mut self, c: u8) -> Option<()> {
+        self.space();
+        (self.peek()? == c).then(|| self.pos += 1)
+    }
+
+    /// After a member or an element: `true` for a `,` (another follows),
+    /// `false` for the closing `close`.
+    fn next(&mut self, close: u8) -> Option<bool> {
+        self.space();
+        let c = self.peek()?;
+        self.pos += 1;
+        match c {
+            b',' => Some(true),
+            c if c == close => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The members of the message object whose `{` was read.
+    fn members(&mut self, pick: bool) -> Option<Box<Members>> {
+        let mut members = Box::new(Members::new());
+        let mut picked = None;
+        self.space();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(members);
+        }
+        loop {
+            let key = self.key()?;
+            self.expect(b':')?;
+            self.space();
+            match key {
+                "jsonrpc" => {
+                    let value = self.value(Place::Inner, false)?;
+                    members.set_jsonrpc(match value {
+                        Value::String(s) if s == "2.0" => Jsonrpc::Two,
+                        other => Jsonrpc::Other(other),
+                    });
+                }
+                "id" => {
+                    let start = self.pos;
+                    self.skip_value()?;
+                    let (value, big) = id_value(&self.text[start..self.pos]).ok()?;
+                    if big.is_some() {
+                        return None;
+                    }
+                    members.insert(Cow::Borrowed(key), value);
+                }
+                "params" => {
+                    let at = picking(&members).filter(|_| pick);
+                    let value = self.value(at.unwrap_or(Place::Inner), true)?;
+                    members.insert(Cow::Borrowed(key), value);
+                    if at.is_some() {
+                        picked = at;
+                    }
+                }
+                "result" => {
+                    let value = self.value(Place::Result, true)?;
+                    members.insert(Cow::Borrowed(key), value);
+                }
+                _ => {
+                    let value = self.value(Place::Inner, false)?;
+                    members.insert(Cow::Borrowed(key), value);
+                }
+            }
+            if !self.next(b'}')? {
+                break;
+            }
+        }
+        // `params` picked for a method that a later `method` replaced: the
+        // skim parser reads such a line again.
+        if picked.is_some() && picking(&members) != picked {
+            return None;
+        }
+        Some(members)
+    }
+
+    /// A member's key: a string literal without escapes.
+    fn key(&mut self) -> Option<&'a str> {
+        self.space();
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let start = self.pos + 1;
+        let (end, escapes) = literal(self.b, start)?;
+        if escapes || end + 1 - self.pos > SKIM_MIN_BYTES {
+            return None;
+        }
+        self.pos = end + 1;
+        Some(&self.text[start..end])
+    }
+
+    /// A string literal's value, its opening quote next.
+    fn string(&mut self) -> Option<String> {
+        let start = self.pos + 1;
+        let (end, escapes) = literal(self.b, start)?;
+        if end + 1 - self.pos > SKIM_MIN_BYTES {
+            return None;
+        }
+        self.pos = end + 1;
+        let body = &self.text[start..end];
+        if !escapes {
+            return Some(body.to_owned());
+        }
+        unescape(body, memchr::memchr(b'\\', body.as_bytes())?)
+    }
+
+    /// The value next, at `at` in the message; `skim`: inside the root's
+    /// `params` or `result`.
+    fn value(&mut self, at: Place, skim: bool) -> Option<Value> {
+        match self.peek()? {
+            b'"' => self.string().map(Value::String),
+            b'{' => {
+                self.pos += 1;
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return None;
+                }
+                let value = match at {
+                    Place::Picked => self.picked(skim),
+                    Place::Skipped => self.skipped(),
+                    _ => self.object(at, skim),
+                };
+                self.depth -= 1;
+                value
+            }
+            b'[' => {
+                self.pos += 1;
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return None;
+                }
+                let item = match at {
+                    Place::Tools => Place::Tool,
+                    _ => Place::Inner,
+                };
+                let value = self.array(item, skim);
+                self.depth -= 1;
+                value
+            }
+            b't' => self.literal(b"true", Value::Bool(true)),
+            b'f' => self.literal(b"false", Value::Bool(false)),
+            b'n' => self.literal(b"null", Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], value: Value) -> Option<Value> {
+        if self.b.get(self.pos..self.pos + word.len())? != word {
+            return None;
+        }
+        self.pos += word.len();
+        Some(value)
+    }
+
+    /// A number: a plain non-negative integer read here, anything else
+    /// (a sign, a fraction, an exponent) read by serde_json from its text,
+    /// so that it is the same number serde_json reads in a line.
+    fn number(&mut self) -> Option<Value> {
+        let start = self.pos;
+        let end = super::number_end(self.b, start);
+        self.pos = end;
+        let token = &self.b[start..end];
+        let plain = token.len() <= 19
+            && token.iter().all(u8::is_ascii_digit)
+            && (token[0] != b'0' || token.len() == 1);
+        if plain {
+            let n = token
+                .iter()
+                .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+            return Some(Value::from(n));
+        }
+        serde_json::from_str(&self.text[start..end]).ok()
+    }
+
+    /// Skips the value next, checking its grammar, building nothing. A
+    /// lone surrogate escape gives up here too: the skim parser picks
+    /// nothing on such a line.
+    fn skip_value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => {
+                let start = self.pos + 1;
+                let (end, escapes) = literal(self.b, start)?;
+                if escapes && has_lone_surrogate(&self.b[start..end]) {
+                    return None;
+                }
+                self.pos = end + 1;
+                Some(())
+            }
+            open @ (b'{' | b'[') => {
+                self.pos += 1;
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return None;
+                }
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.space();
+                if self.peek()? == close {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        if open == b'{' {
+                            self.key()?;
+                            self.expect(b':')?;
+                        }
+                        self.space();
+                        self.skip_value()?;
+                        if !self.next(close)? {
+                            break;
+                        }
+                    }
+                }
+                self.depth -= 1;
+                Some(())
+            }
+            _ => self.value(Place::Inner, false).map(drop),
+        }
+    }
+
+    /// An object's members, its `{` read, at `at`.
+    fn object(&mut self, at: Place, skim: bool) -> Option<Value> {
+        self.space();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(Value::Object(Map::new()));
+        }
+        let mut obj = Map::with_capacity(4);
+        loop {
+            let key = self.key()?;
+            self.expect(b':')?;
+            self.space();
+            let inner = match (at, key) {
+                (Place::Result, "tools") => Place::Tools,
+                (Place::Call, "arguments") => Place::Skipped,
+                _ => Place::Inner,
+            };
+            let start = self.pos;
+            let value = self.value(inner, skim)?;
+            // A subtree the skim parser may stand in for: only a short one
+            // is read here (as the skim parser reads it).
+            if skim && is_subtree(at, key) && self.pos - start > SKIM_MIN_BYTES {
+                return None;
+            }
+            obj.insert(key.to_owned(), value);
+            if !self.next(b'}')? {
+                break;
+            }
+        }
+        Some(Value::Object(obj))
+    }
+
+    /// A busy notification's `params`, its `{` read: only the members the
+    /// checks read are built, the others skipped.
+    fn picked(&mut self, skim: bool) -> Option<Value> {
+        let mut obj = Map::with_capacity(PICKED.len());
+        self.space();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(Value::Object(obj));
+        }
+        loop {
+            let key = self.key()?;
+            self.expect(b':')?;
+            self.space();
+            if PICKED.contains(&key) {
+                let value = self.value(Place::Inner, skim)?;
+                obj.insert(key.to_owned(), value);
+            } else {
+                self.skip_value()?;
+                self.cut = true;
+            }
+            if !self.next(b'}')? {
+                break;
+            }
+        }
+        Some(Value::Object(obj))
+    }
+
+    /// An object the checks ask only the type of, its `{` read: checked,
+    /// standing as `{}`.
+    fn skipped(&mut self) -> Option<Value> {
+        self.space();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(Value::Object(Map::new()));
+        }
+        loop {
+            self.key()?;
+            self.expect(b':')?;
+            self.space();
+            self.skip_value()?;
+            self.cut = true;
+            if !self.next(b'}')? {
+                break;
+            }
+        }
+        Some(Value::Object(Map::new()))
+    }
+
+    /// An array's elements, its `[` read, each at `at`.
+    fn array(&mut self, at: Place, skim: bool) -> Option<Value> {
+        let mut items = Vec::new();
+        self.space();
+        if self.peek()? == b']' {
+            self.pos += 1;
+            return Some(Value::Array(items));
+        }
+        loop {
+            if items.len() == MAX_ITEMS {
+                return None;
+            }
+            self.space();
+            items.push(self.value(at, skim)?);
+            if !self.next(b']')? {
+                break;
+            }
+        }
+        Some(Value::Array(items))
+    }
+}
+
+/// Bytes that may stand in a string literal as they are (not a quote, a
+/// backslash or a control character).
+const PLAIN: [bool; 256] = {
+    let mut t = [true; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = false;
+        c += 1;
+    }
+    t[b'"' as usize] = false;
+    t[b'\\' as usize] = false;
+    t
+};
+
+/// The index of the first byte at or after `i` that may not stand in a
+/// string literal as it is (see [`PLAIN`]), or the end: eight bytes at a
+/// time (the zero-byte tests of "Bit Twiddling Hacks"), the last ones a
+/// byte at a time.
+fn plain_run(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let backslash = x ^ (ONES * u64::from(b'\\'));
+        // A byte is flagged when it is zero (the quote or backslash tests)
+        // or below 0x20; a false flag can only stand above a true one, so
+        // the lowest flag is exact.
+        let flags = (quote.wrapping_sub(ONES) & !quote
+            | backslash.wrapping_sub(ONES) & !backslash
+            | x.wrapping_sub(ONES * 0x20) & !x)
+            & HIGH;
+        if flags != 0 {
+            return i + (flags.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while b.get(i).is_some_and(|&c| PLAIN[c as usize]) {
+        i += 1;
+    }
+    i
+}
+
+/// How far a literal is scanned a byte at a time before the skim parser's
+/// block scanner takes over.
+const SHORT_LITERAL: usize = 64;
+
+/// The index of the quote that ends the string literal whose body starts at
+/// `start`, and whether it has escapes; `None` when it is not a JSON string
+/// (a bad escape, a control character, no end). A short literal is read a
+/// byte at a time (setting up the block masks costs more), a long one with
+/// [`literal_end`].
+fn literal(b: &[u8], start: usize) -> Option<(usize, bool)> {
+    let mut i = start;
+    let mut escapes = false;
+    while i - start < SHORT_LITERAL {
+        i = plain_run(b, i);
+        match *b.get(i)? {
+            c if PLAIN[c as usize] => {}
+            b'"' => return Some((i, escapes)),
+            b'\\' => {
+                i = super::escape_end(b, i)?;
+                escapes = true;
+            }
+            _ => return None,
+        }
+    }
+    let end = literal_end(b, start)?;
+    Some((end, escapes || memchr::memchr(b'\\', &b[i..end]).is_some()))
+}
+
+/// How the `params` of a message with the `method` read so far may be
+/// picked (as the skim parser's `picking`).
+fn picking(members: &Members) -> Option<Place> {
+    if members.method_is(&PICKED_METHODS) {
+        Some(Place::Picked)
+    } else if members.method_is(&[CALL]) {
+        Some(Place::Call)
+    } else {
+        None
+    }
+}
+
+/// A string literal's body decoded, its first backslash at `first` (the
+/// escapes' grammar was checked by [`literal_end`]); `None` for a lone
+/// surrogate escape, which serde_json refuses.
+fn unescape(body: &str, first: usize) -> Option<String> {
+    let b = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    out.push_str(&body[..first]);
+    let mut i = first;
+    while i < b.len() {
+        let Some(off) = memchr::memchr(b'\\', &b[i..]) else {
+            out.push_str(&body[i..]);
+            break;
+        };
+        out.push_str(&body[i..i + off]);
+        i += off;
+        let c = match b[i + 1] {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let unit = super::hex4(b, i + 2)?;
+                i += 6;
+                let c = match unit {
+                    0xd800..=0xdbff => {
+                        if b.get(i..i + 2) != Some(&b"\\u"[..]) {
+                            return None;
+                        }
+                        let low = super::hex4(b, i + 2)?;
+                        if !(0xdc00..=0xdfff).contains(&low) {
+                            return None;
+                        }
+                        i += 6;
+                        char::from_u32(0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00))?
+                    }
+                    0xdc00..=0xdfff => return None,
+                    _ => char::from_u32(unit)?,
+                };
+                out.push(c);
+                continue;
+            }
+            _ => return None,
+        };
+        out.push(c);
+        i += 2;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{SKIM_MIN_BYTES, parse_visiting};
+    use super::*;
+    use crate::wire::message::classify_read;
+    use proptest::prelude::*;
+
+    /// What the short-line reader gives, and what the visitors give, for a
+    /// line: equal whenever the reader reads it.
+    fn both(line: &str, pick: bool) -> Option<(String, String)> {
+        let (read, cut) = parse(line, pick)?;
+        let fast = format!("{:?}", (classify_read(read), cut));
+        let slow = match parse_visiting(line, !pick, true, pick) {
+            Ok(((frame, cut, counted), wrong)) => {
+                assert!(counted.is_empty() && !wrong, "{line}");
+                format!("{:?}", (frame, cut))
+            }
+            Err(e) => format!("error: {e}"),
+        };
+        Some((fast, slow))
+    }
+
+    #[test]
+    fn busy_lines_are_read_as_the_visitors_read_them() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-2","progress":1,"total":5,"message":"step 1 of 5"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"x","data":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"q":"x","n":[1,2]},"_meta":{"progressToken":3}}}"#,
+            r#"{"jsonrpc":"2.0","id":"a\u0041","result":{"content":[{"type":"text","text":"ok"}],"isError":false,"structuredContent":{"n":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]}}"#,
+            r#" { "jsonrpc" : "1.0" , "id" : -0 , "error" : { "code" : -32601 , "message" : "no" , "data" : [ 1.5 , -2 , 1e3 , true , false , null ] } } "#,
+            r#"{"id":1,"id":2,"method":"ping","method":"tools/call","params":{"arguments":[]}}"#,
+            // `params` before the method: built whole, as the visitors do.
+            r#"{"params":{"progress":1,"total":2},"method":"notifications/progress"}"#,
+            r#"{"method":"tools/call","params":{"arguments":{}},"extra":{"a":{"b":[{}]}},"jsonrpc":{"v":2}}"#,
+        ];
+        for line in lines {
+            for pick in [true, false] {
+                let (fast, slow) = both(line, pick).unwrap_or_else(|| panic!("not read: {line}"));
+                assert_eq!(fast, slow, "{line}");
+            }
+        }
+        // Left to the visitors: what they may cut, or refuse, or read again.
+        let long = "x".repeat(SKIM_MIN_BYTES);
+        let rows = r#"{"n":1},"#.repeat(80);
+        let left = [
+            format!(r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{long}"}}]}}}}"#),
+            format!(r#"{{"id":1,"result":{{"structuredContent":{{"rows":[{rows}{{}}]}}}}}}"#),
+            r#"{"id":123456789012345678901234,"result":{}}"#.to_string(),
+            r#"{"id":1,"result":{"x":1e400}}"#.to_string(),
+            r#"{"method":"notifications/message","params":{"data":"\ud83d"}}"#.to_string(),
+            r#"{"method":"notifications/progress","params":{"progress":1},"method":"ping"}"#
+                .to_string(),
+            r#"{"k\u0065y":1,"method":"ping"}"#.to_string(),
+            r#"[{"method":"ping"}]"#.to_string(),
+            r#"{"method":"ping",}"#.to_string(),
+            r#"{"method":"ping"} x"#.to_string(),
+            r#"{"id":01,"method":"ping"}"#.to_string(),
+            format!("{}1{}", r#"{"a":"#.repeat(70), "}".repeat(70)),
+        ];
+        for line in &left {
+            assert!(parse(line, true).is_none(), "read: {line}");
+        }
+    }
+
+    /// A JSON value in the shapes of MCP traffic, as text: the envelope's
+    /// keys, busy methods, the places the skim parser treats apart, escapes
+    /// (a lone surrogate among them), numbers of every form, whitespace.
+    fn value(depth: u32) -> BoxedStrategy<String> {
+        let scalar = prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("false".to_string()),
+            prop::sample::select(vec![
+                "0",
+                "-0",
+                "7",
+                "-7",
+                "1.5",
+                "-2.5e-3",
+                "1e3",
+                "1E+2",
+                "01",
+                "1.",
+                "-",
+                "18446744073709551615",
+                "18446744073709551616",
+                "9999999999999999999",
+                "123456789012345678901234567890",
+                "1e400",
+                "2.0",
+            ])
+            .prop_map(str::to_string),
+            prop::sample::select(vec![
+                r#""""#,
+                r#""p-2""#,
+                r#""2.0""#,
+                r#""notifications/progress""#,
+                r#""notifications/message""#,
+                r#""tools/call""#,
+                r#""ping""#,
+                r#""caf\u00e9""#,
+                r#""\ud83d\ude00""#,
+                r#""\ud83d""#,
+                r#""\ude00 x""#,
+                r#""a\"b\\c\/d\n\t""#,
+                r#""\u0000""#,
+                r#""bad \q""#,
+                "\"tab\there\"",
+                r#""\\ud83d""#,
+                r#""日本""#,
+                r#""unterminated"#,
+            ])
+            .prop_map(str::to_string),
+        ];
+        if depth == 0 {
+            return scalar.boxed();
+        }
+        let key = prop::sample::select(vec![
+            "jsonrpc",
+            "id",
+            "method",
+            "params",
+            "result",
+            "error",
+            "progressToken",
+            "progress",
+            "_meta",
+            "arguments",
+            "name",
+            "content",
+            "type",
+            "text",
+            "data",
+            "blob",
+            "structuredContent",
+            "tools",
+            "inputSchema",
+            "outputSchema",
+            "isError",
+            "k\\u0065y",
+            "",
+        ]);
+        let space = prop::sample::select(vec!["", " ", "\n", "\t "]);
+        prop_oneof![
+            2 => scalar,
+            3 => prop::collection::vec((key, space.clone(), value(depth - 1)), 0..6).prop_map(
+                |members| {
+                    let inner: Vec<String> = members
+                        .into_iter()
+                        .map(|(k, s, v)| format!(r#"{s}"{k}"{s}:{s}{v}{s}"#))
+                        .collect();
+                    format!("{{{}}}", inner.join(","))
+                }
+            ),
+            1 => prop::collection::vec(value(depth - 1), 0..4)
+                .prop_map(|items| format!("[{}]", items.join(","))),
+        ]
+        .boxed()
+    }
+
+    /// A message object: the envelope's members first, in any order.
+    fn message() -> impl Strategy<Value = String> {
+        let method = prop::sample::select(vec![
+            r#""notifications/progress""#,
+            r#""notifications/message""#,
+            r#""tools/call""#,
+            r#""ping""#,
+            "3",
+        ]);
+        (
+            prop::option::of(method),
+            prop::option::of(value(1)),
+            prop::option::of(value(3)),
+            prop::option::of(value(3)),
+            prop::collection::vec(value(2), 0..2),
+            any::<bool>(),
+        )
+            .prop_map(|(method, id, params, result, rest, params_first)| {
+                let mut members = vec![r#""jsonrpc":"2.0""#.to_string()];
+                let method = method.map(|m| format!(r#""method":{m}"#));
+                let params = params.map(|p| format!(r#""params":{p}"#));
+                if params_first {
+                    members.extend(params.clone());
+                    members.extend(method);
+                } else {
+                    members.extend(method);
+                    members.extend(params);
+                }
+                members.extend(id.map(|i| format!(r#""id":{i}"#)));
+                members.extend(result.map(|r| format!(r#""result":{r}"#)));
+                members.extend(rest.into_iter().map(|v| format!(r#""x":{v}"#)));
+                format!("{{{}}}", members.join(","))
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Whenever the short-line reader reads a line, it reads it as the
+        /// visitors do: the same frame, the same cut; and it reads no line
+        /// that serde_json refuses.
+        #[test]
+        fn the_short_line_reader_agrees_with_the_visitors(
+            line in message(),
+            pick in any::<bool>(),
+            cut in prop::option::of(0usize..400),
+        ) {
+            // Now and then a line cut short or with a byte dropped.
+            let line = match cut {
+                Some(at) if at < line.len() && line.is_char_boundary(at) => {
+                    if at % 2 == 0 {
+                        line[..at].to_string()
+                    } else {
+                        let next = line[at..].chars().next().map_or(0, char::len_utf8);
+                        format!("{}{}", &line[..at], &line[at + next..])
+                    }
+                }
+                _ => line,
+            };
+            if let Some((fast, slow)) = both(&line, pick) {
+                prop_assert_eq!(fast, slow, "{}", line);
+            }
+        }
+    }
+}
