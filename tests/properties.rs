@@ -300,11 +300,12 @@ fn stands_for(cut: &serde_json::Value, whole: &serde_json::Value) -> bool {
         // An empty stand-in stands for any object or array.
         (Value::Object(a), Value::Object(_)) if a.is_empty() => true,
         // A schema's stand-in: its first `type` member, as written (a whole
-        // parse keeps the last of repeated keys: the generator repeats them).
+        // parse keeps the last of repeated keys: the generator repeats them,
+        // and a schema may be nothing but two `type` members).
         (Value::Object(a), Value::Object(b))
-            if a.len() == 1 && a.contains_key("type") && b.len() > 1 =>
+            if a.len() == 1 && a.contains_key("type") && b.contains_key("type") =>
         {
-            b.contains_key("type")
+            true
         }
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()

@@ -339,7 +339,8 @@ impl<'a> Reader<'a> {
     /// A busy notification's `params`, its `{` read: only the members the
     /// checks read are built, the others skipped.
     fn picked(&mut self, skim: bool) -> Option<Value> {
-        let mut obj = Map::with_capacity(PICKED.len());
+        // Made when a member is picked: a log line's `params` have none.
+        let mut obj = Map::new();
         self.space();
         if self.peek()? == b'}' {
             self.pos += 1;
@@ -351,6 +352,9 @@ impl<'a> Reader<'a> {
             self.space();
             if PICKED.contains(&key) {
                 let value = self.value(Place::Inner, skim)?;
+                if obj.is_empty() {
+                    obj = Map::with_capacity(PICKED.len());
+                }
                 obj.insert(key.to_owned(), value);
             } else {
                 self.skip_value()?;
