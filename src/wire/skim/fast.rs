@@ -428,6 +428,7 @@ const PLAIN: [bool; 256] = {
 /// string literal as it is (see [`PLAIN`]), or the end: eight bytes at a
 /// time (the zero-byte tests of "Bit Twiddling Hacks"), the last ones a
 /// byte at a time.
+#[inline]
 fn plain_run(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -462,6 +463,7 @@ const SHORT_LITERAL: usize = 64;
 /// (a bad escape, a control character, no end). A short literal is read a
 /// byte at a time (setting up the block masks costs more), a long one with
 /// [`literal_end`].
+#[inline(always)]
 fn literal(b: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut i = start;
     let mut escapes = false;
