@@ -25,8 +25,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::{
-    CALL, EXCISE_MIN_LINE, PICKED, PICKED_METHODS, Place, SKIM_MIN_BYTES, has_lone_surrogate,
-    id_value, is_subtree, literal_end,
+    EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, has_lone_surrogate, id_value, is_subtree,
+    literal_end, picking,
 };
 use crate::wire::message::{Jsonrpc, Members, Read};
 
@@ -76,6 +76,46 @@ impl<'a> Reader<'a> {
         self.b.get(self.pos).copied()
     }
 
+    /// Steps into the object or array whose bracket is next; `None` past
+    /// [`MAX_DEPTH`].
+    fn enter(&mut self) -> Option<()> {
+        self.pos += 1;
+        self.depth += 1;
+        (self.depth <= MAX_DEPTH).then_some(())
+    }
+
+    /// Whether the object or array just opened closes at once (`close`
+    /// next, read), after whitespace.
+    fn closes(&mut self, close: u8) -> Option<bool> {
+        self.space();
+        let closes = self.peek()? == close;
+        if closes {
+            self.pos += 1;
+        }
+        Some(closes)
+    }
+
+    /// The members of the object whose `{` was read, up to its `}`: each
+    /// key handed to `each` with its value next (after whitespace), which
+    /// `each` reads.
+    fn each_member(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        if self.closes(b'}')? {
+            return Some(());
+        }
+        loop {
+            let key = self.key()?;
+            self.expect(b':')?;
+            self.space();
+            each(self, key)?;
+            if !self.next(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
     /// Skips JSON whitespace.
     fn space(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
@@ -106,27 +146,19 @@ impl<'a> Reader<'a> {
     fn members(&mut self, pick: bool) -> Option<Box<Members>> {
         let mut members = Box::new(Members::new());
         let mut picked = None;
-        self.space();
-        if self.peek()? == b'}' {
-            self.pos += 1;
-            return Some(members);
-        }
-        loop {
-            let key = self.key()?;
-            self.expect(b':')?;
-            self.space();
+        self.each_member(|r, key| {
             match key {
                 "jsonrpc" => {
-                    let value = self.value(Place::Inner, false)?;
+                    let value = r.value(Place::Inner, false)?;
                     members.set_jsonrpc(match value {
                         Value::String(s) if s == "2.0" => Jsonrpc::Two,
                         other => Jsonrpc::Other(other),
                     });
                 }
                 "id" => {
-                    let start = self.pos;
-                    self.skip_value()?;
-                    let (value, big) = id_value(&self.text[start..self.pos]).ok()?;
+                    let start = r.pos;
+                    r.skip_value()?;
+                    let (value, big) = id_value(&r.text[start..r.pos]).ok()?;
                     if big.is_some() {
                         return None;
                     }
@@ -134,25 +166,23 @@ impl<'a> Reader<'a> {
                 }
                 "params" => {
                     let at = picking(&members).filter(|_| pick);
-                    let value = self.value(at.unwrap_or(Place::Inner), true)?;
+                    let value = r.value(at.unwrap_or(Place::Inner), true)?;
                     members.insert(Cow::Borrowed(key), value);
                     if at.is_some() {
                         picked = at;
                     }
                 }
                 "result" => {
-                    let value = self.value(Place::Result, true)?;
+                    let value = r.value(Place::Result, true)?;
                     members.insert(Cow::Borrowed(key), value);
                 }
                 _ => {
-                    let value = self.value(Place::Inner, false)?;
+                    let value = r.value(Place::Inner, false)?;
                     members.insert(Cow::Borrowed(key), value);
                 }
             }
-            if !self.next(b'}')? {
-                break;
-            }
-        }
+            Some(())
+        })?;
         // `params` picked for a method that a later `method` replaced: the
         // skim parser reads such a line again.
         if picked.is_some() && picking(&members) != picked {
@@ -197,11 +227,7 @@ impl<'a> Reader<'a> {
         match self.peek()? {
             b'"' => self.string().map(Value::String),
             b'{' => {
-                self.pos += 1;
-                self.depth += 1;
-                if self.depth > MAX_DEPTH {
-                    return None;
-                }
+                self.enter()?;
                 let value = match at {
                     Place::Picked => self.picked(skim),
                     Place::Skipped => self.skipped(),
@@ -211,11 +237,7 @@ impl<'a> Reader<'a> {
                 value
             }
             b'[' => {
-                self.pos += 1;
-                self.depth += 1;
-                if self.depth > MAX_DEPTH {
-                    return None;
-                }
+                self.enter()?;
                 let item = match at {
                     Place::Tools => Place::Tool,
                     _ => Place::Inner,
@@ -274,25 +296,19 @@ impl<'a> Reader<'a> {
                 self.pos = end + 1;
                 Some(())
             }
-            open @ (b'{' | b'[') => {
-                self.pos += 1;
-                self.depth += 1;
-                if self.depth > MAX_DEPTH {
-                    return None;
-                }
-                let close = if open == b'{' { b'}' } else { b']' };
-                self.space();
-                if self.peek()? == close {
-                    self.pos += 1;
-                } else {
+            b'{' => {
+                self.enter()?;
+                self.each_member(|r, _| r.skip_value())?;
+                self.depth -= 1;
+                Some(())
+            }
+            b'[' => {
+                self.enter()?;
+                if !self.closes(b']')? {
                     loop {
-                        if open == b'{' {
-                            self.key()?;
-                            self.expect(b':')?;
-                        }
                         self.space();
                         self.skip_value()?;
-                        if !self.next(close)? {
+                        if !self.next(b']')? {
                             break;
                         }
                     }
@@ -306,33 +322,26 @@ impl<'a> Reader<'a> {
 
     /// An object's members, its `{` read, at `at`.
     fn object(&mut self, at: Place, skim: bool) -> Option<Value> {
-        self.space();
-        if self.peek()? == b'}' {
-            self.pos += 1;
+        if self.closes(b'}')? {
             return Some(Value::Object(Map::new()));
         }
         let mut obj = Map::with_capacity(4);
-        loop {
-            let key = self.key()?;
-            self.expect(b':')?;
-            self.space();
+        self.each_member(|r, key| {
             let inner = match (at, key) {
                 (Place::Result, "tools") => Place::Tools,
                 (Place::Call, "arguments") => Place::Skipped,
                 _ => Place::Inner,
             };
-            let start = self.pos;
-            let value = self.value(inner, skim)?;
+            let start = r.pos;
+            let value = r.value(inner, skim)?;
             // A subtree the skim parser may stand in for: only a short one
             // is read here (as the skim parser reads it).
-            if skim && is_subtree(at, key) && self.pos - start > SKIM_MIN_BYTES {
+            if skim && is_subtree(at, key) && r.pos - start > SKIM_MIN_BYTES {
                 return None;
             }
             obj.insert(key.to_owned(), value);
-            if !self.next(b'}')? {
-                break;
-            }
-        }
+            Some(())
+        })?;
         Some(Value::Object(obj))
     }
 
@@ -341,59 +350,37 @@ impl<'a> Reader<'a> {
     fn picked(&mut self, skim: bool) -> Option<Value> {
         // Made when a member is picked: a log line's `params` have none.
         let mut obj = Map::new();
-        self.space();
-        if self.peek()? == b'}' {
-            self.pos += 1;
-            return Some(Value::Object(obj));
-        }
-        loop {
-            let key = self.key()?;
-            self.expect(b':')?;
-            self.space();
+        self.each_member(|r, key| {
             if PICKED.contains(&key) {
-                let value = self.value(Place::Inner, skim)?;
+                let value = r.value(Place::Inner, skim)?;
                 if obj.is_empty() {
                     obj = Map::with_capacity(PICKED.len());
                 }
                 obj.insert(key.to_owned(), value);
             } else {
-                self.skip_value()?;
-                self.cut = true;
+                r.skip_value()?;
+                r.cut = true;
             }
-            if !self.next(b'}')? {
-                break;
-            }
-        }
+            Some(())
+        })?;
         Some(Value::Object(obj))
     }
 
     /// An object the checks ask only the type of, its `{` read: checked,
     /// standing as `{}`.
     fn skipped(&mut self) -> Option<Value> {
-        self.space();
-        if self.peek()? == b'}' {
-            self.pos += 1;
-            return Some(Value::Object(Map::new()));
-        }
-        loop {
-            self.key()?;
-            self.expect(b':')?;
-            self.space();
-            self.skip_value()?;
-            self.cut = true;
-            if !self.next(b'}')? {
-                break;
-            }
-        }
+        self.each_member(|r, _| {
+            r.skip_value()?;
+            r.cut = true;
+            Some(())
+        })?;
         Some(Value::Object(Map::new()))
     }
 
     /// An array's elements, its `[` read, each at `at`.
     fn array(&mut self, at: Place, skim: bool) -> Option<Value> {
         let mut items = Vec::new();
-        self.space();
-        if self.peek()? == b']' {
-            self.pos += 1;
+        if self.closes(b']')? {
             return Some(Value::Array(items));
         }
         loop {
@@ -481,18 +468,6 @@ fn literal(b: &[u8], start: usize) -> Option<(usize, bool)> {
     }
     let end = literal_end(b, start)?;
     Some((end, escapes || memchr::memchr(b'\\', &b[i..end]).is_some()))
-}
-
-/// How the `params` of a message with the `method` read so far may be
-/// picked (as the skim parser's `picking`).
-fn picking(members: &Members) -> Option<Place> {
-    if members.method_is(&PICKED_METHODS) {
-        Some(Place::Picked)
-    } else if members.method_is(&[CALL]) {
-        Some(Place::Call)
-    } else {
-        None
-    }
 }
 
 /// A string literal's body decoded, its first backslash at `first` (the
