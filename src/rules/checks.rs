@@ -580,6 +580,9 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 ),
                 Some(Value::Array(blocks)) => {
                     for (i, block) in blocks.iter().enumerate() {
+                        if is_text_block(block) {
+                            continue; // what `content_block` passes, without its path built
+                        }
                         content_block(
                             &mut shape,
                             block,
@@ -897,6 +900,13 @@ fn shown(v: &Value) -> String {
 fn implementation(shape: &mut Schema, info: &Map<String, Value>, path: &str) {
     shape.string(info, "name", path);
     shape.string(info, "version", path);
+}
+
+/// A `text` block whose `text` is a string: valid in every revision, so
+/// [`content_block`] would report nothing (most blocks are such).
+fn is_text_block(block: &Value) -> bool {
+    block.field("type").and_then(Value::as_str) == Some("text")
+        && block.field("text").is_some_and(Value::is_string)
 }
 
 fn content_block(shape: &mut Schema, block: &Value, path: &str, revision: Option<Revision>) {

@@ -219,7 +219,7 @@ enum Body {
     Split(Box<Members>),
     /// One map of every member, in order: once something asked to rewrite
     /// them ([`Message::fields_mut`]) or a view read them whole.
-    Whole(Map<String, Value>),
+    Whole(Box<Map<String, Value>>),
 }
 
 /// The `jsonrpc` member as read: `"2.0"` costs no string.
@@ -289,6 +289,15 @@ impl Members {
         }
     }
 
+    /// [`Members::new`] on the heap, written there (a message's members
+    /// are boxed; built on the stack and moved, they were copied).
+    pub(crate) fn boxed() -> Box<Members> {
+        let mut members = Box::<Members>::new_uninit();
+        members.write(Members::new());
+        // SAFETY: written just above.
+        unsafe { members.assume_init() }
+    }
+
     fn from_map(obj: Map<String, Value>) -> Members {
         let mut members = Members::new();
         for (key, value) in obj {
@@ -313,6 +322,24 @@ impl Members {
     /// Whether the `method` read so far is one of `methods`.
     pub(crate) fn method_is(&self, methods: &[&str]) -> bool {
         matches!(&self.method, Some(Value::String(m)) if methods.contains(&m.as_str()))
+    }
+
+    /// The `id` member (as [`Members::insert`] with its key, not looked up).
+    pub(crate) fn set_id(&mut self, value: Value) {
+        self.place(ID);
+        self.id = Some(value);
+    }
+
+    /// The `params` member (as [`Members::insert`] with its key).
+    pub(crate) fn set_params(&mut self, value: Value) {
+        self.place(PARAMS);
+        self.params = Some(value);
+    }
+
+    /// The `result` member (as [`Members::insert`] with its key).
+    pub(crate) fn set_result(&mut self, value: Value) {
+        self.place(RESULT);
+        self.result = Some(value);
     }
 
     /// One member; a key read again keeps its first place and takes the
@@ -655,7 +682,7 @@ impl Message {
             Body::Split(members) => {
                 Cow::Owned(Members::clone(members).into_map(self.method.as_deref()))
             }
-            Body::Whole(obj) => Cow::Borrowed(obj),
+            Body::Whole(obj) => Cow::Borrowed(&**obj),
         }
     }
 
@@ -663,7 +690,7 @@ impl Message {
     fn make_whole(&mut self) -> &mut Map<String, Value> {
         if let Body::Split(members) = &mut self.body {
             let members = std::mem::replace(&mut **members, Members::new());
-            self.body = Body::Whole(members.into_map(self.method.as_deref()));
+            self.body = Body::Whole(Box::new(members.into_map(self.method.as_deref())));
         }
         match &mut self.body {
             Body::Whole(obj) => obj,
@@ -675,9 +702,9 @@ impl Message {
     /// message as sent (for views and captures, which show or compare it).
     pub fn expand(&mut self) {
         if let Some(obj) = self.exact_fields() {
-            self.body = Body::Whole(obj);
+            self.body = Body::Whole(Box::new(obj));
         } else if let Some(obj) = self.whole() {
-            self.body = Body::Whole(obj);
+            self.body = Body::Whole(Box::new(obj));
         }
         self.raw = None;
         self.exact = None;
@@ -714,7 +741,7 @@ impl Message {
                 .and_then(crate::wire::skim::summary_fields),
         };
         let (body, counted) = match read {
-            Some((obj, counted)) => (Body::Whole(obj), counted),
+            Some((obj, counted)) => (Body::Whole(Box::new(obj)), counted),
             None => (self.body.clone(), Vec::new()),
         };
         let copy = Message {
@@ -751,7 +778,7 @@ impl Message {
     pub(crate) fn into_fields(self) -> Map<String, Value> {
         match self.body {
             Body::Split(members) => members.into_map(self.method.as_deref()),
-            Body::Whole(obj) => obj,
+            Body::Whole(obj) => *obj,
         }
     }
 

@@ -144,7 +144,7 @@ impl<'a> Reader<'a> {
 
     /// The members of the message object whose `{` was read.
     fn members(&mut self, pick: bool) -> Option<Box<Members>> {
-        let mut members = Box::new(Members::new());
+        let mut members = Members::boxed();
         let mut picked = None;
         self.each_member(|r, key| {
             match key {
@@ -162,19 +162,19 @@ impl<'a> Reader<'a> {
                     if big.is_some() {
                         return None;
                     }
-                    members.insert(Cow::Borrowed(key), value);
+                    members.set_id(value);
                 }
                 "params" => {
                     let at = picking(&members).filter(|_| pick);
                     let value = r.value(at.unwrap_or(Place::Inner), true)?;
-                    members.insert(Cow::Borrowed(key), value);
+                    members.set_params(value);
                     if at.is_some() {
                         picked = at;
                     }
                 }
                 "result" => {
                     let value = r.value(Place::Result, true)?;
-                    members.insert(Cow::Borrowed(key), value);
+                    members.set_result(value);
                 }
                 _ => {
                     let value = r.value(Place::Inner, false)?;
