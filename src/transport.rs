@@ -223,6 +223,10 @@ fn slot(dir: Dir) -> usize {
 /// key or `}` (or nothing, as in a pretty-printed first line), or `[`
 /// followed by `{`, `[`, `]` or nothing. `[INFO] ready` and `{foo}` are text.
 fn looks_like_json(text: &str) -> bool {
+    // Nearly every line: an object whose first key follows at once.
+    if text.as_bytes().starts_with(b"{\"") {
+        return true;
+    }
     let t = text.trim_start();
     let mut chars = t.chars();
     let next = |chars: std::str::Chars<'_>| chars.as_str().trim_start().chars().next();

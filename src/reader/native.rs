@@ -33,6 +33,12 @@ fn marker(token: &[u8]) -> Option<Marker> {
 /// Splits a line into its optional timestamp, its marker and the offset where
 /// the raw line starts. `None` when the line is not a native record.
 pub fn parse_prefix(line: &[u8]) -> Option<(Option<Timestamp>, Marker, usize)> {
+    // Most lines: a one-byte marker and its space.
+    if let (Some(first), Some(b' ')) = (line.get(..1), line.get(1)) {
+        if let Some(mark) = marker(first) {
+            return Some((None, mark, 2));
+        }
+    }
     let (first, after_first) = token(line, 0);
     if let Some(mark) = marker(first) {
         return Some((None, mark, raw_start(line, after_first)));

@@ -391,7 +391,7 @@ fn params_rules(msg: &Message, method: &str, hits: &mut Vec<Hit>) {
                     shape.wrong("params.arguments", "an object", args);
                 }
             }
-            if params.contains_key("args") && !params.contains_key("arguments") {
+            if params.has("args") && !params.has("arguments") {
                 hit(
                     shape.hits,
                     Rule::ArgsNotArguments,
@@ -493,7 +493,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
         return;
     }
     let result_type = result.field("resultType").and_then(Value::as_str);
-    if modern && ctx.side == Side::Server && !result.contains_key("resultType") {
+    if modern && ctx.side == Side::Server && !result.has("resultType") {
         hit(
             hits,
             Rule::MissingResultType,
@@ -537,7 +537,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 ),
             );
         }
-        if !result.contains_key("inputRequests") && !result.contains_key("requestState") {
+        if !result.has("inputRequests") && !result.has("requestState") {
             hit(
                 hits,
                 Rule::InputRequiredMisuse,
@@ -562,7 +562,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
             }
         }
         Some("tools/call") => {
-            if result.contains_key("task") {
+            if result.has("task") {
                 return; // CreateTaskResult (2025-11-25)
             }
             match result.field("content") {
@@ -571,7 +571,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                     Rule::MissingContent,
                     format!(
                         "`tools/call` result has no `content`{}",
-                        if result.contains_key("structuredContent") {
+                        if result.has("structuredContent") {
                             " (only `structuredContent`)"
                         } else {
                             ""
@@ -934,7 +934,7 @@ fn content_block(shape: &mut Schema, block: &Value, path: &str, revision: Option
         "resource" => {
             if let Some(r) = shape.object(b, "resource", path) {
                 shape.string(r, "uri", &format!("{path}.resource"));
-                if !r.contains_key("text") && !r.contains_key("blob") {
+                if !r.has("text") && !r.has("blob") {
                     shape.message(format!("`{path}.resource` has neither `text` nor `blob`"));
                 }
             }
@@ -1078,14 +1078,14 @@ pub fn capability_revision_problems(caps: &Value, side: Side, rev: Revision) -> 
     };
     let mut problems = Vec::new();
     for (key, since) in table {
-        if caps.contains_key(*key) && rev < *since {
+        if caps.has(key) && rev < *since {
             problems.push(format!(
                 "{} declares capability `{key}`, which {rev} does not have (it exists from {since})",
                 side.as_str()
             ));
         }
     }
-    if rev >= Revision::V2026_07_28 && caps.contains_key("tasks") {
+    if rev >= Revision::V2026_07_28 && caps.has("tasks") {
         problems.push(format!(
             "{} declares capability `tasks`, which is no longer core in {rev} (tasks moved to an extension)",
             side.as_str()

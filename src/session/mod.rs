@@ -373,6 +373,9 @@ pub struct Session {
     phase: Phase,
     requested: Option<String>,
     negotiated: Option<String>,
+    /// [`Session::revision`] as last worked out from `config`, `negotiated`
+    /// and `requested` ([`Session::versions_changed`]): every message asks.
+    revision: Option<Revision>,
     client: Option<Implementation>,
     server: Option<Implementation>,
     open: Pairing<Open>,
@@ -431,12 +434,14 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: Config) -> Session {
+        let revision = config.revision;
         Session {
             config,
             era: None,
             phase: Phase::Fresh,
             requested: None,
             negotiated: None,
+            revision,
             client: None,
             server: None,
             open: Pairing::default(),
@@ -487,10 +492,17 @@ impl Session {
     /// The revision rules are gated on: `--revision`, else the negotiated
     /// one, else the one the client asked for.
     pub fn revision(&self) -> Option<Revision> {
-        self.config
+        self.revision
+    }
+
+    /// Works [`Session::revision`] out again, after `negotiated` or
+    /// `requested` changed.
+    fn versions_changed(&mut self) {
+        self.revision = self
+            .config
             .revision
             .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
-            .or_else(|| self.requested.as_deref().and_then(Revision::parse))
+            .or_else(|| self.requested.as_deref().and_then(Revision::parse));
     }
 
     /// Whether reusing an answered request id breaks the negotiated revision.
@@ -610,6 +622,7 @@ impl Session {
     fn established(&mut self, facts: &crate::wire::event::Facts) {
         if let Some(v) = &facts.protocol_version {
             self.negotiated = Some(excerpt(v));
+            self.versions_changed();
         }
         match facts.modern {
             Some(true) => self.era = Some(Era::Modern),
@@ -1413,6 +1426,7 @@ impl Session {
         }
         if version.is_some() {
             self.requested = version;
+            self.versions_changed();
         }
     }
 
@@ -1710,10 +1724,12 @@ impl Session {
                 .is_some_and(|e| matches!(e.code, Some(-32020 | -32021)));
             if modern_error && self.negotiated.is_none() {
                 self.negotiated = self.requested.clone();
+                self.versions_changed();
             }
             if let Some(result) = msg.result() {
                 if self.negotiated.is_none() {
                     self.negotiated = self.requested.clone();
+                    self.versions_changed();
                 }
                 if self.server.is_none() {
                     self.server = Implementation::from_value(
@@ -1789,6 +1805,7 @@ impl Session {
             }
         }
         self.negotiated = answered;
+        self.versions_changed();
         self.features.server_caps = result.field("capabilities").cloned();
         if let Some(rev) = self.revision() {
             let sides = [

@@ -342,6 +342,19 @@ impl Members {
         self.result = Some(value);
     }
 
+    /// The `method` member (as [`Members::insert`] with its key).
+    pub(crate) fn set_method(&mut self, value: Value) {
+        self.place(METHOD);
+        self.method = Some(value);
+        self.method_moved = false;
+    }
+
+    /// The `error` member (as [`Members::insert`] with its key).
+    pub(crate) fn set_error(&mut self, value: Value) {
+        self.place(ERROR);
+        self.error = Some(value);
+    }
+
     /// One member; a key read again keeps its first place and takes the
     /// new value (as serde_json's map does).
     pub(crate) fn insert(&mut self, key: Cow<'_, str>, value: Value) {
@@ -877,6 +890,12 @@ impl Message {
 /// one through the table. The same answer as `get` either way.
 pub trait Field {
     fn field(&self, key: &str) -> Option<&Value>;
+
+    /// Whether the object has the member `key` (as `contains_key`, read the
+    /// same way as [`Field::field`]).
+    fn has(&self, key: &str) -> bool {
+        self.field(key).is_some()
+    }
 }
 
 /// Up to how many members an object is read in order.

@@ -888,6 +888,10 @@ impl<'c> Skim<'c> {
     /// The value of the member `key` of an object at this place, read next
     /// from `map`.
     fn member<'de, A: MapAccess<'de>>(self, key: &str, map: &mut A) -> Result<Value, A::Error> {
+        // Only an array read by the visitors below sets this again: one
+        // read from its text (a payload, an id, a stand-in) is never
+        // counted, whatever array was read before it.
+        self.ctx.last_len.set(0);
         let root = self.at == Place::Root;
         let value = if (root || self.at == Place::Member) && key == "id" {
             let raw: &'de RawValue = map.next_value()?;
