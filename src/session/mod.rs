@@ -374,7 +374,8 @@ pub struct Session {
     requested: Option<String>,
     negotiated: Option<String>,
     /// [`Session::revision`] as last worked out from `config`, `negotiated`
-    /// and `requested` ([`Session::versions_changed`]): every message asks.
+    /// and `requested` ([`Session::versions_changed`], after each is set):
+    /// every message asks.
     revision: Option<Revision>,
     client: Option<Implementation>,
     server: Option<Implementation>,
@@ -495,8 +496,13 @@ impl Session {
         self.revision
     }
 
-    /// Works [`Session::revision`] out again, after `negotiated` or
-    /// `requested` changed.
+    /// Sets the negotiated version (and so [`Session::revision`]).
+    fn set_negotiated(&mut self, version: Option<String>) {
+        self.negotiated = version;
+        self.versions_changed();
+    }
+
+    /// Works [`Session::revision`] out again from the versions.
     fn versions_changed(&mut self) {
         self.revision = self
             .config
@@ -621,8 +627,7 @@ impl Session {
     /// A host's word on what the handshake established (a log without it).
     fn established(&mut self, facts: &crate::wire::event::Facts) {
         if let Some(v) = &facts.protocol_version {
-            self.negotiated = Some(excerpt(v));
-            self.versions_changed();
+            self.set_negotiated(Some(excerpt(v)));
         }
         match facts.modern {
             Some(true) => self.era = Some(Era::Modern),
@@ -1723,13 +1728,11 @@ impl Session {
                 .error()
                 .is_some_and(|e| matches!(e.code, Some(-32020 | -32021)));
             if modern_error && self.negotiated.is_none() {
-                self.negotiated = self.requested.clone();
-                self.versions_changed();
+                self.set_negotiated(self.requested.clone());
             }
             if let Some(result) = msg.result() {
                 if self.negotiated.is_none() {
-                    self.negotiated = self.requested.clone();
-                    self.versions_changed();
+                    self.set_negotiated(self.requested.clone());
                 }
                 if self.server.is_none() {
                     self.server = Implementation::from_value(
@@ -1804,8 +1807,7 @@ impl Session {
                 _ => {}
             }
         }
-        self.negotiated = answered;
-        self.versions_changed();
+        self.set_negotiated(answered);
         self.features.server_caps = result.field("capabilities").cloned();
         if let Some(rev) = self.revision() {
             let sides = [

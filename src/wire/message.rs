@@ -230,13 +230,23 @@ pub(crate) enum Jsonrpc {
     Other(Value),
 }
 
+impl From<Value> for Jsonrpc {
+    /// The member's value as read.
+    fn from(value: Value) -> Jsonrpc {
+        match value {
+            Value::String(s) if s == "2.0" => Jsonrpc::Two,
+            other => Jsonrpc::Other(other),
+        }
+    }
+}
+
 /// Which envelope member a key names, in [`Members::pos`] order.
 const JSONRPC: usize = 0;
-const ID: usize = 1;
-const METHOD: usize = 2;
-const PARAMS: usize = 3;
-const RESULT: usize = 4;
-const ERROR: usize = 5;
+pub(crate) const ID: usize = 1;
+pub(crate) const METHOD: usize = 2;
+pub(crate) const PARAMS: usize = 3;
+pub(crate) const RESULT: usize = 4;
+pub(crate) const ERROR: usize = 5;
 const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
 /// Not among the members.
 const NONE: u32 = u32::MAX;
@@ -324,35 +334,21 @@ impl Members {
         matches!(&self.method, Some(Value::String(m)) if methods.contains(&m.as_str()))
     }
 
-    /// The `id` member (as [`Members::insert`] with its key, not looked up).
-    pub(crate) fn set_id(&mut self, value: Value) {
-        self.place(ID);
-        self.id = Some(value);
-    }
-
-    /// The `params` member (as [`Members::insert`] with its key).
-    pub(crate) fn set_params(&mut self, value: Value) {
-        self.place(PARAMS);
-        self.params = Some(value);
-    }
-
-    /// The `result` member (as [`Members::insert`] with its key).
-    pub(crate) fn set_result(&mut self, value: Value) {
-        self.place(RESULT);
-        self.result = Some(value);
-    }
-
-    /// The `method` member (as [`Members::insert`] with its key).
-    pub(crate) fn set_method(&mut self, value: Value) {
-        self.place(METHOD);
-        self.method = Some(value);
-        self.method_moved = false;
-    }
-
-    /// The `error` member (as [`Members::insert`] with its key).
-    pub(crate) fn set_error(&mut self, value: Value) {
-        self.place(ERROR);
-        self.error = Some(value);
+    /// The envelope member `ENVELOPE_KEYS[at]` ([`ID`], [`METHOD`], ...):
+    /// as [`Members::insert`] with its key, not looked up.
+    pub(crate) fn set(&mut self, at: usize, value: Value) {
+        self.place(at);
+        match at {
+            JSONRPC => self.jsonrpc = value.into(),
+            ID => self.id = Some(value),
+            METHOD => {
+                self.method = Some(value);
+                self.method_moved = false;
+            }
+            PARAMS => self.params = Some(value),
+            RESULT => self.result = Some(value),
+            _ => self.error = Some(value),
+        }
     }
 
     /// One member; a key read again keeps its first place and takes the
@@ -367,23 +363,7 @@ impl Members {
             }
             return;
         };
-        self.place(at);
-        match at {
-            JSONRPC => {
-                self.jsonrpc = match value {
-                    Value::String(s) if s == "2.0" => Jsonrpc::Two,
-                    other => Jsonrpc::Other(other),
-                }
-            }
-            ID => self.id = Some(value),
-            METHOD => {
-                self.method = Some(value);
-                self.method_moved = false;
-            }
-            PARAMS => self.params = Some(value),
-            RESULT => self.result = Some(value),
-            _ => self.error = Some(value),
-        }
+        self.set(at, value);
     }
 
     fn slot(&self, at: usize) -> Option<&Value> {

@@ -1281,25 +1281,32 @@ fn has_lone_surrogate(b: &[u8]) -> bool {
     let mut i = 0;
     while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
         let at = i + off;
-        if b.get(at + 1) != Some(&b'u') {
-            i = at + 2;
-            continue;
-        }
-        match hex4(b, at + 2) {
-            Some(0xd800..=0xdbff) => {
-                let paired = b.get(at + 6..at + 8) == Some(&b"\\u"[..])
-                    && matches!(hex4(b, at + 8), Some(0xdc00..=0xdfff));
-                if !paired {
-                    return true;
-                }
-                i = at + 12;
-            }
-            Some(0xdc00..=0xdfff) => return true,
-            Some(_) => i = at + 6,
+        match surrogate(b, at) {
+            Some(true) => return true,
+            Some(false) => i = at + 12,
+            // Another escape: its letter, or the hex digits that follow
+            // (no backslash among them), are stepped over.
             None => i = at + 2,
         }
     }
     false
+}
+
+/// For the escape whose backslash is at `at`: `Some(true)` for a `\u`
+/// escape of a lone surrogate, `Some(false)` for a high surrogate followed
+/// by its low one (the pair's 12 bytes), `None` for any other escape.
+fn surrogate(b: &[u8], at: usize) -> Option<bool> {
+    if b.get(at + 1) != Some(&b'u') {
+        return None;
+    }
+    match hex4(b, at + 2)? {
+        0xd800..=0xdbff => Some(
+            b.get(at + 6..at + 8) != Some(&b"\\u"[..])
+                || !matches!(hex4(b, at + 8), Some(0xdc00..=0xdfff)),
+        ),
+        0xdc00..=0xdfff => Some(true),
+        _ => None,
+    }
 }
 
 /// The four hex digits at `at` as a number; `None` when they are not.

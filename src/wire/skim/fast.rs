@@ -25,10 +25,10 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::{
-    EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, has_lone_surrogate, hex4, id_value, is_subtree,
-    literal_end, picking,
+    EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, has_lone_surrogate, id_value, is_subtree,
+    literal_end, picking, surrogate,
 };
-use crate::wire::message::{Jsonrpc, Members, Read};
+use crate::wire::message::{ERROR, ID, Jsonrpc, METHOD, Members, PARAMS, RESULT, Read};
 
 /// Arrays longer than this are left to the skim parser (which may cut a
 /// long array of scalars, see [`crate::wire::bound`]).
@@ -155,19 +155,16 @@ impl<'a> Reader<'a> {
                         members.set_jsonrpc(Jsonrpc::Two);
                     } else {
                         let value = r.value(Place::Inner, false)?;
-                        members.set_jsonrpc(match value {
-                            Value::String(s) if s == "2.0" => Jsonrpc::Two,
-                            other => Jsonrpc::Other(other),
-                        });
+                        members.set_jsonrpc(value.into());
                     }
                 }
                 "method" => {
                     let value = r.value(Place::Inner, false)?;
-                    members.set_method(value);
+                    members.set(METHOD, value);
                 }
                 "error" => {
                     let value = r.value(Place::Inner, false)?;
-                    members.set_error(value);
+                    members.set(ERROR, value);
                 }
                 "id" => {
                     let start = r.pos;
@@ -176,19 +173,19 @@ impl<'a> Reader<'a> {
                     if big.is_some() {
                         return None;
                     }
-                    members.set_id(value);
+                    members.set(ID, value);
                 }
                 "params" => {
                     let at = picking(&members).filter(|_| pick);
                     let value = r.value(at.unwrap_or(Place::Inner), true)?;
-                    members.set_params(value);
+                    members.set(PARAMS, value);
                     if at.is_some() {
                         picked = at;
                     }
                 }
                 "result" => {
                     let value = r.value(Place::Result, true)?;
-                    members.set_result(value);
+                    members.set(RESULT, value);
                 }
                 _ => {
                     let value = r.value(Place::Inner, false)?;
@@ -479,19 +476,15 @@ fn literal<const LONE: bool>(b: &[u8], start: usize) -> Option<(usize, Option<us
             b'"' => return Some((i, first_escape, lone)),
             b'\\' => {
                 first_escape.get_or_insert(i);
-                if LONE && b.get(i + 1) == Some(&b'u') {
-                    match hex4(b, i + 2) {
-                        Some(0xd800..=0xdbff) => {
-                            let paired = b.get(i + 6..i + 8) == Some(&b"\\u"[..])
-                                && matches!(hex4(b, i + 8), Some(0xdc00..=0xdfff));
-                            if paired {
-                                i += 12;
-                                continue;
-                            }
-                            lone = true;
+                if LONE {
+                    match surrogate(b, i) {
+                        // The pair's two escapes, read as one.
+                        Some(false) => {
+                            i += 12;
+                            continue;
                         }
-                        Some(0xdc00..=0xdfff) => lone = true,
-                        _ => {}
+                        Some(true) => lone = true,
+                        None => {}
                     }
                 }
                 i = super::escape_end(b, i)?;
