@@ -211,6 +211,9 @@ pub struct CheckArgs {
     /// Check this many files at once (default: one per core)
     ///
     /// Each file is an independent session, so several files use all cores.
+    /// A file checked alone (one file, or standard input among the files)
+    /// has its lines read ahead on a second core when there is one; an
+    /// explicit `--jobs 1` keeps every file on one thread.
     #[arg(long, short, value_name = "N")]
     jobs: Option<usize>,
 
@@ -1138,6 +1141,7 @@ impl CheckArgs {
                 format: input_format(self.input),
                 filter: self.rules.filter(),
                 redact: self.redact,
+                read_ahead: false,
             },
             output: Output {
                 schema_check: self.schema_check,
@@ -1175,6 +1179,7 @@ impl TimelineArgs {
                 format: input_format(self.input),
                 filter: Filter::default(),
                 redact: self.redact,
+                read_ahead: false,
             },
             filter: timeline::Filter {
                 methods: self.method,

@@ -18,7 +18,7 @@ use crate::session::{Boundary, Config, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::message::{self, Frame, Kind, RequestId};
-use crate::wire::skim::Build;
+use crate::wire::skim::{Ahead, Build, Op};
 
 /// Options for checking one input.
 #[derive(Clone, Debug, Default)]
@@ -30,6 +30,9 @@ pub struct Options {
     pub filter: Filter,
     /// `--redact`: hide the log's strings in what is reported.
     pub redact: bool,
+    /// Read the lines ahead on a second thread ([`read_ahead`]): for one
+    /// input checked while another core is free.
+    pub read_ahead: bool,
 }
 
 /// `--select`, `--ignore` and `--severity`: which findings to keep and how
@@ -82,14 +85,184 @@ struct Lane {
 pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
     let opened = reader::open(input, options.format)?;
     let mut checker = Checker::new(options);
-    for record in opened.records {
-        checker.push(record?, &mut |_| {});
+    if options.read_ahead {
+        read_ahead(opened.records, &mut checker)?;
+    } else {
+        for record in opened.records {
+            checker.push(record?, &mut |_| {});
+        }
     }
     let lines = opened.lines.get();
     checker.lines_read(lines);
     let mut report = checker.finish(path, opened.format, &mut |_| {});
     report.read.lines = lines;
     Ok(report)
+}
+
+/// How many records go to the read-ahead thread at a time, at most, and
+/// how many bytes of lines (a batch ends at the first line past it).
+const AHEAD_BATCH: usize = 4096;
+const AHEAD_BYTES: usize = 64 << 10;
+/// How many short lines make a batch worth handing to the other thread.
+const AHEAD_MIN_SHORT: usize = 64;
+/// How many batches may be read ahead of the one being fed.
+const AHEAD_DEPTH: usize = 2;
+
+/// Lines handed to the read-ahead thread, and the tapes it wrote of them.
+#[derive(Default)]
+struct AheadBatch {
+    /// The chunks the lines are in (each once per batch: a line's chunk is
+    /// shared, and its count is touched once, not once per line).
+    chunks: Vec<std::sync::Arc<Vec<u8>>>,
+    /// Per record: its line's chunk (an index in `chunks`) and range, when it
+    /// is a line the transport may parse.
+    lines: Vec<Option<(usize, std::ops::Range<usize>)>>,
+    /// What the thread wrote: all the tapes, and per record its tape's range
+    /// in it and whether something was left out.
+    tape: Vec<Op>,
+    read: Vec<Option<(std::ops::Range<usize>, bool)>>,
+}
+
+impl AheadBatch {
+    /// Takes note of a record's line; returns its length.
+    fn add(&mut self, record: &Record) -> usize {
+        let Body::Line { dir, bytes } = &record.body else {
+            self.lines.push(None);
+            return 0;
+        };
+        // Only a short line of a message stream is read ahead (a longer one
+        // is left to the skim parser).
+        let ahead = *dir != Dir::Stderr && crate::wire::skim::may_read_ahead(bytes.len());
+        let line = ahead.then(|| {
+            let (chunk, range) = bytes.shared();
+            if !self
+                .chunks
+                .last()
+                .is_some_and(|c| std::sync::Arc::ptr_eq(c, chunk))
+            {
+                self.chunks.push(chunk.clone());
+            }
+            (self.chunks.len() - 1, range)
+        });
+        self.lines.push(line);
+        bytes.len()
+    }
+
+    /// On the read-ahead thread: reads each line ahead.
+    fn read(&mut self, build: Build) {
+        self.tape.clear();
+        self.read.clear();
+        for line in &self.lines {
+            let read = line.as_ref().and_then(|(chunk, range)| {
+                let text = simdutf8::basic::from_utf8(&self.chunks[*chunk][range.clone()]).ok()?;
+                let from = self.tape.len();
+                let cut = crate::wire::skim::read_ahead(text, build, &mut self.tape)?;
+                Some((from..self.tape.len(), cut))
+            });
+            self.read.push(read);
+        }
+    }
+
+    /// What was read ahead of the batch's `i`th record.
+    fn ahead(&self, i: usize) -> Option<Ahead<'_>> {
+        let (range, cut) = self.read.get(i)?.clone()?;
+        Some(Ahead {
+            tape: &self.tape[range],
+            cut,
+        })
+    }
+
+    fn clear(&mut self) {
+        self.chunks.clear();
+        self.lines.clear();
+    }
+}
+
+/// Feeds `records` to `checker` with each line read ahead on a second
+/// thread: this thread reads the records, hands their lines to the other
+/// in batches, and builds each message from the tape the other wrote of it
+/// ([`crate::wire::skim::read_ahead`]) while the other reads the next
+/// batch. What crosses between the threads is line ranges and tapes (never
+/// a value allocated on one thread and freed on the other); two batches
+/// are in flight, so memory stays bounded. The findings are the same as
+/// one thread's (the same messages reach the same session in order).
+fn read_ahead(records: reader::Records, checker: &mut Checker) -> io::Result<()> {
+    let build = checker.build;
+    let stopped = || io::Error::other("the read-ahead thread stopped");
+    std::thread::scope(|scope| {
+        let (to_reader, batches) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
+        let (done, read) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
+        scope.spawn(move || {
+            for mut batch in batches {
+                batch.read(build);
+                if done.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        // The records read, in order, each batch with whether its lines
+        // went to the other thread.
+        let mut waiting: std::collections::VecDeque<(Vec<Record>, bool)> =
+            std::collections::VecDeque::new();
+        let mut sent = 0;
+        let mut spare: Vec<AheadBatch> = Vec::new();
+        let mut records = records;
+        let feed = |(recs, ahead): (Vec<Record>, bool),
+                    checker: &mut Checker,
+                    spare: &mut Vec<AheadBatch>|
+         -> io::Result<()> {
+            if !ahead {
+                recs.into_iter()
+                    .for_each(|record| checker.push_ahead(record, None, &mut |_| {}));
+                return Ok(());
+            }
+            let mut batch = read.recv().map_err(|_| stopped())?;
+            for (i, record) in recs.into_iter().enumerate() {
+                checker.push_ahead(record, batch.ahead(i), &mut |_| {});
+            }
+            batch.clear();
+            spare.push(batch);
+            Ok(())
+        };
+        let mut end = false;
+        while !end {
+            let mut batch = spare.pop().unwrap_or_default();
+            let mut recs = Vec::with_capacity(AHEAD_BATCH);
+            let mut bytes = 0;
+            end = true;
+            for record in records.by_ref() {
+                let record = record?;
+                bytes += batch.add(&record);
+                recs.push(record);
+                if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
+                    end = false;
+                    break;
+                }
+            }
+            // Worth a hand-over only when many lines are short (a batch of
+            // long lines is read here sooner than the other thread wakes).
+            let ahead = batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT;
+            if ahead {
+                to_reader.send(batch).map_err(|_| stopped())?;
+                sent += 1;
+            } else {
+                batch.clear();
+                spare.push(batch);
+            }
+            waiting.push_back((recs, ahead));
+            // Fed once the other thread has the next batches to read.
+            while sent >= AHEAD_DEPTH || waiting.len() > AHEAD_DEPTH {
+                let next = waiting.pop_front().expect("batches wait");
+                sent -= usize::from(next.1);
+                feed(next, checker, &mut spare)?;
+            }
+        }
+        drop(to_reader);
+        while let Some(next) = waiting.pop_front() {
+            feed(next, checker, &mut spare)?;
+        }
+        Ok(())
+    })
 }
 
 /// The pipeline of one input, fed one record at a time: what [`check`] runs
@@ -134,6 +307,17 @@ impl Checker {
     /// Takes one record. `each` sees every item the record yields before the
     /// session takes it.
     pub fn push(&mut self, record: Record, each: &mut dyn FnMut(&Item)) {
+        self.push_ahead(record, None, each);
+    }
+
+    /// [`Checker::push`] of a record whose line was read ahead (see
+    /// [`read_ahead`]).
+    fn push_ahead(
+        &mut self,
+        record: Record,
+        ahead: Option<Ahead<'_>>,
+        each: &mut dyn FnMut(&Item),
+    ) {
         if let Body::Undecodable { error, lines_read } = &record.body {
             // The input's, not one session's: reported with the first.
             self.findings.set_session(0);
@@ -145,7 +329,7 @@ impl Checker {
         let lane = &mut self.lanes[pos];
         self.findings.set_session(lane.index);
         lane.transport
-            .push(record, &mut self.findings, &mut self.items);
+            .push_ahead(record, ahead, &mut self.findings, &mut self.items);
         self.feed(pos, each);
     }
 

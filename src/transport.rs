@@ -16,7 +16,7 @@ use crate::wire::dir::Dir;
 use crate::wire::event::{Event, EventKind};
 use crate::wire::line::LineBytes;
 use crate::wire::message::{self, Frame, Message};
-use crate::wire::skim::Build;
+use crate::wire::skim::{Ahead, Build};
 use crate::wire::time::Timestamp;
 
 /// Where and when something was seen.
@@ -284,6 +284,20 @@ impl Transport {
 
     /// Takes one record; appends what it yields to `out`.
     pub fn push(&mut self, record: Record, findings: &mut Findings, out: &mut Vec<Item>) {
+        self.push_ahead(record, None, findings, out);
+    }
+
+    /// [`Transport::push`] of a record whose line was read ahead
+    /// ([`crate::wire::skim::read_ahead`], with this transport's build):
+    /// when the line is a plain line of JSON, its message is built from
+    /// `ahead`.
+    pub fn push_ahead(
+        &mut self,
+        record: Record,
+        ahead: Option<Ahead<'_>>,
+        findings: &mut Findings,
+        out: &mut Vec<Item>,
+    ) {
         self.last = Some((record.line, record.terminated));
         let at = At {
             line: record.line,
@@ -303,7 +317,12 @@ impl Transport {
                 if self.streams[slot(dir)].multiline.is_some() {
                     self.continue_multiline(at, dir, bytes.into_vec(), terminated, findings, out);
                 } else {
-                    self.line(at, dir, bytes, terminated, findings, out);
+                    // The common case, a plain line of JSON, parsed without
+                    // copies.
+                    match parse_plain(bytes, self.exact, self.build, ahead) {
+                        Ok(frame) => emit(at, dir, frame, findings, out),
+                        Err(bytes) => self.line(at, dir, bytes, terminated, findings, out),
+                    }
                 }
             }
             Body::Event(event) => {
@@ -441,7 +460,8 @@ impl Transport {
         }
     }
 
-    /// One complete line on a JSON stream (not a continuation).
+    /// One complete line on a JSON stream (not a continuation) that is not
+    /// plainly one JSON value (see [`parse_plain`]).
     fn line(
         &mut self,
         at: At,
@@ -451,15 +471,7 @@ impl Transport {
         findings: &mut Findings,
         out: &mut Vec<Item>,
     ) {
-        // The common case, a plain line of JSON, parsed without copies.
         let base = bytes.offset_in_line();
-        let bytes = match parse_plain(bytes, self.exact, self.build) {
-            Ok(frame) => {
-                emit(at, dir, frame, findings, out);
-                return;
-            }
-            Err(bytes) => bytes,
-        };
         let (bytes, bom) = match bytes.strip_prefix(b"\xef\xbb\xbf") {
             Some(rest) => {
                 findings.push(
@@ -830,9 +842,15 @@ impl Transport {
 /// Parses a line that is plainly one JSON value: no BOM or CR to report,
 /// valid UTF-8, not a header. A message that keeps its line takes `bytes`.
 /// With `exact`, the frame keeps its numbers as written (see [`Transport::exact_numbers`]);
-/// `build` says what is built of it.
+/// `build` says what is built of it; `ahead`, the line's tape when it was
+/// read ahead with `build`.
 /// `None` for anything else, which the transport's full path handles.
-fn parse_plain(bytes: LineBytes, exact: bool, build: Build) -> Result<Frame, LineBytes> {
+fn parse_plain(
+    bytes: LineBytes,
+    exact: bool,
+    build: Build,
+    ahead: Option<Ahead<'_>>,
+) -> Result<Frame, LineBytes> {
     if bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r") {
         return Err(bytes);
     }
@@ -842,7 +860,11 @@ fn parse_plain(bytes: LineBytes, exact: bool, build: Build) -> Result<Frame, Lin
     if !looks_like_json(text) || is_header(text) {
         return Err(bytes);
     }
-    match crate::wire::skim::parse_cut_as(text, build) {
+    let read = match ahead.and_then(|ahead| crate::wire::skim::parse_ahead(text, ahead)) {
+        Some(read) => Ok(read),
+        None => crate::wire::skim::parse_cut_as(text, build),
+    };
+    match read {
         Ok((mut frame, cut)) => {
             if exact {
                 frame.keep_exact(text);

@@ -27,13 +27,17 @@ impl Read for Trickle {
 
 /// The report of an input read `step` bytes at a time, as JSON.
 fn report(data: &[u8], step: usize) -> serde_json::Value {
+    report_with(data, step, &Options::default())
+}
+
+/// [`report`] with `options`.
+fn report_with(data: &[u8], step: usize, options: &Options) -> serde_json::Value {
     let input = Trickle {
         data: data.to_vec(),
         at: 0,
         step,
     };
-    let file =
-        pipeline::check("p", Box::new(input), &Options::default()).expect("in-memory input reads");
+    let file = pipeline::check("p", Box::new(input), options).expect("in-memory input reads");
     let mut out = Vec::new();
     render::render(
         &Report { files: vec![file] },
@@ -110,6 +114,73 @@ proptest! {
         let newline = if crlf { "\r\n" } else { "\n" };
         let data = lines.join(newline).into_bytes();
         prop_assert_eq!(report(&data, step), report(&data, 1 << 20));
+    }
+
+    /// Lines read ahead on a second thread give the same report as lines
+    /// read on one (messages of every shape among the lines, some
+    /// thousand lines so that several batches are in flight).
+    #[test]
+    fn reading_ahead_does_not_change_the_analysis(
+        lines in proptest::collection::vec(
+            prop_oneof![
+                2 => line(),
+                3 => (prop::sample::select(vec!["> ", "< "]), shaped_message())
+                    .prop_map(|(m, l)| format!("{m}{l}")),
+            ],
+            0..40,
+        ),
+        repeat in 1usize..40,
+        step in prop::sample::select(vec![7usize, 4096, 1 << 20]),
+    ) {
+        let data = lines.join("\n").repeat(repeat).into_bytes();
+        let ahead = Options { read_ahead: true, ..Options::default() };
+        prop_assert_eq!(report_with(&data, step, &ahead), report(&data, step));
+    }
+}
+
+/// Every recorded or written log under `tests/` and `fixtures/` gives the
+/// same report with its lines read ahead on a second thread as on one.
+#[test]
+fn reading_ahead_gives_the_same_report_on_every_log() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "snapshots") {
+                    walk(&path, out);
+                }
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("log" | "jsonl" | "txt" | "ndjson" | "zst")
+            ) {
+                out.push(path);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("tests"), &mut files);
+    walk(&root.join("fixtures"), &mut files);
+    assert!(
+        files.len() > 100,
+        "the logs under tests/ and fixtures/: {}",
+        files.len()
+    );
+    let ahead = Options {
+        read_ahead: true,
+        ..Options::default()
+    };
+    for file in &files {
+        let data = std::fs::read(file).expect("a log reads");
+        assert_eq!(
+            report_with(&data, 1 << 20, &ahead),
+            report(&data, 1 << 20),
+            "{}",
+            file.display()
+        );
     }
 }
 

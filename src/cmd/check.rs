@@ -51,7 +51,12 @@ pub struct Check {
     pub quiet: bool,
 }
 
-pub fn run(check: Check) -> io::Result<ExitStatus> {
+pub fn run(mut check: Check) -> io::Result<ExitStatus> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = jobs(&check, cores);
+    // One file at a time with a core to spare: each file's lines are read
+    // ahead on a second thread (`--jobs 1` keeps one thread).
+    check.options.read_ahead = jobs == 1 && cores >= 2 && check.jobs != Some(1);
     let options = &check.options;
     let mut report = Report::default();
     let mut failed = false;
@@ -88,15 +93,6 @@ pub fn run(check: Check) -> io::Result<ExitStatus> {
         return emit(&report, &check.output, &options.filter, failed);
     };
     let paths = Mutex::new((0, paths));
-    let jobs = check
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let jobs = match &check.input {
-        // Standard input is read on the main thread, one file at a time.
-        Input::Files(files) if files.len() <= 1 || files.iter().any(|f| f.as_os_str() == "-") => 1,
-        _ => jobs,
-    };
     let counter = Arc::new(Counter::default());
     let progress = !check.quiet && io::stderr().is_terminal();
     let (total, count) = match &check.input {
@@ -532,6 +528,16 @@ fn path_of(bytes: Vec<u8>) -> Result<PathBuf, Vec<u8>> {
     String::from_utf8(bytes)
         .map(PathBuf::from)
         .map_err(|e| e.into_bytes())
+}
+
+/// How many files are checked at a time: `--jobs`, else one per core;
+/// one for a single file and when standard input is among them (it is read
+/// on the main thread).
+fn jobs(check: &Check, cores: usize) -> usize {
+    match &check.input {
+        Input::Files(files) if files.len() <= 1 || files.iter().any(|f| f.as_os_str() == "-") => 1,
+        _ => check.jobs.unwrap_or(cores).max(1),
+    }
 }
 
 /// Checks the files on up to `jobs` threads (each file is an independent

@@ -653,7 +653,7 @@ pub type Cuts = std::rc::Rc<std::cell::RefCell<std::collections::VecDeque<(u64, 
 /// the lines share ([`LineBytes`]): a line is not copied out of them.
 pub struct Lines {
     source: Box<dyn Read>,
-    chunk: std::rc::Rc<Vec<u8>>,
+    chunk: std::sync::Arc<Vec<u8>>,
     /// The unread bytes: `chunk[start..end]`.
     start: usize,
     end: usize,
@@ -662,7 +662,14 @@ pub struct Lines {
     /// The line cap, and the lines cut at it.
     cap: usize,
     cuts: Cuts,
+    /// Chunks read before, kept to be read into again once their lines
+    /// are gone (lines kept a while, as [`crate::pipeline`] keeps those read
+    /// ahead, would otherwise cost a new chunk at every refill).
+    spare: Vec<std::sync::Arc<Vec<u8>>>,
 }
+
+/// How many earlier chunks [`Lines`] keeps to read into again.
+const SPARE_CHUNKS: usize = 4;
 
 impl Lines {
     pub fn new(source: Box<dyn Read>) -> Lines {
@@ -674,13 +681,14 @@ impl Lines {
     pub fn with_cap(source: Box<dyn Read>, cap: usize) -> Lines {
         Lines {
             source,
-            chunk: std::rc::Rc::new(Vec::new()),
+            chunk: std::sync::Arc::new(Vec::new()),
             start: 0,
             end: 0,
             line_no: 0,
             count: LineCount::default(),
             cap: cap.max(HEAD),
             cuts: Cuts::default(),
+            spare: Vec::new(),
         }
     }
 
@@ -760,21 +768,33 @@ impl Lines {
                 self.start = self.end;
             }
             let pending = self.end - self.start;
-            match std::rc::Rc::get_mut(&mut self.chunk) {
+            match std::sync::Arc::get_mut(&mut self.chunk) {
                 Some(chunk) if chunk.len() == CHUNK => {
                     chunk.copy_within(self.start..self.end, 0);
                 }
                 _ => {
-                    // A line read earlier still holds the chunk: a new one.
-                    let mut fresh = vec![0u8; CHUNK];
-                    fresh[..pending].copy_from_slice(&self.chunk[self.start..self.end]);
-                    self.chunk = std::rc::Rc::new(fresh);
+                    // A line read earlier still holds the chunk: an earlier
+                    // one whose lines are all gone, or a new one.
+                    let free = self
+                        .spare
+                        .iter()
+                        .position(|c| std::sync::Arc::strong_count(c) == 1 && c.len() == CHUNK);
+                    let mut next = match free {
+                        Some(i) => self.spare.swap_remove(i),
+                        None => std::sync::Arc::new(vec![0u8; CHUNK]),
+                    };
+                    std::sync::Arc::get_mut(&mut next).expect("no line holds it")[..pending]
+                        .copy_from_slice(&self.chunk[self.start..self.end]);
+                    let old = std::mem::replace(&mut self.chunk, next);
+                    if old.len() == CHUNK && self.spare.len() < SPARE_CHUNKS {
+                        self.spare.push(old);
+                    }
                 }
             }
             self.start = 0;
             self.end = pending;
             scanned = pending;
-            let chunk = std::rc::Rc::get_mut(&mut self.chunk).expect("just made unique");
+            let chunk = std::sync::Arc::get_mut(&mut self.chunk).expect("just made unique");
             let n = loop {
                 match self.source.read(&mut chunk[pending..]) {
                     Ok(n) => break n,

@@ -7,7 +7,7 @@ use std::fmt;
 /// reused, when its last line is dropped), or bytes of its own.
 #[derive(Clone)]
 pub struct LineBytes {
-    chunk: std::rc::Rc<Vec<u8>>,
+    chunk: std::sync::Arc<Vec<u8>>,
     range: std::ops::Range<usize>,
     /// Where the bytes sit in the input's line.
     place: Place,
@@ -28,7 +28,7 @@ enum Place {
 
 impl LineBytes {
     /// The bytes `range` of a chunk that other lines may share.
-    pub fn in_chunk(chunk: std::rc::Rc<Vec<u8>>, range: std::ops::Range<usize>) -> LineBytes {
+    pub fn in_chunk(chunk: std::sync::Arc<Vec<u8>>, range: std::ops::Range<usize>) -> LineBytes {
         LineBytes {
             chunk,
             range,
@@ -61,6 +61,12 @@ impl LineBytes {
         }
     }
 
+    /// The chunk the bytes are in and where: what another thread needs to
+    /// read them (see [`crate::pipeline`]).
+    pub(crate) fn shared(&self) -> (&std::sync::Arc<Vec<u8>>, std::ops::Range<usize>) {
+        (&self.chunk, self.range.clone())
+    }
+
     /// How many bytes of the input's line come before these bytes (the
     /// prefix a reader skipped with [`LineBytes::skip`]); `None` when the
     /// bytes are a copy, not a slice of the line. Scans back to the line's
@@ -83,7 +89,7 @@ impl LineBytes {
     pub fn into_vec(self) -> Vec<u8> {
         let LineBytes { chunk, range, .. } = self;
         let whole = range.start == 0 && range.end == chunk.len();
-        match std::rc::Rc::try_unwrap(chunk) {
+        match std::sync::Arc::try_unwrap(chunk) {
             Ok(v) if whole => v,
             Ok(v) => v[range].to_vec(),
             Err(shared) => shared[range].to_vec(),
@@ -101,7 +107,7 @@ impl From<Vec<u8>> for LineBytes {
     fn from(v: Vec<u8>) -> LineBytes {
         let range = 0..v.len();
         LineBytes {
-            chunk: std::rc::Rc::new(v),
+            chunk: std::sync::Arc::new(v),
             range,
             place: Place::Copy,
         }
@@ -141,14 +147,14 @@ mod tests {
 
     #[test]
     fn a_part_of_shared_bytes_keeps_its_place_without_a_copy() {
-        let chunk = std::rc::Rc::new(b"first line\nT0 [debug] {\"id\":1}\nlast\n".to_vec());
+        let chunk = std::sync::Arc::new(b"first line\nT0 [debug] {\"id\":1}\nlast\n".to_vec());
         // The second line, as the reader hands it over: a range of the chunk.
         let line = LineBytes::in_chunk(chunk.clone(), 11..30);
         assert_eq!(&*line, b"T0 [debug] {\"id\":1}");
         let json = line.part(&line[11..]);
         assert_eq!(&*json, b"{\"id\":1}");
         assert_eq!(json.offset_in_line(), Some(11));
-        assert!(std::rc::Rc::ptr_eq(&json.chunk, &chunk));
+        assert!(std::sync::Arc::ptr_eq(&json.chunk, &chunk));
         // A long line gathered on its own keeps its start as well.
         let whole = LineBytes::whole_line(b"T0 [debug] {}".to_vec());
         let part = whole.part(&whole[11..]);

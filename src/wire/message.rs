@@ -241,7 +241,7 @@ impl From<Value> for Jsonrpc {
 }
 
 /// Which envelope member a key names, in [`Members::pos`] order.
-const JSONRPC: usize = 0;
+pub(crate) const JSONRPC: usize = 0;
 pub(crate) const ID: usize = 1;
 pub(crate) const METHOD: usize = 2;
 pub(crate) const PARAMS: usize = 3;

@@ -4,11 +4,17 @@
 //! Most of a busy session's lines are small objects (a progress
 //! notification, a log line, a short tool call and its result). Reading
 //! them through serde_json's deserializer and the skim visitors cost about
-//! twice a bare skip-parse of the same line. This reader walks the line
-//! once (string literals eight bytes at a time, a long one with the skim
-//! parser's bit masks, [`literal_end`]) and builds the members directly, with the skim parser's rules for what
-//! is built ([`Place`]): a busy notification's `params` picked, a tool
-//! call's `arguments` standing as `{}`, an `id` read as written.
+//! twice a bare skip-parse of the same line. This reader reads a line in
+//! two steps. [`tokenize`] walks it once (string literals eight bytes at a
+//! time, a long one with the skim parser's bit masks, [`literal_end`]),
+//! checks its grammar and decides what is built, with the skim parser's
+//! rules ([`Place`]: a busy notification's `params` picked, a tool call's
+//! `arguments` standing as `{}`, an `id` read as written), and writes
+//! that as a tape of [`Op`]s: positions in the line and numbers, nothing
+//! allocated. [`replay`] then builds the members from the tape and the
+//! line, deciding nothing. The two steps may run on two threads (see
+//! [`crate::pipeline`]): what crosses between them is the tape, not a
+//! tree of values allocated on one thread and freed on the other.
 //!
 //! It reads only what it is sure to read exactly as the skim parser would,
 //! and gives up (`None`) on anything else, which the skim parser then reads
@@ -21,14 +27,15 @@
 //! that serde_json's verdict and words stand).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::{
-    EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, has_lone_surrogate, id_value, is_subtree,
-    literal_end, picking, surrogate,
+    CALL, EXCISE_MIN_LINE, PICKED, PICKED_METHODS, Place, SKIM_MIN_BYTES, has_lone_surrogate,
+    id_value, is_subtree, literal_end, surrogate,
 };
-use crate::wire::message::{ERROR, ID, Jsonrpc, METHOD, Members, PARAMS, RESULT, Read};
+use crate::wire::message::{ERROR, ID, JSONRPC, Jsonrpc, METHOD, Members, PARAMS, RESULT, Read};
 
 /// Arrays longer than this are left to the skim parser (which may cut a
 /// long array of scalars, see [`crate::wire::bound`]).
@@ -37,43 +44,188 @@ const MAX_ITEMS: usize = 256;
 /// own limit).
 const MAX_DEPTH: usize = 64;
 
+/// One step of building a message read by [`tokenize`]; positions are byte
+/// offsets in the line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// A string literal's body `start..end`; `escape`: where its first
+    /// backslash is ([`NO_ESCAPE`]: none).
+    Str {
+        start: u32,
+        end: u32,
+        escape: u32,
+    },
+    Num(Number),
+    Bool(bool),
+    Null,
+    /// An object of `len` members (each a [`Op::Key`] and a value), or an
+    /// array of `len` values, up to its [`Op::End`].
+    Obj(u32),
+    Arr(u32),
+    Key {
+        start: u32,
+        end: u32,
+    },
+    End,
+    /// The message's `jsonrpc` as `"2.0"`.
+    Jsonrpc2,
+    /// The envelope member `at` ([`JSONRPC`], [`METHOD`], ...): its value
+    /// follows.
+    Member(u8),
+    /// Another member of the message, its key `start..end`: its value
+    /// follows.
+    Other {
+        start: u32,
+        end: u32,
+    },
+    /// The message's `id`, written at `start..end`.
+    Id {
+        start: u32,
+        end: u32,
+    },
+}
+
+/// [`Op::Str`] without an escape.
+const NO_ESCAPE: u32 = u32::MAX;
+
 /// Reads a short line's message object; `Some((read, cut))` when it is read
 /// exactly as the skim parser reads it (`cut`: something was left out and
 /// the message keeps its line), `None` to leave the line to the skim parser.
 /// `pick`: a busy notification's or a tool call's `params` may be picked.
 pub(super) fn parse(text: &str, pick: bool) -> Option<(Read, bool)> {
+    thread_local! {
+        static TAPE: RefCell<Vec<Op>> = const { RefCell::new(Vec::new()) };
+    }
+    TAPE.with(|tape| {
+        let mut tape = tape.borrow_mut();
+        tape.clear();
+        let cut = tokenize(text, pick, &mut tape)?;
+        Some((replay(&tape, text)?, cut))
+    })
+}
+
+/// The first step of [`parse`]: reads the line and appends what is to be
+/// built of it to `tape`; `Some(cut)` when it is read, `None` (and `tape`
+/// as it was) to leave the line to the skim parser.
+pub(crate) fn tokenize(text: &str, pick: bool, tape: &mut Vec<Op>) -> Option<bool> {
     if text.len() >= EXCISE_MIN_LINE {
         return None;
     }
+    let from = tape.len();
     let mut r = Reader {
         b: text.as_bytes(),
         text,
         pos: 0,
         cut: false,
         depth: 0,
+        tape,
     };
-    r.space();
-    if r.peek()? != b'{' {
-        return None;
+    let read = r.message(pick);
+    let cut = r.cut;
+    match read {
+        Some(()) => Some(cut),
+        None => {
+            tape.truncate(from);
+            None
+        }
     }
-    r.pos += 1;
-    let members = r.members(pick)?;
-    r.space();
-    (r.pos == r.b.len()).then_some((Read::Object(members), r.cut))
 }
 
-struct Reader<'a> {
+/// The second step of [`parse`]: the members of the message `text` whose
+/// tape [`tokenize`] wrote. `None` only when the tape is not one of `text`
+/// (never for a tape `tokenize` wrote of it).
+pub(crate) fn replay(tape: &[Op], text: &str) -> Option<Read> {
+    let mut members = Members::boxed();
+    let mut ops = tape.iter();
+    while let Some(op) = ops.next() {
+        match op {
+            Op::Jsonrpc2 => members.set_jsonrpc(Jsonrpc::Two),
+            Op::Member(at) => {
+                let value = build(&mut ops, text)?;
+                members.set(usize::from(*at), value);
+            }
+            Op::Other { start, end } => {
+                let key = text.get(*start as usize..*end as usize)?;
+                let value = build(&mut ops, text)?;
+                members.insert(Cow::Borrowed(key), value);
+            }
+            Op::Id { start, end } => {
+                let (value, _) = id_value(text.get(*start as usize..*end as usize)?).ok()?;
+                members.set(ID, value);
+            }
+            _ => return None,
+        }
+    }
+    Some(Read::Object(members))
+}
+
+/// The value whose ops come next.
+fn build(ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<Value> {
+    Some(match ops.next()? {
+        Op::Str { start, end, escape } => {
+            let body = text.get(*start as usize..*end as usize)?;
+            Value::String(match *escape {
+                NO_ESCAPE => body.to_owned(),
+                at => unescape(body, at.checked_sub(*start)? as usize)?,
+            })
+        }
+        Op::Num(n) => Value::Number(n.clone()),
+        Op::Bool(b) => Value::Bool(*b),
+        Op::Null => Value::Null,
+        Op::Obj(len) => {
+            let mut obj = Map::with_capacity(*len as usize);
+            loop {
+                match ops.next()? {
+                    Op::Key { start, end } => {
+                        let key = text.get(*start as usize..*end as usize)?;
+                        obj.insert(key.to_owned(), build(ops, text)?);
+                    }
+                    Op::End => break,
+                    _ => return None,
+                }
+            }
+            Value::Object(obj)
+        }
+        Op::Arr(len) => {
+            let mut items = Vec::with_capacity(*len as usize);
+            for _ in 0..*len {
+                items.push(build(ops, text)?);
+            }
+            (ops.next()? == &Op::End).then_some(())?;
+            Value::Array(items)
+        }
+        _ => return None,
+    })
+}
+
+/// How the `params` of a message whose `method` read so far is `method`
+/// (`None`: absent or not a string) may be picked: [`Place::Picked`],
+/// [`Place::Call`], or not at all (as [`super::picking`]).
+fn picking(method: Option<&str>) -> Option<Place> {
+    match method {
+        Some(m) if PICKED_METHODS.contains(&m) => Some(Place::Picked),
+        Some(CALL) => Some(Place::Call),
+        _ => None,
+    }
+}
+
+struct Reader<'a, 't> {
     b: &'a [u8],
     text: &'a str,
     pos: usize,
     /// Something was left out (picked, skipped): the message keeps its line.
     cut: bool,
     depth: usize,
+    tape: &'t mut Vec<Op>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, '_> {
     fn peek(&self) -> Option<u8> {
         self.b.get(self.pos).copied()
+    }
+
+    fn at(&self) -> u32 {
+        self.pos as u32
     }
 
     /// Steps into the object or array whose bracket is next; `None` past
@@ -100,7 +252,7 @@ impl<'a> Reader<'a> {
     /// `each` reads.
     fn each_member(
         &mut self,
-        mut each: impl FnMut(&mut Self, &'a str) -> Option<()>,
+        mut each: impl FnMut(&mut Self, (u32, u32)) -> Option<()>,
     ) -> Option<()> {
         if self.closes(b'}')? {
             return Some(());
@@ -142,69 +294,112 @@ impl<'a> Reader<'a> {
         }
     }
 
+    fn key_str(&self, (start, end): (u32, u32)) -> &'a [u8] {
+        &self.b[start as usize..end as usize]
+    }
+
+    fn key_text(&self, (start, end): (u32, u32)) -> &'a str {
+        &self.text[start as usize..end as usize]
+    }
+
+    /// The message object, after whitespace, and nothing but whitespace
+    /// after it.
+    fn message(&mut self, pick: bool) -> Option<()> {
+        self.space();
+        if self.peek()? != b'{' {
+            return None;
+        }
+        self.pos += 1;
+        self.members(pick)?;
+        self.space();
+        (self.pos == self.b.len()).then_some(())
+    }
+
     /// The members of the message object whose `{` was read.
-    fn members(&mut self, pick: bool) -> Option<Box<Members>> {
-        let mut members = Members::boxed();
+    fn members(&mut self, pick: bool) -> Option<()> {
+        // The `method` read so far, when it is a string (decoded).
+        let mut method: Option<Cow<'a, str>> = None;
         let mut picked = None;
         self.each_member(|r, key| {
-            match key {
-                "jsonrpc" => {
+            match r.key_str(key) {
+                b"jsonrpc" => {
                     // `"2.0"` as written is compared, not built.
                     if r.b[r.pos..].starts_with(b"\"2.0\"") {
                         r.pos += 5;
-                        members.set_jsonrpc(Jsonrpc::Two);
+                        r.tape.push(Op::Jsonrpc2);
                     } else {
-                        let value = r.value(Place::Inner, false)?;
-                        members.set_jsonrpc(value.into());
+                        r.tape.push(Op::Member(JSONRPC as u8));
+                        r.value(Place::Inner, false)?;
                     }
                 }
-                "method" => {
-                    let value = r.value(Place::Inner, false)?;
-                    members.set(METHOD, value);
+                b"method" => {
+                    r.tape.push(Op::Member(METHOD as u8));
+                    let op = r.tape.len();
+                    r.value(Place::Inner, false)?;
+                    method = match r.tape[op] {
+                        Op::Str { start, end, escape } => r.decoded(start, end, escape),
+                        _ => None,
+                    };
                 }
-                "error" => {
-                    let value = r.value(Place::Inner, false)?;
-                    members.set(ERROR, value);
+                b"error" => {
+                    r.tape.push(Op::Member(ERROR as u8));
+                    r.value(Place::Inner, false)?;
                 }
-                "id" => {
+                b"id" => {
                     let start = r.pos;
                     r.skip_value()?;
-                    let (value, big) = id_value(&r.text[start..r.pos]).ok()?;
+                    let (_, big) = id_value(&r.text[start..r.pos]).ok()?;
                     if big.is_some() {
                         return None;
                     }
-                    members.set(ID, value);
+                    r.tape.push(Op::Id {
+                        start: start as u32,
+                        end: r.at(),
+                    });
                 }
-                "params" => {
-                    let at = picking(&members).filter(|_| pick);
-                    let value = r.value(at.unwrap_or(Place::Inner), true)?;
-                    members.set(PARAMS, value);
+                b"params" => {
+                    let at = picking(method.as_deref()).filter(|_| pick);
+                    r.tape.push(Op::Member(PARAMS as u8));
+                    r.value(at.unwrap_or(Place::Inner), true)?;
                     if at.is_some() {
                         picked = at;
                     }
                 }
-                "result" => {
-                    let value = r.value(Place::Result, true)?;
-                    members.set(RESULT, value);
+                b"result" => {
+                    r.tape.push(Op::Member(RESULT as u8));
+                    r.value(Place::Result, true)?;
                 }
                 _ => {
-                    let value = r.value(Place::Inner, false)?;
-                    members.insert(Cow::Borrowed(key), value);
+                    r.tape.push(Op::Other {
+                        start: key.0,
+                        end: key.1,
+                    });
+                    r.value(Place::Inner, false)?;
                 }
             }
             Some(())
         })?;
         // `params` picked for a method that a later `method` replaced: the
         // skim parser reads such a line again.
-        if picked.is_some() && picking(&members) != picked {
+        if picked.is_some() && picking(method.as_deref()) != picked {
             return None;
         }
-        Some(members)
+        Some(())
+    }
+
+    /// A string literal's body decoded (checked by [`Reader::string`]).
+    fn decoded(&self, start: u32, end: u32, escape: u32) -> Option<Cow<'a, str>> {
+        let body = self.text.get(start as usize..end as usize)?;
+        match escape {
+            NO_ESCAPE => Some(Cow::Borrowed(body)),
+            at => unescape(body, (at - start) as usize).map(Cow::Owned),
+        }
     }
 
     /// A member's key: a string literal without escapes (its bytes up to
-    /// the first that is not plain must be its closing quote).
-    fn key(&mut self) -> Option<&'a str> {
+    /// the first that is not plain must be its closing quote), as its
+    /// body's `start..end`.
+    fn key(&mut self) -> Option<(u32, u32)> {
         self.space();
         if self.peek()? != b'"' {
             return None;
@@ -215,38 +410,40 @@ impl<'a> Reader<'a> {
             return None;
         }
         self.pos = end + 1;
-        self.text.get(start..end)
+        Some((start as u32, end as u32))
     }
 
-    /// A string literal's value, its opening quote next.
-    fn string(&mut self) -> Option<String> {
+    /// A string literal, its opening quote next. A lone surrogate escape
+    /// gives up (serde_json refuses it).
+    fn string(&mut self) -> Option<()> {
         let start = self.pos + 1;
-        let (end, escape, _) = literal::<false>(self.b, start)?;
-        if end + 1 - self.pos > SKIM_MIN_BYTES {
+        let (end, escape, lone) = literal::<true>(self.b, start)?;
+        if lone || end + 1 - self.pos > SKIM_MIN_BYTES {
             return None;
         }
         self.pos = end + 1;
-        let body = &self.text[start..end];
-        match escape {
-            None => Some(body.to_owned()),
-            Some(at) => unescape(body, at - start),
-        }
+        self.tape.push(Op::Str {
+            start: start as u32,
+            end: end as u32,
+            escape: escape.map_or(NO_ESCAPE, |at| at as u32),
+        });
+        Some(())
     }
 
     /// The value next, at `at` in the message; `skim`: inside the root's
     /// `params` or `result`.
-    fn value(&mut self, at: Place, skim: bool) -> Option<Value> {
+    fn value(&mut self, at: Place, skim: bool) -> Option<()> {
         match self.peek()? {
-            b'"' => self.string().map(Value::String),
+            b'"' => self.string(),
             b'{' => {
                 self.enter()?;
-                let value = match at {
-                    Place::Picked => self.picked(skim),
-                    Place::Skipped => self.skipped(),
-                    _ => self.object(at, skim),
-                };
+                match at {
+                    Place::Picked => self.picked(skim)?,
+                    Place::Skipped => self.skipped()?,
+                    _ => self.object(at, skim)?,
+                }
                 self.depth -= 1;
-                value
+                Some(())
             }
             b'[' => {
                 self.enter()?;
@@ -254,30 +451,31 @@ impl<'a> Reader<'a> {
                     Place::Tools => Place::Tool,
                     _ => Place::Inner,
                 };
-                let value = self.array(item, skim);
+                self.array(item, skim)?;
                 self.depth -= 1;
-                value
+                Some(())
             }
-            b't' => self.literal(b"true", Value::Bool(true)),
-            b'f' => self.literal(b"false", Value::Bool(false)),
-            b'n' => self.literal(b"null", Value::Null),
+            b't' => self.literal(b"true", Op::Bool(true)),
+            b'f' => self.literal(b"false", Op::Bool(false)),
+            b'n' => self.literal(b"null", Op::Null),
             b'-' | b'0'..=b'9' => self.number(),
             _ => None,
         }
     }
 
-    fn literal(&mut self, word: &[u8], value: Value) -> Option<Value> {
+    fn literal(&mut self, word: &[u8], op: Op) -> Option<()> {
         if self.b.get(self.pos..self.pos + word.len())? != word {
             return None;
         }
         self.pos += word.len();
-        Some(value)
+        self.tape.push(op);
+        Some(())
     }
 
     /// A number: a plain non-negative integer read here, anything else
     /// (a sign, a fraction, an exponent) read by serde_json from its text,
     /// so that it is the same number serde_json reads in a line.
-    fn number(&mut self) -> Option<Value> {
+    fn number(&mut self) -> Option<()> {
         let start = self.pos;
         let end = super::number_end(self.b, start);
         self.pos = end;
@@ -285,13 +483,20 @@ impl<'a> Reader<'a> {
         let plain = token.len() <= 19
             && token.iter().all(u8::is_ascii_digit)
             && (token[0] != b'0' || token.len() == 1);
-        if plain {
-            let n = token
-                .iter()
-                .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-            return Some(Value::from(n));
-        }
-        serde_json::from_str(&self.text[start..end]).ok()
+        let n = if plain {
+            Number::from(
+                token
+                    .iter()
+                    .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')),
+            )
+        } else {
+            match serde_json::from_slice(token).ok()? {
+                Value::Number(n) => n,
+                _ => return None,
+            }
+        };
+        self.tape.push(Op::Num(n));
+        Some(())
     }
 
     /// Skips the value next, checking its grammar, building nothing. A
@@ -328,84 +533,115 @@ impl<'a> Reader<'a> {
                 self.depth -= 1;
                 Some(())
             }
-            _ => self.value(Place::Inner, false).map(drop),
+            _ => {
+                let from = self.tape.len();
+                self.value(Place::Inner, false)?;
+                self.tape.truncate(from);
+                Some(())
+            }
         }
     }
 
-    /// An object's members, its `{` read, at `at`.
-    fn object(&mut self, at: Place, skim: bool) -> Option<Value> {
-        if self.closes(b'}')? {
-            return Some(Value::Object(Map::new()));
+    /// Opens an object or array on the tape: where its length is written
+    /// when it ends.
+    fn open(&mut self, op: Op) -> usize {
+        self.tape.push(op);
+        self.tape.len() - 1
+    }
+
+    /// Closes the object or array opened at `at` with `len` items.
+    fn close(&mut self, at: usize, len: u32) {
+        match &mut self.tape[at] {
+            Op::Obj(n) | Op::Arr(n) => *n = len,
+            _ => unreachable!("an object or array was opened here"),
         }
-        let mut obj = Map::with_capacity(4);
+        self.tape.push(Op::End);
+    }
+
+    /// An object's members, its `{` read, at `at`.
+    fn object(&mut self, at: Place, skim: bool) -> Option<()> {
+        let open = self.open(Op::Obj(0));
+        let mut len = 0;
         self.each_member(|r, key| {
-            let inner = match (at, key) {
-                (Place::Result, "tools") => Place::Tools,
-                (Place::Call, "arguments") => Place::Skipped,
+            let k = r.key_str(key);
+            let inner = match (at, k) {
+                (Place::Result, b"tools") => Place::Tools,
+                (Place::Call, b"arguments") => Place::Skipped,
                 _ => Place::Inner,
             };
+            r.tape.push(Op::Key {
+                start: key.0,
+                end: key.1,
+            });
             let start = r.pos;
-            let value = r.value(inner, skim)?;
+            r.value(inner, skim)?;
             // A subtree the skim parser may stand in for: only a short one
             // is read here (as the skim parser reads it).
-            if skim && is_subtree(at, key) && r.pos - start > SKIM_MIN_BYTES {
+            if skim && r.pos - start > SKIM_MIN_BYTES && is_subtree(at, r.key_text(key)) {
                 return None;
             }
-            obj.insert(key.to_owned(), value);
+            len += 1;
             Some(())
         })?;
-        Some(Value::Object(obj))
+        self.close(open, len);
+        Some(())
     }
 
     /// A busy notification's `params`, its `{` read: only the members the
     /// checks read are built, the others skipped.
-    fn picked(&mut self, skim: bool) -> Option<Value> {
-        // Made when a member is picked: a log line's `params` have none.
-        let mut obj = Map::new();
+    fn picked(&mut self, skim: bool) -> Option<()> {
+        let open = self.open(Op::Obj(0));
+        let mut len = 0;
         self.each_member(|r, key| {
-            if PICKED.contains(&key) {
-                let value = r.value(Place::Inner, skim)?;
-                if obj.is_empty() {
-                    obj = Map::with_capacity(PICKED.len());
-                }
-                obj.insert(key.to_owned(), value);
+            if PICKED.iter().any(|p| p.as_bytes() == r.key_str(key)) {
+                r.tape.push(Op::Key {
+                    start: key.0,
+                    end: key.1,
+                });
+                r.value(Place::Inner, skim)?;
+                len += 1;
             } else {
                 r.skip_value()?;
                 r.cut = true;
             }
             Some(())
         })?;
-        Some(Value::Object(obj))
+        self.close(open, len);
+        Some(())
     }
 
     /// An object the checks ask only the type of, its `{` read: checked,
     /// standing as `{}`.
-    fn skipped(&mut self) -> Option<Value> {
+    fn skipped(&mut self) -> Option<()> {
         self.each_member(|r, _| {
             r.skip_value()?;
             r.cut = true;
             Some(())
         })?;
-        Some(Value::Object(Map::new()))
+        self.tape.push(Op::Obj(0));
+        self.tape.push(Op::End);
+        Some(())
     }
 
     /// An array's elements, its `[` read, each at `at`.
-    fn array(&mut self, at: Place, skim: bool) -> Option<Value> {
-        let mut items = Vec::new();
-        if self.closes(b']')? {
-            return Some(Value::Array(items));
-        }
-        loop {
-            if items.len() == MAX_ITEMS {
-                return None;
+    fn array(&mut self, at: Place, skim: bool) -> Option<()> {
+        let open = self.open(Op::Arr(0));
+        let mut len = 0;
+        if !self.closes(b']')? {
+            loop {
+                if len == MAX_ITEMS {
+                    return None;
+                }
+                self.space();
+                self.value(at, skim)?;
+                len += 1;
+                if !self.next(b']')? {
+                    break;
+                }
             }
-            self.space();
-            items.push(self.value(at, skim)?);
-            if !self.next(b']')? {
-                break;
-            }
         }
-        Some(Value::Array(items))
+        self.close(open, len as u32);
+        Some(())
     }
 }
 
