@@ -329,9 +329,9 @@ impl Members {
         self.jsonrpc = jsonrpc;
     }
 
-    /// Whether the `method` read so far is one of `methods`.
-    pub(crate) fn method_is(&self, methods: &[&str]) -> bool {
-        matches!(&self.method, Some(Value::String(m)) if methods.contains(&m.as_str()))
+    /// The `method` read so far, when it is a string.
+    pub(crate) fn method_str(&self) -> Option<&str> {
+        self.method.as_ref().and_then(Value::as_str)
     }
 
     /// The envelope member `ENVELOPE_KEYS[at]` ([`ID`], [`METHOD`], ...):

@@ -1035,7 +1035,7 @@ impl<'c> Skim<'c> {
         let mut picked = None;
         while let Some(key) = map.next_key::<Key<'de>>()?.map(|k| k.0) {
             let pick = if key == "params" && self.at == Place::Root {
-                picking(&members).filter(|_| self.ctx.may_pick())
+                picking(members.method_str()).filter(|_| self.ctx.may_pick())
             } else {
                 None
             };
@@ -1055,22 +1055,21 @@ impl<'c> Skim<'c> {
                 members.insert(key, value);
             }
         }
-        if picked.is_some() && picking(&members) != picked {
+        if picked.is_some() && picking(members.method_str()) != picked {
             self.ctx.picked_wrong.set(true);
         }
         Ok(members)
     }
 }
 
-/// How the `params` of a message with the `method` read so far may be
-/// picked: [`Place::Picked`], [`Place::Call`], or not at all.
-fn picking(members: &Members) -> Option<Place> {
-    if members.method_is(&PICKED_METHODS) {
-        Some(Place::Picked)
-    } else if members.method_is(&[CALL]) {
-        Some(Place::Call)
-    } else {
-        None
+/// How the `params` of a message whose `method` read so far is `method`
+/// (`None`: absent or not a string) may be picked: [`Place::Picked`],
+/// [`Place::Call`], or not at all.
+fn picking(method: Option<&str>) -> Option<Place> {
+    match method {
+        Some(m) if PICKED_METHODS.contains(&m) => Some(Place::Picked),
+        Some(CALL) => Some(Place::Call),
+        _ => None,
     }
 }
 

@@ -32,8 +32,8 @@ use std::cell::RefCell;
 use serde_json::{Map, Number, Value};
 
 use super::{
-    CALL, EXCISE_MIN_LINE, PICKED, PICKED_METHODS, Place, SKIM_MIN_BYTES, has_lone_surrogate,
-    id_value, is_subtree, literal_end, surrogate,
+    EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, has_lone_surrogate, id_value, is_subtree,
+    literal_end, picking, surrogate,
 };
 use crate::wire::message::{ERROR, ID, JSONRPC, Jsonrpc, METHOD, Members, PARAMS, RESULT, Read};
 
@@ -196,17 +196,6 @@ fn build(ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<Value> {
         }
         _ => return None,
     })
-}
-
-/// How the `params` of a message whose `method` read so far is `method`
-/// (`None`: absent or not a string) may be picked: [`Place::Picked`],
-/// [`Place::Call`], or not at all (as [`super::picking`]).
-fn picking(method: Option<&str>) -> Option<Place> {
-    match method {
-        Some(m) if PICKED_METHODS.contains(&m) => Some(Place::Picked),
-        Some(CALL) => Some(Place::Call),
-        _ => None,
-    }
 }
 
 struct Reader<'a, 't> {
