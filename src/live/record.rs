@@ -534,6 +534,9 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
             1
         }
     };
+    // A host line the server never saw the end of is still recorded: the
+    // stdin relay is not joined, it may be blocked on a host that goes on.
+    queue.send(Entry::Flush(Stream::Stdin, now()));
     let _ = queue.tx.send(Entry::Stop);
     drop(queue);
     writer
@@ -691,11 +694,13 @@ fn relay_counted(
         }
         queue.pool.give(buf);
     }
-    drop(sink);
+    // Queued before the sink is closed: closing the server's stdin may end
+    // the server, and the session with it, before a later entry is queued.
     if dropped > 0 {
         queue.send(Entry::Gap(stream, now(), dropped));
     }
     queue.send(Entry::Eof(stream, now()));
+    drop(sink);
 }
 
 /// Writes `buf` to `out`, counting each partial write as delivered.
