@@ -762,6 +762,7 @@ impl Session {
         if self.config.schema_check && !msg.partial {
             self.official(at, dir, &mut msg, request_method.as_deref(), findings);
         }
+        msg.recycle();
     }
 
     /// `--schema-check`: the message against the official schema of the

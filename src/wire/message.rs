@@ -257,8 +257,12 @@ const NONE: u32 = u32::MAX;
 /// a hash per key and per lookup, on every message), any other member in a
 /// map, and where each stands, so that the object can be rebuilt exactly
 /// (first place of a key, its last value, as serde_json's map keeps them).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 pub(crate) struct Members {
+    /// Read by the short-line reader (so its values are small): once the
+    /// session is done with the message, kept to be read into again
+    /// ([`Message::recycle`]). Not part of what the members are.
+    pub(crate) spare: bool,
     jsonrpc: Jsonrpc,
     id: Option<Value>,
     /// `None` once its string moved to [`Message::method`] (`method_moved`).
@@ -283,9 +287,44 @@ struct Rest {
     places: Vec<u32>,
 }
 
+/// The members, not how they were read.
+impl fmt::Debug for Members {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Members")
+            .field("jsonrpc", &self.jsonrpc)
+            .field("id", &self.id)
+            .field("method", &self.method)
+            .field("method_moved", &self.method_moved)
+            .field("params", &self.params)
+            .field("result", &self.result)
+            .field("error", &self.error)
+            .field("pos", &self.pos)
+            .field("count", &self.count)
+            .field("rest", &self.rest)
+            .finish()
+    }
+}
+
+/// Members are equal when they hold the same members, however they were read.
+impl PartialEq for Members {
+    fn eq(&self, other: &Members) -> bool {
+        self.jsonrpc == other.jsonrpc
+            && self.id == other.id
+            && self.method == other.method
+            && self.method_moved == other.method_moved
+            && self.params == other.params
+            && self.result == other.result
+            && self.error == other.error
+            && self.pos == other.pos
+            && self.count == other.count
+            && self.rest == other.rest
+    }
+}
+
 impl Members {
     pub(crate) fn new() -> Members {
         Members {
+            spare: false,
             jsonrpc: Jsonrpc::Absent,
             id: None,
             method: None,
@@ -348,6 +387,69 @@ impl Members {
             PARAMS => self.params = Some(value),
             RESULT => self.result = Some(value),
             _ => self.error = Some(value),
+        }
+    }
+
+    /// Members kept to be read into again: none read yet, the values of
+    /// the last message still in their slots, to be built into
+    /// ([`Members::slot_mut`]) or dropped ([`Members::drop_unread`]).
+    pub(crate) fn reuse(&mut self) {
+        self.jsonrpc = Jsonrpc::Absent;
+        self.method_moved = false;
+        self.pos = [NONE; 6];
+        self.count = 0;
+        if let Some(rest) = &mut self.rest {
+            rest.members.clear();
+            rest.places.clear();
+        }
+    }
+
+    /// The slot of the envelope member `at` (not [`JSONRPC`]), placed as
+    /// read: what it holds is built into ([`Members::set`] with the value
+    /// built in place).
+    pub(crate) fn slot_mut(&mut self, at: usize) -> &mut Option<Value> {
+        self.place(at);
+        match at {
+            ID => &mut self.id,
+            METHOD => {
+                self.method_moved = false;
+                &mut self.method
+            }
+            PARAMS => &mut self.params,
+            RESULT => &mut self.result,
+            _ => &mut self.error,
+        }
+    }
+
+    /// After a reading into reused members: the slots it did not read are
+    /// emptied, and an empty map of the other members goes.
+    pub(crate) fn drop_unread(&mut self) {
+        for at in [ID, METHOD, PARAMS, RESULT, ERROR] {
+            if self.pos[at] == NONE {
+                match at {
+                    ID => self.id = None,
+                    METHOD => self.method = None,
+                    PARAMS => self.params = None,
+                    RESULT => self.result = None,
+                    _ => self.error = None,
+                }
+            }
+        }
+        if self.rest.as_ref().is_some_and(|r| r.places.is_empty()) {
+            self.rest = None;
+        }
+    }
+
+    /// What spare members are found by: the method, else the first key of
+    /// an object `result`, else nothing (see `fast::take_spare`).
+    pub(crate) fn spare_key(&self) -> (u8, &str) {
+        if let Some(Value::String(m)) = &self.method {
+            return (0, m);
+        }
+        match &self.result {
+            Some(Value::Object(r)) => (1, r.keys().next().map_or("", String::as_str)),
+            Some(_) => (2, ""),
+            None => (3, ""),
         }
     }
 
@@ -748,6 +850,19 @@ impl Message {
             exact: None,
         };
         (copy, counted)
+    }
+
+    /// Done with: the members the short-line reader read are kept to read
+    /// the next message of the same shape into (fewer allocations, see
+    /// `fast::give_spare`); anything else is dropped.
+    pub fn recycle(self) {
+        if let Body::Split(mut members) = self.body {
+            if members.spare {
+                members.method = self.method.map(Value::String);
+                members.method_moved = false;
+                crate::wire::skim::give_spare(members);
+            }
+        }
     }
 
     /// Whether [`crate::wire::skim::parse`] cut a payload string of this message: `params()`

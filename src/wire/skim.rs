@@ -30,6 +30,7 @@ use serde_json::{Map, Value};
 mod fast;
 
 pub use fast::Op;
+pub(crate) use fast::give_spare;
 
 use crate::wire::bound;
 use crate::wire::message::{

@@ -135,15 +135,20 @@ pub(crate) fn tokenize(text: &str, pick: bool, tape: &mut Vec<Op>) -> Option<boo
 /// tape [`tokenize`] wrote. `None` only when the tape is not one of `text`
 /// (never for a tape `tokenize` wrote of it).
 pub(crate) fn replay(tape: &[Op], text: &str) -> Option<Read> {
-    let mut members = Members::boxed();
+    let mut members = take_spare(tape, text).unwrap_or_else(Members::boxed);
+    members.spare = true;
     let mut ops = tape.iter();
     while let Some(op) = ops.next() {
         match op {
             Op::Jsonrpc2 => members.set_jsonrpc(Jsonrpc::Two),
-            Op::Member(at) => {
+            Op::Member(at) if usize::from(*at) == JSONRPC => {
                 let value = build(&mut ops, text)?;
-                members.set(usize::from(*at), value);
+                members.set(JSONRPC, value);
             }
+            Op::Member(at) => match members.slot_mut(usize::from(*at)) {
+                Some(value) => build_into(value, &mut ops, text)?,
+                slot => *slot = Some(build(&mut ops, text)?),
+            },
             Op::Other { start, end } => {
                 let key = text.get(*start as usize..*end as usize)?;
                 let value = build(&mut ops, text)?;
@@ -156,7 +161,182 @@ pub(crate) fn replay(tape: &[Op], text: &str) -> Option<Read> {
             _ => return None,
         }
     }
+    members.drop_unread();
     Some(Read::Object(members))
+}
+
+/// How many members of finished messages are kept to be read into again.
+const SPARES: usize = 8;
+
+thread_local! {
+    /// Members of messages the session is done with ([`give_spare`]),
+    /// read into again by [`replay`] for a message of the same shape: its
+    /// maps, arrays and strings are reused where the shapes agree, so that
+    /// a stream of like messages (progress, log notifications, tool calls
+    /// and their results) allocates little. Bounded: [`SPARES`] members,
+    /// each from a short line.
+    // Boxed: the box a message holds its members in is reused too.
+    #[allow(clippy::vec_box)]
+    static SPARE: RefCell<Vec<Box<Members>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps `members` (read by [`replay`], of a message the session is done
+/// with) to read a later message into.
+pub(crate) fn give_spare(members: Box<Members>) {
+    SPARE.with(|spare| {
+        let Ok(mut spare) = spare.try_borrow_mut() else {
+            return;
+        };
+        let key = members.spare_key();
+        match spare.iter().position(|m| m.spare_key() == key) {
+            Some(i) => spare[i] = members,
+            None if spare.len() < SPARES => spare.push(members),
+            // The oldest goes.
+            None => {
+                spare.remove(0);
+                spare.push(members);
+            }
+        }
+    });
+}
+
+/// Spare members of the shape the message of `tape` is likely to have
+/// (the same method, or for a response the same first key of `result`),
+/// ready to be read into.
+fn take_spare(tape: &[Op], text: &str) -> Option<Box<Members>> {
+    let key = tape_key(tape, text)?;
+    SPARE.with(|spare| {
+        let mut spare = spare.try_borrow_mut().ok()?;
+        let i = spare.iter().position(|m| m.spare_key() == key)?;
+        let mut members = spare.swap_remove(i);
+        members.reuse();
+        Some(members)
+    })
+}
+
+/// [`Members::spare_key`] of the message whose tape this is.
+fn tape_key<'t>(tape: &[Op], text: &'t str) -> Option<(u8, &'t str)> {
+    let mut ops = tape.iter();
+    let mut result = None;
+    while let Some(op) = ops.next() {
+        match op {
+            Op::Member(at) if usize::from(*at) == METHOD => {
+                if let Some(Op::Str { start, end, .. }) = ops.clone().next() {
+                    return Some((0, text.get(*start as usize..*end as usize)?));
+                }
+                skip(&mut ops)?;
+            }
+            Op::Member(at) if usize::from(*at) == RESULT => {
+                let mut peek = ops.clone();
+                result = Some(match (peek.next(), peek.next()) {
+                    (Some(Op::Obj(_)), Some(Op::Key { start, end })) => {
+                        (1, text.get(*start as usize..*end as usize)?)
+                    }
+                    (Some(Op::Obj(_)), _) => (1, ""),
+                    _ => (2, ""),
+                });
+                skip(&mut ops)?;
+            }
+            Op::Member(_) | Op::Other { .. } => skip(&mut ops)?,
+            _ => {}
+        }
+    }
+    Some(result.unwrap_or((3, "")))
+}
+
+/// Steps over the value whose ops come next.
+fn skip(ops: &mut std::slice::Iter<'_, Op>) -> Option<()> {
+    match ops.next()? {
+        Op::Obj(_) => loop {
+            match ops.next()? {
+                Op::Key { .. } => skip(ops)?,
+                Op::End => return Some(()),
+                _ => return None,
+            }
+        },
+        Op::Arr(len) => {
+            for _ in 0..*len {
+                skip(ops)?;
+            }
+            (ops.next()? == &Op::End).then_some(())
+        }
+        Op::Str { .. } | Op::Num(_) | Op::Bool(_) | Op::Null => Some(()),
+        _ => None,
+    }
+}
+
+/// [`build`] into `slot`, reusing what it holds where the shapes agree (a
+/// string's buffer; an object with the same keys in the same order, its
+/// values built into in turn; an array's elements): the value is the one
+/// [`build`] gives, with fewer allocations.
+fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<()> {
+    match (slot, ops.clone().next()?) {
+        (Value::String(s), Op::Str { start, end, escape }) if *escape == NO_ESCAPE => {
+            ops.next();
+            s.clear();
+            s.push_str(text.get(*start as usize..*end as usize)?);
+        }
+        (Value::Object(obj), Op::Obj(len)) => {
+            ops.next();
+            if same_keys(obj, ops.clone(), *len, text) {
+                for value in obj.values_mut() {
+                    ops.next();
+                    build_into(value, ops, text)?;
+                }
+                (ops.next()? == &Op::End).then_some(())?;
+            } else {
+                obj.clear();
+                loop {
+                    match ops.next()? {
+                        Op::Key { start, end } => {
+                            let key = text.get(*start as usize..*end as usize)?;
+                            obj.insert(key.to_owned(), build(ops, text)?);
+                        }
+                        Op::End => break,
+                        _ => return None,
+                    }
+                }
+            }
+        }
+        (Value::Array(items), Op::Arr(len)) => {
+            ops.next();
+            let len = *len as usize;
+            items.truncate(len);
+            for i in 0..len {
+                match items.get_mut(i) {
+                    Some(item) => build_into(item, ops, text)?,
+                    None => items.push(build(ops, text)?),
+                }
+            }
+            (ops.next()? == &Op::End).then_some(())?;
+        }
+        (slot, _) => *slot = build(ops, text)?,
+    }
+    Some(())
+}
+
+/// Whether the object whose members come next in `ops` (`len` of them)
+/// has the keys of `obj`, in the same order.
+fn same_keys(
+    obj: &Map<String, Value>,
+    mut ops: std::slice::Iter<'_, Op>,
+    len: u32,
+    text: &str,
+) -> bool {
+    if obj.len() != len as usize {
+        return false;
+    }
+    for key in obj.keys() {
+        match ops.next() {
+            Some(Op::Key { start, end })
+                if text.get(*start as usize..*end as usize) == Some(key.as_str()) => {}
+            _ => return false,
+        }
+        if skip(&mut ops).is_none() {
+            return false;
+        }
+    }
+    ops.next() == Some(&Op::End)
 }
 
 /// The value whose ops come next.
@@ -786,7 +966,7 @@ fn unescape(body: &str, first: usize) -> Option<String> {
 mod tests {
     use super::super::{SKIM_MIN_BYTES, parse_visiting};
     use super::*;
-    use crate::wire::message::classify_read;
+    use crate::wire::message::{Frame, classify_read};
     use proptest::prelude::*;
 
     /// The ways the skim parser is asked to read a line, `(whole, pick)`:
@@ -796,9 +976,23 @@ mod tests {
     /// What the short-line reader gives, and what the visitors give, for a
     /// line read in the mode `(whole, pick)`: equal whenever the reader
     /// reads it.
-    fn both(line: &str, (whole, pick): (bool, bool)) -> Option<(String, String)> {
+    fn both(line: &str, mode: (bool, bool)) -> Option<(String, String)> {
+        both_then(line, mode, false)
+    }
+
+    /// [`both`]; `recycle`: the message read is then given back as spare
+    /// members, for the next line to be read into.
+    fn both_then(
+        line: &str,
+        (whole, pick): (bool, bool),
+        recycle: bool,
+    ) -> Option<(String, String)> {
         let (read, cut) = parse(line, pick && !whole)?;
-        let fast = format!("{:?}", (classify_read(read), cut));
+        let frame = classify_read(read);
+        let fast = format!("{:?}", (&frame, cut));
+        if let (Frame::Message(m), true) = (frame, recycle) {
+            m.recycle();
+        }
         let slow = match parse_visiting(line, whole, true, pick) {
             Ok(((frame, cut, counted), wrong)) => {
                 assert!(counted.is_empty() && !wrong, "{counted:?} {wrong} {line}");
@@ -1040,6 +1234,57 @@ mod tests {
             };
             if let Some((fast, slow)) = both(&line, mode) {
                 prop_assert_eq!(fast, slow, "{}", line);
+            }
+        }
+
+        /// Read into the members of earlier messages (spares), a line is
+        /// read as the visitors read it: a sequence drawn from a few lines
+        /// (shapes that agree wholly, in part or not at all).
+        #[test]
+        fn lines_read_into_spare_members_are_read_as_the_visitors_read_them(
+            pool in prop::collection::vec(message(), 1..5),
+            order in prop::collection::vec(0usize..5, 1..24),
+            mode in prop::sample::select(MODES.to_vec()),
+        ) {
+            for i in order {
+                let line = &pool[i % pool.len()];
+                if let Some((fast, slow)) = both_then(line, mode, true) {
+                    prop_assert_eq!(fast, slow, "{}", line);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn spare_members_are_read_into_as_fresh_ones() {
+        // One method or first `result` key, shapes that agree in part:
+        // other values, keys added, dropped or reordered, arrays longer and
+        // shorter, a string for an object, escapes, members gone.
+        let lines = [
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-2","progress":1,"total":5}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-20000","progress":2}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":3,"progressToken":7}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a\nb","progress":4,"_meta":{"x":[1,2]}}}"#,
+            r#"{"method":"notifications/progress","params":{"progressToken":{"k":1},"progress":"5"},"extra":1}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"one"}],"isError":false}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"two"},{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":true}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":"4","result":{"content":"none","isError":false},"x":{"y":null}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"text":"five","type":"text"}],"isError":false}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"no"}}"#,
+            r#"{"jsonrpc":"1.0","id":7,"result":{"content":[{"type":"text","text":"caf\u00e9"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"t","arguments":{"q":1},"_meta":{"progressToken":8}}}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"tt","arguments":{},"_meta":{"progressToken":"nine"}}}"#,
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+        ];
+        for mode in MODES {
+            for round in 0..3 {
+                for line in lines.iter().skip(round).chain(lines.iter().rev()) {
+                    let (fast, slow) =
+                        both_then(line, mode, true).unwrap_or_else(|| panic!("not read: {line}"));
+                    assert_eq!(fast, slow, "{line}");
+                }
             }
         }
     }
