@@ -214,10 +214,11 @@ fn take_spare(tape: &[Op], text: &str) -> Option<Box<Members>> {
     })
 }
 
-/// [`Members::spare_key`] of the message whose tape this is.
+/// [`Members::spare_key`] of the message whose tape this is, as far as
+/// its first `method` or `result` tells (a guess: which spare members a
+/// message is read into changes only how much is reused).
 fn tape_key<'t>(tape: &[Op], text: &'t str) -> Option<(u8, &'t str)> {
     let mut ops = tape.iter();
-    let mut result = None;
     while let Some(op) = ops.next() {
         match op {
             Op::Member(at) if usize::from(*at) == METHOD => {
@@ -227,21 +228,19 @@ fn tape_key<'t>(tape: &[Op], text: &'t str) -> Option<(u8, &'t str)> {
                 skip(&mut ops)?;
             }
             Op::Member(at) if usize::from(*at) == RESULT => {
-                let mut peek = ops.clone();
-                result = Some(match (peek.next(), peek.next()) {
+                return Some(match (ops.next(), ops.next()) {
                     (Some(Op::Obj(_)), Some(Op::Key { start, end })) => {
                         (1, text.get(*start as usize..*end as usize)?)
                     }
                     (Some(Op::Obj(_)), _) => (1, ""),
                     _ => (2, ""),
                 });
-                skip(&mut ops)?;
             }
             Op::Member(_) | Op::Other { .. } => skip(&mut ops)?,
             _ => {}
         }
     }
-    Some(result.unwrap_or((3, "")))
+    Some((3, ""))
 }
 
 /// Steps over the value whose ops come next.
