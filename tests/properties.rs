@@ -417,7 +417,7 @@ proptest! {
         prop_assert_eq!(m.kind, full.kind);
         prop_assert_eq!(&m.id, &full.id);
         prop_assert_eq!(&m.method, &full.method);
-        prop_assert_eq!(&m.problems, &full.problems);
+        prop_assert_eq!(m.problems(), full.problems());
         prop_assert_eq!(m.error(), full.error());
         prop_assert_eq!(m.is_error(), full.is_error());
         prop_assert_eq!(m.has_params(), full.has_params());
@@ -607,7 +607,7 @@ fn same_message(
     prop_assert_eq!(m.kind, full.kind);
     prop_assert_eq!(&m.id, &full.id);
     prop_assert_eq!(&m.method, &full.method);
-    prop_assert_eq!(&m.problems, &full.problems);
+    prop_assert_eq!(m.problems(), full.problems());
     // A busy notification's `params` may keep only what the checks read, a
     // tool call's stand for their `arguments` (the message then says it was
     // cut); everything else is the whole value.

@@ -158,7 +158,7 @@ fn envelope(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
         Kind::Notification => "notification",
         Kind::Response => "response",
     };
-    for problem in &msg.problems {
+    for problem in msg.problems() {
         match problem {
             Problem::JsonrpcVersion(what) => {
                 hit(hits, Rule::JsonrpcVersion, format!("{who} message: {what}"))
@@ -429,7 +429,7 @@ fn sdk_transport_error(code: i64, error: &ErrorInfo) -> bool {
 
 fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
     if msg
-        .problems
+        .problems()
         .iter()
         .any(|p| matches!(p, Problem::ResultAndError { .. }))
     {

@@ -179,7 +179,6 @@ pub struct Message {
     pub kind: Kind,
     pub id: IdField,
     pub method: Option<String>,
-    pub problems: Vec<Problem>,
     /// Rebuilt from a host's summary or a cut payload: only the id, the
     /// method and the outcome are real, so content rules do not apply.
     pub partial: bool,
@@ -188,6 +187,16 @@ pub struct Message {
     /// to read them whole.
     body: Body,
     raw: Option<crate::wire::line::LineBytes>,
+    /// What few messages have, out of line ([`Message::problems`], the
+    /// exact text): a message stays small enough to be moved between the
+    /// layers without a call to copy it.
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`Message`] most messages do not have.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Rare {
+    problems: Vec<Problem>,
     /// The message as JSON text with each number a double would change
     /// written as a marked string ([`crate::wire::exact`]), when a view asked
     /// for exact numbers ([`Frame::keep_exact`]) and it has such a number:
@@ -203,10 +212,10 @@ impl PartialEq for Message {
         self.kind == other.kind
             && self.id == other.id
             && self.method == other.method
-            && self.problems == other.problems
+            && self.problems() == other.problems()
             && self.partial == other.partial
             && self.raw == other.raw
-            && self.exact == other.exact
+            && self.exact() == other.exact()
             && *self.fields() == *other.fields()
     }
 }
@@ -565,14 +574,14 @@ impl Frame {
             return;
         };
         match self {
-            Frame::Message(m) => m.exact = Some(marked.into()),
+            Frame::Message(m) => m.set_exact(Some(marked.into())),
             Frame::Batch(items) | Frame::LongBatch { items, .. } => {
                 // The members analysed, as texts; those past the batch cap
                 // are skipped, not read.
                 let members = crate::wire::exact::first_members(&marked, items.len());
                 for (item, text) in items.iter_mut().zip(members) {
                     if let Ok(m) = item {
-                        m.exact = Some(text.into());
+                        m.set_exact(Some(text.into()));
                     }
                 }
             }
@@ -720,11 +729,15 @@ fn message(mut members: Box<Members>) -> Result<Message, String> {
         kind,
         id,
         method,
-        problems,
         partial: false,
         body: Body::Split(members),
         raw: None,
-        exact: None,
+        rare: (!problems.is_empty()).then(|| {
+            Box::new(Rare {
+                problems,
+                exact: None,
+            })
+        }),
     })
 }
 
@@ -753,6 +766,36 @@ fn error_problem(err: &Value) -> Option<String> {
 }
 
 impl Message {
+    /// What is wrong with the envelope, judged on its own.
+    pub fn problems(&self) -> &[Problem] {
+        self.rare.as_ref().map_or(&[], |rare| &rare.problems)
+    }
+
+    /// [`Message::problems`], to rewrite in place.
+    pub(crate) fn problems_mut(&mut self) -> &mut [Problem] {
+        match &mut self.rare {
+            Some(rare) => &mut rare.problems,
+            None => &mut [],
+        }
+    }
+
+    fn exact(&self) -> Option<&str> {
+        self.rare.as_ref()?.exact.as_deref()
+    }
+
+    fn set_exact(&mut self, exact: Option<Box<str>>) {
+        match (&mut self.rare, exact) {
+            (Some(rare), exact) => rare.exact = exact,
+            (None, None) => {}
+            (rare @ None, exact) => {
+                *rare = Some(Box::new(Rare {
+                    problems: Vec::new(),
+                    exact,
+                }))
+            }
+        }
+    }
+
     /// Every member of the message, as sent, long payload strings included
     /// (read again from the line when [`crate::wire::skim::parse`] cut them).
     pub fn fields(&self) -> Cow<'_, Map<String, Value>> {
@@ -802,7 +845,7 @@ impl Message {
             self.body = Body::Whole(Box::new(obj));
         }
         self.raw = None;
-        self.exact = None;
+        self.set_exact(None);
         // One map from here on: the views read `fields()` again and again,
         // and split members would be rebuilt as a new map each time.
         self.make_whole();
@@ -811,12 +854,12 @@ impl Message {
     /// Whether the message keeps numbers a double would change as written
     /// (see [`Frame::keep_exact`]): views read it with [`Message::for_summary`].
     pub fn has_exact(&self) -> bool {
-        self.exact.is_some()
+        self.exact().is_some()
     }
 
     /// Every member, read from [`Message::exact`]'s text (numbers marked).
     fn exact_fields(&self) -> Option<Map<String, Value>> {
-        match serde_json::from_str(self.exact.as_deref()?) {
+        match serde_json::from_str(self.exact()?) {
             Ok(Value::Object(obj)) => Some(obj),
             _ => None,
         }
@@ -827,7 +870,7 @@ impl Message {
     /// the counted lengths of the arrays that are members of `result`. The
     /// line is read, not copied.
     pub fn for_summary(&self) -> (Message, crate::wire::skim::Counted) {
-        let read = match &self.exact {
+        let read = match self.exact() {
             Some(text) => crate::wire::skim::summary_fields(text),
             None => self
                 .raw
@@ -843,11 +886,17 @@ impl Message {
             kind: self.kind,
             id: self.id.clone(),
             method: self.method.clone(),
-            problems: self.problems.clone(),
+            rare: self.rare.as_ref().and_then(|rare| {
+                (!rare.problems.is_empty()).then(|| {
+                    Box::new(Rare {
+                        problems: rare.problems.clone(),
+                        exact: None,
+                    })
+                })
+            }),
             partial: self.partial,
             body,
             raw: None,
-            exact: None,
         };
         (copy, counted)
     }
@@ -1101,15 +1150,15 @@ mod tests {
         assert_eq!(int.id, IdField::Id(RequestId::Int(1)));
         assert_eq!(string.id, IdField::Id(RequestId::Str("1".into())));
         assert_eq!(float.id, IdField::Id(RequestId::Num("1.5".into())));
-        assert_eq!(float.problems, vec![Problem::InvalidIdType("a float")]);
+        assert_eq!(float.problems(), [Problem::InvalidIdType("a float")]);
         // 1.0 and 1e3 are integers (JSON Schema's `integer`), noted as written.
         for (written, n) in [(json!(1.0), 1), (json!(1e3), 1000), (json!(-0.0), 0)] {
             let m = msg(json!({"jsonrpc":"2.0","id":written,"result":{}}));
             assert_eq!(m.id, IdField::Id(RequestId::Int(n)));
-            assert_eq!(m.problems, vec![Problem::InvalidIdType(INTEGRAL_FLOAT)]);
+            assert_eq!(m.problems(), [Problem::InvalidIdType(INTEGRAL_FLOAT)]);
         }
         let huge = msg(json!({"jsonrpc":"2.0","id":1e300,"result":{}}));
-        assert_eq!(huge.problems, vec![Problem::InvalidIdType("a float")]);
+        assert_eq!(huge.problems(), [Problem::InvalidIdType("a float")]);
         let (a, b) = (int.id.id().unwrap(), string.id.id().unwrap());
         assert!(a.loosely_equals(b) && b.loosely_equals(a));
         assert!(!a.loosely_equals(float.id.id().unwrap()));
@@ -1122,8 +1171,8 @@ mod tests {
     fn envelope_problems() {
         let m = msg(json!({"jsonrpc":"1.0","id":true,"result":{},"error":{"code":"x"}}));
         assert_eq!(
-            m.problems,
-            vec![
+            m.problems(),
+            [
                 Problem::JsonrpcVersion("`jsonrpc` is \"1.0\", expected \"2.0\"".into()),
                 Problem::InvalidIdType("a boolean"),
                 Problem::ResultAndError { both: true },
@@ -1131,14 +1180,14 @@ mod tests {
         );
         let m = msg(json!({"jsonrpc":"2.0","id":2,"error":{"code":"x","message":"m"}}));
         assert_eq!(
-            m.problems,
-            vec![Problem::MalformedError(
+            m.problems(),
+            [Problem::MalformedError(
                 "`error.code` is \"x\", expected an integer".into()
             )]
         );
         let m = msg(json!({"jsonrpc":"2.0","id":2,"method":"a","params":[1]}));
-        assert_eq!(m.problems, vec![Problem::ParamsNotObject("an array")]);
+        assert_eq!(m.problems(), [Problem::ParamsNotObject("an array")]);
         let m = msg(json!({"jsonrpc":"2.0","id":2}));
-        assert_eq!(m.problems, vec![Problem::ResultAndError { both: false }]);
+        assert_eq!(m.problems(), [Problem::ResultAndError { both: false }]);
     }
 }

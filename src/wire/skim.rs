@@ -259,7 +259,7 @@ fn parse_visiting(
 /// double it rounds to.
 fn big_id(m: &mut Message, text: String) {
     m.id = IdField::Id(RequestId::Num(text.into()));
-    for p in &mut m.problems {
+    for p in m.problems_mut() {
         if let Problem::InvalidIdType(what) = p {
             *what = TOO_LARGE;
         }
@@ -1699,7 +1699,7 @@ mod tests {
                 panic!("refused: {line}")
             };
             assert_eq!(m.id, IdField::Id(RequestId::Num(id.into())));
-            assert_eq!(m.problems, vec![Problem::InvalidIdType(TOO_LARGE)]);
+            assert_eq!(m.problems(), [Problem::InvalidIdType(TOO_LARGE)]);
             seen.push(m.id);
         }
         assert_ne!(seen[0], seen[1]);
@@ -1894,7 +1894,7 @@ mod tests {
             ]
         );
         let Ok(m) = &items[0] else { panic!() };
-        assert_eq!(m.problems, vec![Problem::InvalidIdType(TOO_LARGE)]);
+        assert_eq!(m.problems(), [Problem::InvalidIdType(TOO_LARGE)]);
     }
 
     #[test]
