@@ -703,11 +703,12 @@ impl Session {
                 self.not_only_probe = true;
             }
         }
-        let subject = match msg.kind {
-            Kind::Request => request_subject(&msg),
-            _ => None,
-        };
         let report = |rule: Rule, text: String| {
+            // The tool or resource a request names, read only for a finding.
+            let subject = match msg.kind {
+                Kind::Request => request_subject(&msg),
+                _ => None,
+            };
             Finding::new(rule, at.line, text)
                 .time(at.time.as_ref())
                 .dir(dir)
