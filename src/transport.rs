@@ -291,7 +291,7 @@ impl Transport {
     /// ([`crate::wire::skim::read_ahead`], with this transport's build):
     /// when the line is a plain line of JSON, its message is built from
     /// `ahead`.
-    pub fn push_ahead(
+    pub(crate) fn push_ahead(
         &mut self,
         record: Record,
         ahead: Option<Ahead<'_>>,

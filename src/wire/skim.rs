@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 
 mod fast;
 
-pub use fast::Op;
+pub(crate) use fast::Op;
 pub(crate) use fast::give_spare;
 
 use crate::wire::bound;
@@ -116,14 +116,14 @@ pub fn parse_cut_as(text: &str, build: Build) -> Result<(Frame, bool), serde_jso
 /// A line read ahead with [`read_ahead`], perhaps on another thread: the
 /// tape of what is to be built of it, and whether something was left out.
 #[derive(Clone, Copy)]
-pub struct Ahead<'t> {
+pub(crate) struct Ahead<'t> {
     pub(crate) tape: &'t [Op],
     pub(crate) cut: bool,
 }
 
 /// Whether a line of `len` bytes may be read by [`read_ahead`] (a longer
 /// one is left to the skim parser).
-pub fn may_read_ahead(len: usize) -> bool {
+pub(crate) fn may_read_ahead(len: usize) -> bool {
     len < EXCISE_MIN_LINE
 }
 
@@ -133,14 +133,14 @@ pub fn may_read_ahead(len: usize) -> bool {
 /// something was left out; `None` (and `tape` as it was) when the line is
 /// not one the short-line reader reads, which [`parse_cut_as`] then reads
 /// whole.
-pub fn read_ahead(text: &str, build: Build, tape: &mut Vec<Op>) -> Option<bool> {
+pub(crate) fn read_ahead(text: &str, build: Build, tape: &mut Vec<Op>) -> Option<bool> {
     fast::tokenize(text, build == Build::Checks, tape)
 }
 
 /// [`parse_cut_as`] of `text` with `build`, for a line whose tape
 /// [`read_ahead`] wrote with the same `build`: the same frame, built from the
 /// tape. `None` only when the tape is not one of `text`.
-pub fn parse_ahead(text: &str, ahead: Ahead<'_>) -> Option<(Frame, bool)> {
+pub(crate) fn parse_ahead(text: &str, ahead: Ahead<'_>) -> Option<(Frame, bool)> {
     fast::replay(ahead.tape, text).map(|read| (classify_read(read), ahead.cut))
 }
 

@@ -47,7 +47,7 @@ const MAX_DEPTH: usize = 64;
 /// One step of building a message read by [`tokenize`]; positions are byte
 /// offsets in the line.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Op {
+pub(crate) enum Op {
     /// A string literal's body `start..end`; `escape`: where its first
     /// backslash is ([`NO_ESCAPE`]: none).
     Str {
