@@ -264,48 +264,35 @@ fn skip(ops: &mut std::slice::Iter<'_, Op>) -> Option<()> {
     }
 }
 
-/// [`build`] into `slot`, reusing what it holds where the shapes agree (a
-/// string's buffer; an object with the same keys in the same order, its
-/// values built into in turn; an array's elements): the value is the one
-/// [`build`] gives, with fewer allocations.
+/// [`build`] into `slot`, reusing what it holds where the shapes agree: a
+/// string's buffer, an object with the same keys in the same order (its
+/// values built into in turn), an array of the same length (its elements
+/// built into); anything else is built anew. The value is the one [`build`]
+/// gives, with fewer allocations. What is reused is never larger than what
+/// it holds now (an object or array has the size of the one it takes; a
+/// buffer at most about twice the text), so that spare members stay the
+/// size of one short line's message, whatever came before.
 fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<()> {
     match (slot, ops.clone().next()?) {
-        (Value::String(s), Op::Str { start, end, escape }) if *escape == NO_ESCAPE => {
+        (Value::String(s), Op::Str { start, end, escape })
+            if *escape == NO_ESCAPE && s.capacity() <= 2 * (*end - *start) as usize + 64 =>
+        {
             ops.next();
             s.clear();
             s.push_str(text.get(*start as usize..*end as usize)?);
         }
-        (Value::Object(obj), Op::Obj(len)) => {
+        (Value::Object(obj), Op::Obj(len)) if same_keys(obj, &ops.as_slice()[1..], *len, text) => {
             ops.next();
-            if same_keys(obj, ops.clone(), *len, text) {
-                for value in obj.values_mut() {
-                    ops.next();
-                    build_into(value, ops, text)?;
-                }
-                (ops.next()? == &Op::End).then_some(())?;
-            } else {
-                obj.clear();
-                loop {
-                    match ops.next()? {
-                        Op::Key { start, end } => {
-                            let key = text.get(*start as usize..*end as usize)?;
-                            obj.insert(key.to_owned(), build(ops, text)?);
-                        }
-                        Op::End => break,
-                        _ => return None,
-                    }
-                }
+            for value in obj.values_mut() {
+                ops.next();
+                build_into(value, ops, text)?;
             }
+            (ops.next()? == &Op::End).then_some(())?;
         }
-        (Value::Array(items), Op::Arr(len)) => {
+        (Value::Array(items), Op::Arr(len)) if items.len() == *len as usize => {
             ops.next();
-            let len = *len as usize;
-            items.truncate(len);
-            for i in 0..len {
-                match items.get_mut(i) {
-                    Some(item) => build_into(item, ops, text)?,
-                    None => items.push(build(ops, text)?),
-                }
+            for item in items.iter_mut() {
+                build_into(item, ops, text)?;
             }
             (ops.next()? == &Op::End).then_some(())?;
         }
@@ -316,15 +303,11 @@ fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) 
 
 /// Whether the object whose members come next in `ops` (`len` of them)
 /// has the keys of `obj`, in the same order.
-fn same_keys(
-    obj: &Map<String, Value>,
-    mut ops: std::slice::Iter<'_, Op>,
-    len: u32,
-    text: &str,
-) -> bool {
+fn same_keys(obj: &Map<String, Value>, ops: &[Op], len: u32, text: &str) -> bool {
     if obj.len() != len as usize {
         return false;
     }
+    let mut ops = ops.iter();
     for key in obj.keys() {
         match ops.next() {
             Some(Op::Key { start, end })
@@ -1251,6 +1234,36 @@ mod tests {
                     prop_assert_eq!(fast, slow, "{}", line);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn spare_members_stay_the_size_of_the_message_they_hold() {
+        let read = |line: &str| match parse(line, true).map(|(read, _)| classify_read(read)) {
+            Some(Frame::Message(m)) => m,
+            other => panic!("not read: {other:?}"),
+        };
+        let big = |n: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"s":"{}","a":[{}]}}}}"#,
+                "x".repeat(n),
+                vec!["1"; n / 2].join(",")
+            )
+        };
+        for _ in 0..3 {
+            // Strings and arrays as long as the short-line reader reads.
+            read(&big(400)).recycle();
+            let m = read(&big(8));
+            let params = m.params().expect("params");
+            match (params.get("s"), params.get("a")) {
+                (Some(Value::String(s)), Some(Value::Array(a))) => {
+                    assert_eq!(s.len(), 8);
+                    assert!(s.capacity() <= 2 * 8 + 64, "{}", s.capacity());
+                    assert!(a.capacity() <= 4, "{}", a.capacity());
+                }
+                other => panic!("{other:?}"),
+            }
+            m.recycle();
         }
     }
 
