@@ -588,7 +588,7 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
         Record {
             line: 1,
             time: None,
-            body: Body::Note(note),
+            body: Body::Note(note.into()),
             terminated: true,
             source: None,
         },

@@ -210,7 +210,12 @@ const TRUNCATION: &str = " chars truncated]...";
 fn payload_body(line: &LineBytes, dir: Dir, payload: &str) -> Body {
     let payload = payload.trim_end();
     if payload.starts_with('{') || payload.starts_with('[') {
-        if let Some(cut) = memchr::memmem::find(payload.as_bytes(), b"...[")
+        // One searcher for every line: building it costs more than a
+        // search of a short payload.
+        static CUT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"...["));
+        if let Some(cut) = CUT
+            .find(payload.as_bytes())
             .filter(|&i| payload[i..].contains(TRUNCATION))
         {
             return match rebuild_cut(&payload[..cut]) {

@@ -227,9 +227,10 @@ impl ClaudeCodeReader {
                 self.push(
                     line,
                     None,
-                    Body::Note(format!(
-                        "more than {SERVERS_MAX} servers in one log: the later ones are not read"
-                    )),
+                    Body::Note(
+                        format!("more than {SERVERS_MAX} servers in one log: the later ones are not read")
+                            .into(),
+                    ),
                     t,
                     &source,
                 );

@@ -291,9 +291,12 @@ impl EnvelopeReader {
                         self.push(
                             line_no,
                             None,
-                            Body::Note(format!(
-                                "more than {SESSIONS_MAX} servers in one log: the calls of the later ones are not paired"
-                            )),
+                            Body::Note(
+                                format!(
+                                    "more than {SESSIONS_MAX} servers in one log: the calls of the later ones are not paired"
+                                )
+                                .into(),
+                            ),
                             terminated,
                             &source,
                         );

@@ -49,7 +49,7 @@ pub enum Body {
     /// stdout (its words): evidence of stray output the log does not contain.
     HostParseError(String),
     /// What the reader had to assume about this log (reported once per file).
-    Note(String),
+    Note(std::borrow::Cow<'static, str>),
     /// The compressed input could not be decoded past this point (the last
     /// record of such an input): the decoder's words, and how many lines
     /// were read before.
