@@ -385,17 +385,23 @@ impl Members {
     /// The envelope member `ENVELOPE_KEYS[at]` ([`ID`], [`METHOD`], ...):
     /// as [`Members::insert`] with its key, not looked up.
     pub(crate) fn set(&mut self, at: usize, value: Value) {
-        self.place(at);
         match at {
-            JSONRPC => self.jsonrpc = value.into(),
-            ID => self.id = Some(value),
-            METHOD => {
-                self.method = Some(value);
-                self.method_moved = false;
+            JSONRPC => {
+                self.place(at);
+                self.jsonrpc = value.into();
             }
-            PARAMS => self.params = Some(value),
-            RESULT => self.result = Some(value),
-            _ => self.error = Some(value),
+            _ => *self.slot_mut(at) = Some(value),
+        }
+    }
+
+    /// Where the envelope member `at` (not [`JSONRPC`]) is kept.
+    fn value_slot(&mut self, at: usize) -> &mut Option<Value> {
+        match at {
+            ID => &mut self.id,
+            METHOD => &mut self.method,
+            PARAMS => &mut self.params,
+            RESULT => &mut self.result,
+            _ => &mut self.error,
         }
     }
 
@@ -418,16 +424,10 @@ impl Members {
     /// built in place).
     pub(crate) fn slot_mut(&mut self, at: usize) -> &mut Option<Value> {
         self.place(at);
-        match at {
-            ID => &mut self.id,
-            METHOD => {
-                self.method_moved = false;
-                &mut self.method
-            }
-            PARAMS => &mut self.params,
-            RESULT => &mut self.result,
-            _ => &mut self.error,
+        if at == METHOD {
+            self.method_moved = false;
         }
+        self.value_slot(at)
     }
 
     /// After a reading into reused members: the slots it did not read are
@@ -435,13 +435,7 @@ impl Members {
     pub(crate) fn drop_unread(&mut self) {
         for at in [ID, METHOD, PARAMS, RESULT, ERROR] {
             if self.pos[at] == NONE {
-                match at {
-                    ID => self.id = None,
-                    METHOD => self.method = None,
-                    PARAMS => self.params = None,
-                    RESULT => self.result = None,
-                    _ => self.error = None,
-                }
+                *self.value_slot(at) = None;
             }
         }
         if self.rest.as_ref().is_some_and(|r| r.places.is_empty()) {

@@ -204,9 +204,13 @@ pub(crate) fn give_spare(members: Box<Members>) {
 /// (the same method, or for a response the same first key of `result`),
 /// ready to be read into.
 fn take_spare(tape: &[Op], text: &str) -> Option<Box<Members>> {
-    let key = tape_key(tape, text)?;
     SPARE.with(|spare| {
         let mut spare = spare.try_borrow_mut().ok()?;
+        // None kept (nothing gives them back, as in the views): no key to find.
+        if spare.is_empty() {
+            return None;
+        }
+        let key = tape_key(tape, text)?;
         let i = spare.iter().position(|m| m.spare_key() == key)?;
         let mut members = spare.swap_remove(i);
         members.reuse();
