@@ -82,19 +82,19 @@ struct Lane {
 }
 
 /// Checks one input. `Err` only when reading fails; bad content is findings.
-pub fn check(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<FileReport> {
-    let opened = reader::open(input, options.format)?;
+pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::Result<FileReport> {
     let mut checker = Checker::new(options);
-    if options.read_ahead {
-        read_ahead(opened.records, &mut checker)?;
+    let (format, lines) = if options.read_ahead {
+        read_ahead(input, options.format, &mut checker)?
     } else {
+        let opened = reader::open(input, options.format)?;
         for record in opened.records {
             checker.push(record?, &mut |_| {});
         }
-    }
-    let lines = opened.lines.get();
+        (opened.format, opened.lines.get())
+    };
     checker.lines_read(lines);
-    let mut report = checker.finish(path, opened.format, &mut |_| {});
+    let mut report = checker.finish(path, format, &mut |_| {});
     report.read.lines = lines;
     Ok(report)
 }
@@ -166,102 +166,94 @@ impl AheadBatch {
     /// What was read ahead of the batch's `i`th record.
     fn ahead(&self, i: usize) -> Option<Ahead<'_>> {
         let (range, cut) = self.read.get(i)?.clone()?;
+        let (chunk, line) = self.lines.get(i)?.clone()?;
+        let bytes = &self.chunks[chunk][line];
+        // SAFETY: `read` found these very bytes valid UTF-8 (a tape is
+        // written only of a line that is), and they have not changed since:
+        // a chunk is written only while no line holds it (`Lines` reads
+        // into a chunk through `Arc::get_mut`), and the batch holds it.
+        let text = unsafe { std::str::from_utf8_unchecked(bytes) };
         Some(Ahead {
             tape: &self.tape[range],
             cut,
+            text,
         })
     }
 
     fn clear(&mut self) {
         self.chunks.clear();
         self.lines.clear();
+        self.tape.clear();
+        self.read.clear();
     }
 }
 
-/// Feeds `records` to `checker` with each line read ahead on a second
-/// thread: this thread reads the records, hands their lines to the other
-/// in batches, and builds each message from the tape the other wrote of it
-/// ([`crate::wire::skim::read_ahead`]) while the other reads the next
-/// batch. What crosses between the threads is line ranges and tapes (never
-/// a value allocated on one thread and freed on the other); two batches
-/// are in flight, so memory stays bounded. The findings are the same as
-/// one thread's (the same messages reach the same session in order).
-fn read_ahead(records: reader::Records, checker: &mut Checker) -> io::Result<()> {
+/// Reads `input` on a second thread and feeds its records to `checker`:
+/// the other thread opens the input, reads its records and writes the tape
+/// of each short line ([`crate::wire::skim::read_ahead`]), a batch at a
+/// time; this thread builds each message from its tape and checks it while
+/// the other reads the next batch. What crosses between the threads is
+/// records (their lines shared, not copied) and tapes, never a value
+/// allocated on one thread and freed on the other; the batches' buffers go
+/// back to be filled again, and at most [`AHEAD_DEPTH`] batches are in
+/// flight, so memory stays bounded. The findings are the same as one
+/// thread's (the same records reach the same session in order). Returns
+/// the input's format and how many lines were read.
+fn read_ahead(
+    input: Box<dyn Read + Send>,
+    forced: Option<Format>,
+    checker: &mut Checker,
+) -> io::Result<(Format, u64)> {
     let build = checker.build;
-    let stopped = || io::Error::other("the read-ahead thread stopped");
     std::thread::scope(|scope| {
-        let (to_reader, batches) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
-        let (done, read) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
-        scope.spawn(move || {
-            for mut batch in batches {
-                batch.read(build);
-                if done.send(batch).is_err() {
+        let (send, batches) =
+            std::sync::mpsc::sync_channel::<(Vec<Record>, AheadBatch)>(AHEAD_DEPTH);
+        // Emptied batches, back to be filled again (room for every batch
+        // there can be, so that handing one back never waits).
+        let (give_back, emptied) =
+            std::sync::mpsc::sync_channel::<(Vec<Record>, AheadBatch)>(AHEAD_DEPTH + 2);
+        let reading = scope.spawn(move || -> io::Result<(Format, u64)> {
+            let opened = reader::open(input, forced)?;
+            let mut records = opened.records;
+            let mut end = false;
+            while !end {
+                let (mut recs, mut batch) = emptied
+                    .try_recv()
+                    .unwrap_or_else(|_| (Vec::with_capacity(AHEAD_BATCH), AheadBatch::default()));
+                let mut bytes = 0;
+                end = true;
+                for record in records.by_ref() {
+                    let record = record?;
+                    bytes += batch.add(&record);
+                    recs.push(record);
+                    if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
+                        end = false;
+                        break;
+                    }
+                }
+                // Read ahead only when many lines are short (a batch of long
+                // lines goes to the skim parser on the other side).
+                if batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT {
+                    batch.read(build);
+                }
+                if send.send((recs, batch)).is_err() {
                     break;
                 }
             }
+            Ok((opened.format, opened.lines.get()))
         });
-        // The records read, in order, each batch with whether its lines
-        // went to the other thread.
-        let mut waiting: std::collections::VecDeque<(Vec<Record>, bool)> =
-            std::collections::VecDeque::new();
-        let mut sent = 0;
-        let mut spare: Vec<AheadBatch> = Vec::new();
-        let mut records = records;
-        let feed = |(recs, ahead): (Vec<Record>, bool),
-                    checker: &mut Checker,
-                    spare: &mut Vec<AheadBatch>|
-         -> io::Result<()> {
-            if !ahead {
-                recs.into_iter()
-                    .for_each(|record| checker.push_ahead(record, None, &mut |_| {}));
-                return Ok(());
-            }
-            let mut batch = read.recv().map_err(|_| stopped())?;
-            for (i, record) in recs.into_iter().enumerate() {
+        for (mut recs, mut batch) in batches {
+            for (i, record) in recs.drain(..).enumerate() {
                 checker.push_ahead(record, batch.ahead(i), &mut |_| {});
             }
             batch.clear();
-            spare.push(batch);
-            Ok(())
-        };
-        let mut end = false;
-        while !end {
-            let mut batch = spare.pop().unwrap_or_default();
-            let mut recs = Vec::with_capacity(AHEAD_BATCH);
-            let mut bytes = 0;
-            end = true;
-            for record in records.by_ref() {
-                let record = record?;
-                bytes += batch.add(&record);
-                recs.push(record);
-                if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
-                    end = false;
-                    break;
-                }
-            }
-            // Worth a hand-over only when many lines are short (a batch of
-            // long lines is read here sooner than the other thread wakes).
-            let ahead = batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT;
-            if ahead {
-                to_reader.send(batch).map_err(|_| stopped())?;
-                sent += 1;
-            } else {
-                batch.clear();
-                spare.push(batch);
-            }
-            waiting.push_back((recs, ahead));
-            // Fed once the other thread has the next batches to read.
-            while sent >= AHEAD_DEPTH || waiting.len() > AHEAD_DEPTH {
-                let next = waiting.pop_front().expect("batches wait");
-                sent -= usize::from(next.1);
-                feed(next, checker, &mut spare)?;
-            }
+            // The other thread may be done: then the batch is dropped here.
+            let _ = give_back.try_send((recs, batch));
         }
-        drop(to_reader);
-        while let Some(next) = waiting.pop_front() {
-            feed(next, checker, &mut spare)?;
+        match reading.join() {
+            Ok(read) => read,
+            Err(panic) => std::panic::resume_unwind(panic),
         }
-        Ok(())
     })
 }
 

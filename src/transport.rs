@@ -854,8 +854,13 @@ fn parse_plain(
     if bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r") {
         return Err(bytes);
     }
-    let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
-        return Err(bytes);
+    let text = match ahead {
+        // The same bytes, whose UTF-8 was checked as they were read ahead.
+        Some(ahead) if std::ptr::eq(ahead.text.as_bytes(), &*bytes) => ahead.text,
+        _ => match simdutf8::basic::from_utf8(&bytes) {
+            Ok(text) => text,
+            Err(_) => return Err(bytes),
+        },
     };
     if !looks_like_json(text) || is_header(text) {
         return Err(bytes);

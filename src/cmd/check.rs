@@ -1,11 +1,10 @@
 //! `mcpdbg check`: files (in parallel, with a progress line), a growing
 //! file (`--follow`), or a three-file `tee` capture, through the pipeline.
 
-use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
@@ -303,9 +302,9 @@ fn check_one(
     quiet: bool,
 ) -> Result<FileReport, Failure> {
     let name = path.display().to_string();
-    let bytes = Rc::new(Cell::new(0));
+    let bytes = Arc::new(AtomicU64::new(0));
     let (result, elapsed) = progress::timed(|| {
-        let input: Box<dyn Read> = if name == "-" && io::stdin().is_terminal() {
+        let input: Box<dyn Read + Send> = if name == "-" && io::stdin().is_terminal() {
             if !quiet {
                 eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
             }
@@ -336,7 +335,7 @@ fn check_one(
     counter.file_done();
     match result {
         Ok(mut report) => {
-            report.read.bytes = bytes.get();
+            report.read.bytes = bytes.load(Ordering::Relaxed);
             report.read.elapsed = elapsed;
             Ok(report)
         }
@@ -350,11 +349,11 @@ fn check_one(
 /// A reader that counts what one file gave (before decompression).
 struct Measured<R> {
     inner: R,
-    bytes: Rc<Cell<u64>>,
+    bytes: Arc<AtomicU64>,
 }
 
 impl<R> Measured<R> {
-    fn new(inner: R, bytes: &Rc<Cell<u64>>) -> Measured<R> {
+    fn new(inner: R, bytes: &Arc<AtomicU64>) -> Measured<R> {
         Measured {
             inner,
             bytes: bytes.clone(),
@@ -365,7 +364,7 @@ impl<R> Measured<R> {
 impl<R: Read> Read for Measured<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.bytes.set(self.bytes.get() + n as u64);
+        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }

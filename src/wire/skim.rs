@@ -114,11 +114,13 @@ pub fn parse_cut_as(text: &str, build: Build) -> Result<(Frame, bool), serde_jso
 }
 
 /// A line read ahead with [`read_ahead`], perhaps on another thread: the
-/// tape of what is to be built of it, and whether something was left out.
+/// tape of what is to be built of it, whether something was left out, and
+/// the line's text (its UTF-8 checked there).
 #[derive(Clone, Copy)]
 pub(crate) struct Ahead<'t> {
     pub(crate) tape: &'t [Op],
     pub(crate) cut: bool,
+    pub(crate) text: &'t str,
 }
 
 /// Whether a line of `len` bytes may be read by [`read_ahead`] (a longer
