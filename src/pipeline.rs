@@ -85,7 +85,14 @@ struct Lane {
 pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::Result<FileReport> {
     let mut checker = Checker::new(options);
     let (format, lines) = if options.read_ahead {
-        read_ahead(input, options.format, &mut checker)?
+        let (short, input) = short_lines(input)?;
+        if short {
+            read_ahead(input, options.format, &mut checker)?
+        } else {
+            let opened = reader::open(input, options.format)?;
+            read_short_ahead(opened.records, &mut checker)?;
+            (opened.format, opened.lines.get())
+        }
     } else {
         let opened = reader::open(input, options.format)?;
         for record in opened.records {
@@ -98,6 +105,24 @@ pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::
     report.read.lines = lines;
     Ok(report)
 }
+
+/// Whether the input's lines are short, by its first [`PEEK`] bytes: then
+/// reading it on the other thread too ([`read_ahead`]) pays; with long
+/// lines ([`read_short_ahead`]), reading them where the skim parser reads
+/// them does. Returns the input, whole.
+fn short_lines(input: Box<dyn Read + Send>) -> io::Result<(bool, Box<dyn Read + Send>)> {
+    let mut peek = Vec::with_capacity(PEEK);
+    let mut input = input;
+    (&mut input).take(PEEK as u64).read_to_end(&mut peek)?;
+    let lines = memchr::memchr_iter(b'\n', &peek).count();
+    let short = lines * SHORT_LINE >= peek.len();
+    Ok((short, Box::new(io::Cursor::new(peek).chain(input))))
+}
+
+/// How much of an input [`short_lines`] looks at, and the mean length of
+/// a short line.
+const PEEK: usize = 64 << 10;
+const SHORT_LINE: usize = 1024;
 
 /// How many records go to the read-ahead thread at a time, at most, and
 /// how many bytes of lines (a batch ends at the first line past it).
@@ -186,6 +211,90 @@ impl AheadBatch {
         self.tape.clear();
         self.read.clear();
     }
+}
+
+/// [`read_ahead`] for an input of long lines: this thread reads the
+/// records too, and hands only their short lines to the other in batches,
+/// for it to write their tapes; the long lines' bytes, which the skim
+/// parser reads here, stay in this core's cache. The findings are the same
+/// as one thread's.
+fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Result<()> {
+    let build = checker.build;
+    let stopped = || io::Error::other("the read-ahead thread stopped");
+    std::thread::scope(|scope| {
+        let (to_reader, batches) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
+        let (done, read) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
+        scope.spawn(move || {
+            for mut batch in batches {
+                batch.read(build);
+                if done.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        // The records read, in order, each batch with whether its lines
+        // went to the other thread.
+        let mut waiting: std::collections::VecDeque<(Vec<Record>, bool)> =
+            std::collections::VecDeque::new();
+        let mut sent = 0;
+        let mut spare: Vec<AheadBatch> = Vec::new();
+        let mut records = records;
+        let feed = |(recs, ahead): (Vec<Record>, bool),
+                    checker: &mut Checker,
+                    spare: &mut Vec<AheadBatch>|
+         -> io::Result<()> {
+            if !ahead {
+                recs.into_iter()
+                    .for_each(|record| checker.push_ahead(record, None, &mut |_| {}));
+                return Ok(());
+            }
+            let mut batch = read.recv().map_err(|_| stopped())?;
+            for (i, record) in recs.into_iter().enumerate() {
+                checker.push_ahead(record, batch.ahead(i), &mut |_| {});
+            }
+            batch.clear();
+            spare.push(batch);
+            Ok(())
+        };
+        let mut end = false;
+        while !end {
+            let mut batch = spare.pop().unwrap_or_default();
+            let mut recs = Vec::with_capacity(AHEAD_BATCH);
+            let mut bytes = 0;
+            end = true;
+            for record in records.by_ref() {
+                let record = record?;
+                bytes += batch.add(&record);
+                recs.push(record);
+                if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
+                    end = false;
+                    break;
+                }
+            }
+            // Worth a hand-over only when many lines are short (a batch of
+            // long lines is read here sooner than the other thread wakes).
+            let ahead = batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT;
+            if ahead {
+                to_reader.send(batch).map_err(|_| stopped())?;
+                sent += 1;
+            } else {
+                batch.clear();
+                spare.push(batch);
+            }
+            waiting.push_back((recs, ahead));
+            // Fed once the other thread has the next batches to read.
+            while sent >= AHEAD_DEPTH || waiting.len() > AHEAD_DEPTH {
+                let next = waiting.pop_front().expect("batches wait");
+                sent -= usize::from(next.1);
+                feed(next, checker, &mut spare)?;
+            }
+        }
+        drop(to_reader);
+        while let Some(next) = waiting.pop_front() {
+            feed(next, checker, &mut spare)?;
+        }
+        Ok(())
+    })
 }
 
 /// Reads `input` on a second thread and feeds its records to `checker`:

@@ -679,3 +679,58 @@ proptest! {
         }
     }
 }
+
+/// Both ways of reading ahead give the same report as one thread: an input
+/// whose first lines are long (read here, short lines' tapes written on
+/// the other thread) and one whose first lines are short (read on the
+/// other thread too), each with batches of both kinds of lines after.
+#[test]
+fn reading_ahead_long_or_short_lines_first_gives_the_same_report() {
+    let short = |i: usize| {
+        format!(
+            "< {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"p-{}\",\"progress\":{i}}}}}",
+            i % 7
+        )
+    };
+    let call = |i: usize, text: &str| {
+        format!(
+            "> {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\",\"arguments\":{{}}}}}}\n< {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}],\"isError\":false}}}}"
+        )
+    };
+    let long_text = "word ".repeat(1200);
+    let open = "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    let ahead = Options {
+        read_ahead: true,
+        ..Options::default()
+    };
+    for long_first in [true, false] {
+        let mut lines = vec![open.to_string()];
+        let mut id = 1;
+        for round in 0..40 {
+            let long_now = (round < 20) == long_first;
+            for _ in 0..if long_now { 30 } else { 2 } {
+                lines.push(call(id, &long_text));
+                id += 1;
+            }
+            for i in 0..150 {
+                lines.push(short(i));
+            }
+            // An id answered twice and a call left open, so that there is
+            // something to find.
+            lines.push(call(id - 1, "again"));
+            lines.push(format!(
+                "> {{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\"}}}}",
+                100_000 + round
+            ));
+        }
+        let data = lines.join("\n").into_bytes();
+        let one = report(&data, 1 << 20);
+        let found = one["files"][0]["findings"].as_array().map_or(0, Vec::len);
+        assert!(found >= 40, "the input has findings to compare: {found}");
+        assert_eq!(
+            report_with(&data, 1 << 20, &ahead),
+            one,
+            "long lines first: {long_first}"
+        );
+    }
+}
