@@ -124,8 +124,8 @@ fn short_lines(input: Box<dyn Read + Send>) -> io::Result<(bool, Box<dyn Read + 
 const PEEK: usize = 64 << 10;
 const SHORT_LINE: usize = 1024;
 
-/// How many records go to the read-ahead thread at a time, at most, and
-/// how many bytes of lines (a batch ends at the first line past it).
+/// How many records go between the threads at a time, at most, and how
+/// many bytes they hold (a batch ends at the first record past it).
 const AHEAD_BATCH: usize = 4096;
 const AHEAD_BYTES: usize = 64 << 10;
 /// How many short lines make a batch worth handing to the other thread.
@@ -149,11 +149,17 @@ struct AheadBatch {
 }
 
 impl AheadBatch {
-    /// Takes note of a record's line; returns its length.
+    /// Takes note of a record's line; returns the bytes the record holds
+    /// (what bounds a batch).
     fn add(&mut self, record: &Record) -> usize {
         let Body::Line { dir, bytes } = &record.body else {
             self.lines.push(None);
-            return 0;
+            return match &record.body {
+                Body::Partial { json, .. } => json.len(),
+                Body::Unreadable(bytes) => bytes.len(),
+                Body::HostParseError(text) | Body::Undecodable { error: text, .. } => text.len(),
+                _ => 0,
+            };
         };
         // Only a short line of a message stream is read ahead (a longer one
         // is left to the skim parser).
