@@ -149,6 +149,21 @@ struct AheadBatch {
 }
 
 impl AheadBatch {
+    /// Reads the next records into `recs`, up to a batch, taking note of
+    /// their lines; `false` when the input ended.
+    fn fill(&mut self, records: &mut reader::Records, recs: &mut Vec<Record>) -> io::Result<bool> {
+        let mut bytes = 0;
+        for record in records.by_ref() {
+            let record = record?;
+            bytes += self.add(&record);
+            recs.push(record);
+            if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Takes note of a record's line; returns the bytes the record holds
     /// (what bounds a batch).
     fn add(&mut self, record: &Record) -> usize {
@@ -266,17 +281,7 @@ fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Resu
         while !end {
             let mut batch = spare.pop().unwrap_or_default();
             let mut recs = Vec::with_capacity(AHEAD_BATCH);
-            let mut bytes = 0;
-            end = true;
-            for record in records.by_ref() {
-                let record = record?;
-                bytes += batch.add(&record);
-                recs.push(record);
-                if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
-                    end = false;
-                    break;
-                }
-            }
+            end = !batch.fill(&mut records, &mut recs)?;
             // Worth a hand-over only when many lines are short (a batch of
             // long lines is read here sooner than the other thread wakes).
             let ahead = batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT;
@@ -335,17 +340,7 @@ fn read_ahead(
                 let (mut recs, mut batch) = emptied
                     .try_recv()
                     .unwrap_or_else(|_| (Vec::with_capacity(AHEAD_BATCH), AheadBatch::default()));
-                let mut bytes = 0;
-                end = true;
-                for record in records.by_ref() {
-                    let record = record?;
-                    bytes += batch.add(&record);
-                    recs.push(record);
-                    if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
-                        end = false;
-                        break;
-                    }
-                }
+                end = !batch.fill(&mut records, &mut recs)?;
                 // Read ahead only when many lines are short (a batch of long
                 // lines goes to the skim parser on the other side).
                 if batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT {
