@@ -209,6 +209,21 @@ impl AheadBatch {
         }
     }
 
+    /// Whether enough of the batch's lines are short for the other thread
+    /// to write their tapes (a batch of long lines goes to the skim parser
+    /// on the checking thread, sooner than the other thread wakes).
+    fn worth_reading(&self) -> bool {
+        self.lines.iter().flatten().count() >= AHEAD_MIN_SHORT
+    }
+
+    /// Feeds the batch's records, `records`, to `checker`, each with what
+    /// was read ahead of it.
+    fn feed(&self, records: impl IntoIterator<Item = Record>, checker: &mut Checker) {
+        for (i, record) in records.into_iter().enumerate() {
+            checker.push_ahead(record, self.ahead(i), &mut |_| {});
+        }
+    }
+
     /// What was read ahead of the batch's `i`th record.
     fn ahead(&self, i: usize) -> Option<Ahead<'_>> {
         let (range, cut) = self.read.get(i)?.clone()?;
@@ -270,9 +285,7 @@ fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Resu
                 return Ok(());
             }
             let mut batch = read.recv().map_err(|_| stopped())?;
-            for (i, record) in recs.into_iter().enumerate() {
-                checker.push_ahead(record, batch.ahead(i), &mut |_| {});
-            }
+            batch.feed(recs, checker);
             batch.clear();
             spare.push(batch);
             Ok(())
@@ -282,9 +295,7 @@ fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Resu
             let mut batch = spare.pop().unwrap_or_default();
             let mut recs = Vec::with_capacity(AHEAD_BATCH);
             end = !batch.fill(&mut records, &mut recs)?;
-            // Worth a hand-over only when many lines are short (a batch of
-            // long lines is read here sooner than the other thread wakes).
-            let ahead = batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT;
+            let ahead = batch.worth_reading();
             if ahead {
                 to_reader.send(batch).map_err(|_| stopped())?;
                 sent += 1;
@@ -341,9 +352,7 @@ fn read_ahead(
                     .try_recv()
                     .unwrap_or_else(|_| (Vec::with_capacity(AHEAD_BATCH), AheadBatch::default()));
                 end = !batch.fill(&mut records, &mut recs)?;
-                // Read ahead only when many lines are short (a batch of long
-                // lines goes to the skim parser on the other side).
-                if batch.lines.iter().flatten().count() >= AHEAD_MIN_SHORT {
+                if batch.worth_reading() {
                     batch.read(build);
                 }
                 if send.send((recs, batch)).is_err() {
@@ -353,9 +362,7 @@ fn read_ahead(
             Ok((opened.format, opened.lines.get()))
         });
         for (mut recs, mut batch) in batches {
-            for (i, record) in recs.drain(..).enumerate() {
-                checker.push_ahead(record, batch.ahead(i), &mut |_| {});
-            }
+            batch.feed(recs.drain(..), checker);
             batch.clear();
             // The other thread may be done: then the batch is dropped here.
             let _ = give_back.try_send((recs, batch));
