@@ -380,7 +380,7 @@ fn read_ahead(
 /// independent sessions, one lane each.
 pub struct Checker {
     options: Options,
-    lanes: IndexMap<Option<Box<str>>, Lane>,
+    lanes: IndexMap<Option<crate::reader::Source>, Lane>,
     /// Finished sessions by index; `None` while a session is still open.
     sessions: Vec<Option<Summary>>,
     findings: Findings,
@@ -539,7 +539,7 @@ impl Checker {
     }
 
     /// The position of a source's lane, opened on first use.
-    fn lane(&mut self, key: &Option<Box<str>>) -> usize {
+    fn lane(&mut self, key: &Option<crate::reader::Source>) -> usize {
         if let Some(pos) = self.lanes.get_index_of(key) {
             return pos;
         }
@@ -560,7 +560,7 @@ impl Checker {
             .0
     }
 
-    fn new_session(&mut self, key: &Option<Box<str>>) -> (Session, usize) {
+    fn new_session(&mut self, key: &Option<crate::reader::Source>) -> (Session, usize) {
         self.sessions.push(None);
         let mut session = Session::new(self.options.session.clone());
         session.set_name(key.as_deref());

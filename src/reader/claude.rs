@@ -101,6 +101,8 @@ pub struct ClaudeReader {
     /// Inside a multi-line inspect block (`{` ... `}`).
     in_metadata: bool,
     queue: VecDeque<Record>,
+    /// The last server name read, handed out again while lines name it.
+    last_source: Option<super::Source>,
 }
 
 impl ClaudeReader {
@@ -110,16 +112,17 @@ impl ClaudeReader {
             layout,
             in_metadata: false,
             queue: VecDeque::new(),
+            last_source: None,
         }
     }
 
     fn read(&mut self, line_no: u64, bytes: LineBytes, terminated: bool) {
-        let record = |time: Option<Timestamp>, body: Body, source: Option<&str>| Record {
+        let record = |time: Option<Timestamp>, body: Body, source: Option<super::Source>| Record {
             line: line_no,
             time,
             body,
             terminated,
-            source: source.map(Into::into),
+            source,
         };
         let text = super::text(&bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
@@ -143,9 +146,12 @@ impl ClaudeReader {
             }
             return;
         };
-        let source = match self.layout {
-            Layout::Aggregate => p.name,
-            Layout::PerServer => None,
+        let source = match (self.layout, p.name) {
+            (Layout::Aggregate, Some(name)) => Some(match &self.last_source {
+                Some(last) if **last == *name => last.clone(),
+                _ => self.last_source.insert(name.into()).clone(),
+            }),
+            _ => None,
         };
         let (message, opens_block) = strip_metadata(p.message);
         if opens_block {
@@ -170,7 +176,7 @@ impl ClaudeReader {
                     "the host logs re-serialised JSON, not the bytes on the wire: CRLF, BOM and blank-line rules cannot be judged"
                         .into(),
                 ),
-                source,
+                source.clone(),
             ));
         }
         self.queue.push_back(record(Some(p.time), body, source));

@@ -116,7 +116,7 @@ pub struct ClaudeCodeReader {
     lines: Lines,
     layout: Layout,
     queue: VecDeque<Record>,
-    conns: HashMap<Option<Box<str>>, Conn>,
+    conns: HashMap<Option<crate::reader::Source>, Conn>,
     /// The 2025 array form: the object being gathered, and where it began.
     object: Option<(u64, String)>,
     overflow_noted: bool,
@@ -200,7 +200,7 @@ impl ClaudeCodeReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: &Option<Box<str>>,
+        source: &Option<crate::reader::Source>,
     ) {
         self.queue.push_back(Record {
             line,
@@ -219,7 +219,7 @@ impl ClaudeCodeReader {
         text: &str,
         error: bool,
         t: bool,
-        source: Option<Box<str>>,
+        source: Option<crate::reader::Source>,
     ) {
         if !self.conns.contains_key(&source) && self.conns.len() >= SERVERS_MAX {
             if !self.overflow_noted {
@@ -362,7 +362,7 @@ impl ClaudeCodeReader {
                         level == "ERROR",
                     )
                 };
-                let source = Some(cap(name));
+                let source = Some(cap(name).into());
                 self.text(line_no, time, &body, error, terminated, source);
             }
             Layout::Jsonl => {

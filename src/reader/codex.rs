@@ -56,15 +56,15 @@ pub struct CodexReader {
     queue: VecDeque<Record>,
     /// The program of the last stderr line (for the over-limit line, which
     /// names none).
-    last_program: Option<Box<str>>,
+    last_program: Option<crate::reader::Source>,
     /// Sessions that have had their note and mark; bounded.
-    marked: std::collections::HashSet<Box<str>>,
+    marked: std::collections::HashSet<crate::reader::Source>,
 }
 
 const MARKED_MAX: usize = 10_000;
 
 /// A name from the log, bounded.
-fn cap(s: &str) -> Box<str> {
+fn cap(s: &str) -> crate::reader::Source {
     const MAX: usize = 240;
     match s.char_indices().nth(MAX) {
         Some((i, _)) => s[..i].into(),
@@ -88,7 +88,7 @@ impl CodexReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: Option<Box<str>>,
+        source: Option<crate::reader::Source>,
     ) {
         if let Some(name) = &source {
             if !self.marked.contains(name) && self.marked.len() < MARKED_MAX {

@@ -93,12 +93,12 @@ pub struct CursorReader {
     queue: VecDeque<Record>,
     /// The previous record was stderr of this source: unprefixed lines
     /// continue it.
-    in_stderr: Option<Option<Box<str>>>,
+    in_stderr: Option<Option<crate::reader::Source>>,
     /// Sessions that had their note and mark; bounded.
-    marked: std::collections::HashSet<Option<Box<str>>>,
+    marked: std::collections::HashSet<Option<crate::reader::Source>>,
     /// Sessions known to have connected (a later client error is an end,
     /// not a start failure); bounded with `marked`.
-    connected: std::collections::HashSet<Option<Box<str>>>,
+    connected: std::collections::HashSet<Option<crate::reader::Source>>,
     /// Early 2025's four-character tags seen with Cursor's words; bounded.
     tags: std::collections::HashSet<Box<str>>,
 }
@@ -123,7 +123,7 @@ impl CursorReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: Option<Box<str>>,
+        source: Option<crate::reader::Source>,
     ) {
         if !self.marked.contains(&source) && self.marked.len() < MARKED_MAX {
             self.marked.insert(source.clone());
@@ -174,7 +174,7 @@ impl CursorReader {
             .and_then(|r| r.split_once(']'))
             .map_or("", |(l, _)| l);
         let (tag, body) = tag(message, &mut self.tags);
-        let source: Option<Box<str>> = tag.map(Into::into);
+        let source: Option<crate::reader::Source> = tag.map(Into::into);
         let record = if let Some(what) = body.strip_prefix("Client error for command ") {
             if (what.starts_with("Unexpected token") && what.contains("is not valid JSON"))
                 || what.contains("in JSON at position")

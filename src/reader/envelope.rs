@@ -79,8 +79,9 @@ impl McpsnoopReader {
                 Some(label) => format!("{label} {id}"),
                 None => id.to_string(),
             }
-            .into_boxed_str()
+            .into()
         });
+        let source: Option<crate::reader::Source> = source;
         let text = env.get("text").and_then(Value::as_str);
         let raw = env.get("raw").filter(|v| !v.is_null());
         let truncated = env.get("truncated").and_then(Value::as_bool) == Some(true);
@@ -148,7 +149,7 @@ impl McpsnoopReader {
         time: Option<Timestamp>,
         body: Body,
         terminated: bool,
-        source: Option<Box<str>>,
+        source: Option<crate::reader::Source>,
     ) {
         self.queue.push_back(Record {
             line,

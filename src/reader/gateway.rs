@@ -126,7 +126,7 @@ pub struct EnvelopeReader {
     lines: Lines,
     queue: VecDeque<Record>,
     map: &'static Mapping,
-    sessions: HashMap<Box<str>, Order>,
+    sessions: HashMap<crate::reader::Source, Order>,
     /// Records without a session field form a session of their own.
     unnamed: Order,
     overflow_noted: bool,
@@ -180,7 +180,7 @@ impl EnvelopeReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: &Option<Box<str>>,
+        source: &Option<crate::reader::Source>,
     ) {
         self.queue.push_back(Record {
             line,
@@ -210,10 +210,10 @@ impl EnvelopeReader {
             .get(map.time)
             .and_then(Value::as_str)
             .and_then(Timestamp::parse);
-        let source: Option<Box<str>> = rec
+        let source: Option<crate::reader::Source> = rec
             .get(map.session)
             .and_then(Value::as_str)
-            .map(|s| cap(s).into_boxed_str());
+            .map(|s| cap(s).into());
         let kind = map
             .kind
             .iter()

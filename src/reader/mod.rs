@@ -77,6 +77,12 @@ pub enum PartialWhy {
 }
 
 /// One record of a log: a line of traffic with where and when it was seen.
+/// A record's session name ([`Record::source`]): shared, so that a reader
+/// hands out the same name record after record without allocating it for
+/// each (records are read on one thread and freed on another, see
+/// [`crate::pipeline`]).
+pub type Source = std::sync::Arc<str>;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     /// 1-based line number in the input file.
@@ -87,7 +93,7 @@ pub struct Record {
     pub terminated: bool,
     /// The session this record belongs to, in logs that interleave several
     /// servers (the server's name in Claude Desktop's `mcp.log`).
-    pub source: Option<Box<str>>,
+    pub source: Option<Source>,
 }
 
 /// The input formats mcpdbg reads.

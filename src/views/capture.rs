@@ -226,7 +226,7 @@ struct Builder {
     /// its index in `server_requests`.
     open: Pairing<usize>,
     answered_since: Vec<usize>,
-    first_source: Option<Option<Box<str>>>,
+    first_source: Option<Option<crate::reader::Source>>,
     /// Where a restarted server's session begins: only the first is taken.
     boundary: Boundary,
     stopped: bool,

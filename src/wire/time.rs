@@ -6,8 +6,101 @@ use chrono::{DateTime, FixedOffset};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timestamp {
     /// The text exactly as written (zone and precision kept).
-    pub text: Box<str>,
+    pub text: StampText,
     pub at: DateTime<FixedOffset>,
+}
+
+/// How many bytes of a timestamp's text are kept in place (an RFC 3339 time
+/// with nanoseconds and an offset takes 35).
+const INLINE: usize = 38;
+
+/// A timestamp's text: kept in place when short, as every log's times are,
+/// so that a record's time costs no allocation. Records are read on one
+/// thread and checked on another (see [`crate::pipeline`]), and the session
+/// keeps a copy of the last time: a text on the heap was allocated on the
+/// reading thread and freed on the checking one, once per record, which
+/// cost more than reading the time. Reads as a `str`.
+#[derive(Clone)]
+pub struct StampText(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE],
+    },
+    /// A longer text (a rebuilt time with a note, a hostile line).
+    Heap(Box<str>),
+}
+
+impl StampText {
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            // Always valid: the bytes are a whole `str` (see `From<&str>`).
+            Repr::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Repr::Heap(text) => text,
+        }
+    }
+}
+
+impl From<&str> for StampText {
+    fn from(text: &str) -> StampText {
+        if text.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..text.len()].copy_from_slice(text.as_bytes());
+            StampText(Repr::Inline {
+                len: text.len() as u8,
+                bytes,
+            })
+        } else {
+            StampText(Repr::Heap(text.into()))
+        }
+    }
+}
+
+impl From<String> for StampText {
+    fn from(text: String) -> StampText {
+        if text.len() <= INLINE {
+            StampText::from(text.as_str())
+        } else {
+            StampText(Repr::Heap(text.into_boxed_str()))
+        }
+    }
+}
+
+impl std::ops::Deref for StampText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for StampText {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for StampText {
+    fn eq(&self, other: &StampText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for StampText {}
+
+impl std::fmt::Debug for StampText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for StampText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Timestamp {
@@ -88,6 +181,30 @@ mod tests {
 
     fn chrono_local(text: &str) -> Option<chrono::NaiveDateTime> {
         chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f").ok()
+    }
+
+    #[test]
+    fn stamp_texts_read_as_written_in_place_or_not() {
+        let long = "2026-10-05 09:49:21.376 (+12 ms) \u{e9}\u{e9}\u{e9}";
+        for text in [
+            "",
+            "2026-10-05T09:49:21.376Z",
+            "2026-03-01T10:00:00.123456789+02:00",
+            &"9".repeat(INLINE),
+            &"9".repeat(INLINE + 1),
+            long,
+        ] {
+            let stamp = StampText::from(text);
+            assert_eq!(stamp.as_str(), text);
+            assert_eq!(StampText::from(text.to_owned()), stamp);
+            assert_eq!(format!("{stamp}"), text);
+            assert_eq!(format!("{stamp:?}"), format!("{text:?}"));
+            assert_eq!(
+                matches!(stamp.0, Repr::Inline { .. }),
+                text.len() <= INLINE,
+                "{text}"
+            );
+        }
     }
 
     #[test]
