@@ -442,9 +442,18 @@ fn a_server_that_never_reads_stdin_does_not_hang_the_recorder() {
     let _stdin = writer.join().expect("writer");
     let s = streams(&dir.join("t.log"));
     assert_eq!(s.server, b"done\n");
-    assert_eq!(
-        s.events.last().map(String::as_str),
-        Some("server exited with status 0")
+    // The exit is the last event, but for the note of a host line the
+    // recorder read only the start of (the host writes on while the server
+    // exits: whether a chunk it read ended inside a line is up to timing).
+    let exit = s
+        .events
+        .iter()
+        .position(|e| e == "server exited with status 0")
+        .expect("exit event");
+    let after: Vec<&str> = s.events[exit + 1..].iter().map(String::as_str).collect();
+    assert!(
+        after.is_empty() || after == ["partial line follows on stdin"],
+        "events after the exit: {after:?}"
     );
 }
 
