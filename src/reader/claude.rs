@@ -451,6 +451,29 @@ mod tests {
     }
 
     #[test]
+    fn one_server_name_is_shared_by_the_records_that_name_it() {
+        let log = "2025-04-17T04:45:39.334Z [info] [files] Message from client: {\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n\
+                   2025-04-17T04:45:39.335Z [info] [files] Message from server: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+                   2025-04-17T04:45:39.336Z [info] [notes] Message from client: {\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n\
+                   2025-04-17T04:45:39.337Z [info] [files] Message from server: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n";
+        let opened = super::super::open(
+            Box::new(std::io::Cursor::new(log.as_bytes().to_vec())),
+            Some(super::super::Format::ClaudeAggregate),
+        )
+        .expect("open");
+        let sources: Vec<super::super::Source> = opened
+            .records
+            .map(|r| r.expect("record"))
+            .filter(|r| matches!(r.body, Body::Line { .. }))
+            .map(|r| r.source.expect("a server name"))
+            .collect();
+        let names: Vec<&str> = sources.iter().map(|s| &**s).collect();
+        assert_eq!(names, ["files", "files", "notes", "files"]);
+        assert!(std::sync::Arc::ptr_eq(&sources[0], &sources[1]));
+        assert!(!std::sync::Arc::ptr_eq(&sources[1], &sources[3]));
+    }
+
+    #[test]
     fn prefixes() {
         let per_server = "2025-03-10T17:03:18.764Z [demo] [info] Message from client: {}";
         assert!(matches(per_server, Layout::PerServer));

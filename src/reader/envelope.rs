@@ -70,18 +70,18 @@ impl McpsnoopReader {
             .get("ts")
             .and_then(Value::as_str)
             .and_then(Timestamp::parse);
-        let source = env.get("session_id").and_then(Value::as_str).map(|id| {
-            match env
-                .get("server_label")
-                .and_then(Value::as_str)
-                .filter(|l| !l.is_empty())
-            {
-                Some(label) => format!("{label} {id}"),
-                None => id.to_string(),
-            }
-            .into()
-        });
-        let source: Option<crate::reader::Source> = source;
+        let source: Option<crate::reader::Source> =
+            env.get("session_id").and_then(Value::as_str).map(|id| {
+                match env
+                    .get("server_label")
+                    .and_then(Value::as_str)
+                    .filter(|l| !l.is_empty())
+                {
+                    Some(label) => format!("{label} {id}"),
+                    None => id.to_string(),
+                }
+                .into()
+            });
         let text = env.get("text").and_then(Value::as_str);
         let raw = env.get("raw").filter(|v| !v.is_null());
         let truncated = env.get("truncated").and_then(Value::as_bool) == Some(true);
