@@ -146,6 +146,19 @@ while time.time() < deadline:
         out += chunk
     done, _ = os.waitpid(pid, os.WNOHANG)
     if done:
+        # It may have written its last output between the select above and
+        # its exit: read what the terminal still holds.
+        while True:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if not r:
+                break
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
         break
 else:
     os.kill(pid, 9)
