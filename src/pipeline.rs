@@ -18,7 +18,7 @@ use crate::session::{Boundary, Config, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::message::{self, Frame, Kind, RequestId};
-use crate::wire::skim::{Ahead, Build, Op};
+use crate::wire::skim::{Ahead, Build, Op, ReadAhead};
 
 /// Options for checking one input.
 #[derive(Clone, Debug, Default)]
@@ -133,7 +133,9 @@ const AHEAD_MIN_SHORT: usize = 64;
 /// How many batches may be read ahead of the one being fed.
 const AHEAD_DEPTH: usize = 2;
 
-/// Lines handed to the read-ahead thread, and the tapes it wrote of them.
+/// Lines handed to the read-ahead thread, and what it read of them: the
+/// tapes of short lines, and, when that thread read the input too, the
+/// frames of long ones.
 #[derive(Default)]
 struct AheadBatch {
     /// The chunks the lines are in (each once per batch: a line's chunk is
@@ -142,10 +144,22 @@ struct AheadBatch {
     /// Per record: its line's chunk (an index in `chunks`) and range, when it
     /// is a line the transport may parse.
     lines: Vec<Option<(usize, std::ops::Range<usize>)>>,
-    /// What the thread wrote: all the tapes, and per record its tape's range
-    /// in it and whether something was left out.
+    /// How many of `lines` are short (written as tapes) and long.
+    short: usize,
+    long: usize,
+    /// What the thread wrote: all the tapes, and per record what it read.
     tape: Vec<Op>,
-    read: Vec<Option<(std::ops::Range<usize>, bool)>>,
+    read: Vec<Option<LineRead>>,
+}
+
+/// What the read-ahead thread read of a record's line.
+enum LineRead {
+    /// A short line's tape: its range in the batch's tapes, and whether
+    /// something was left out.
+    Tape(std::ops::Range<usize>, bool),
+    /// A long line, parsed whole (`None`: refused by the parser); taken
+    /// when the record is fed.
+    Parsed(Option<Option<(Frame, bool)>>),
 }
 
 impl AheadBatch {
@@ -176,10 +190,8 @@ impl AheadBatch {
                 _ => 0,
             };
         };
-        // Only a short line of a message stream is read ahead (a longer one
-        // is left to the skim parser).
-        let ahead = *dir != Dir::Stderr && crate::wire::skim::may_read_ahead(bytes.len());
-        let line = ahead.then(|| {
+        // Only a line of a message stream that may be a plain line of JSON.
+        let line = (*dir != Dir::Stderr && crate::transport::may_be_json_line(bytes)).then(|| {
             let (chunk, range) = bytes.shared();
             if !self
                 .chunks
@@ -190,20 +202,34 @@ impl AheadBatch {
             }
             (self.chunks.len() - 1, range)
         });
+        if line.is_some() {
+            if crate::wire::skim::may_read_ahead(bytes.len()) {
+                self.short += 1;
+            } else {
+                self.long += 1;
+            }
+        }
         self.lines.push(line);
         bytes.len()
     }
 
-    /// On the read-ahead thread: reads each line ahead.
-    fn read(&mut self, build: Build) {
+    /// On the read-ahead thread: writes each short line's tape and, with
+    /// `long`, parses each long line whole (the thread that read the
+    /// input, where the line's bytes are in the core's cache).
+    fn read(&mut self, build: Build, long: bool) {
         self.tape.clear();
         self.read.clear();
         for line in &self.lines {
             let read = line.as_ref().and_then(|(chunk, range)| {
                 let text = simdutf8::basic::from_utf8(&self.chunks[*chunk][range.clone()]).ok()?;
+                if !crate::wire::skim::may_read_ahead(text.len()) {
+                    return (long && crate::transport::is_json_text(text)).then(|| {
+                        LineRead::Parsed(Some(crate::wire::skim::parse_cut_as(text, build).ok()))
+                    });
+                }
                 let from = self.tape.len();
                 let cut = crate::wire::skim::read_ahead(text, build, &mut self.tape)?;
-                Some((from..self.tape.len(), cut))
+                Some(LineRead::Tape(from..self.tape.len(), cut))
             });
             self.read.push(read);
         }
@@ -213,37 +239,47 @@ impl AheadBatch {
     /// to write their tapes (a batch of long lines goes to the skim parser
     /// on the checking thread, sooner than the other thread wakes).
     fn worth_reading(&self) -> bool {
-        self.lines.iter().flatten().count() >= AHEAD_MIN_SHORT
+        self.short >= AHEAD_MIN_SHORT
     }
 
     /// Feeds the batch's records, `records`, to `checker`, each with what
     /// was read ahead of it.
-    fn feed(&self, records: impl IntoIterator<Item = Record>, checker: &mut Checker) {
+    fn feed(&mut self, records: impl IntoIterator<Item = Record>, checker: &mut Checker) {
         for (i, record) in records.into_iter().enumerate() {
-            checker.push_ahead(record, self.ahead(i), &mut |_| {});
+            let ahead = self.ahead(i);
+            checker.push_ahead(record, ahead, &mut |_| {});
         }
     }
 
-    /// What was read ahead of the batch's `i`th record.
-    fn ahead(&self, i: usize) -> Option<Ahead<'_>> {
-        let (range, cut) = self.read.get(i)?.clone()?;
+    /// What was read ahead of the batch's `i`th record (a parsed frame is
+    /// taken).
+    fn ahead(&mut self, i: usize) -> Option<ReadAhead<'_>> {
         let (chunk, line) = self.lines.get(i)?.clone()?;
         let bytes = &self.chunks[chunk][line];
         // SAFETY: `read` found these very bytes valid UTF-8 (a tape is
-        // written only of a line that is), and they have not changed since:
-        // a chunk is written only while no line holds it (`Lines` reads
-        // into a chunk through `Arc::get_mut`), and the batch holds it.
-        let text = unsafe { std::str::from_utf8_unchecked(bytes) };
-        Some(Ahead {
-            tape: &self.tape[range],
-            cut,
-            text,
-        })
+        // written, and a line parsed, only of a line that is), and they
+        // have not changed since: a chunk is written only while no line
+        // holds it (`Lines` reads into a chunk through `Arc::get_mut`), and
+        // the batch holds it.
+        let text = |bytes| unsafe { std::str::from_utf8_unchecked(bytes) };
+        match self.read.get_mut(i)?.as_mut()? {
+            LineRead::Tape(range, cut) => Some(ReadAhead::Tape(Ahead {
+                tape: &self.tape[range.clone()],
+                cut: *cut,
+                text: text(bytes),
+            })),
+            LineRead::Parsed(read) => Some(ReadAhead::Parsed {
+                text: text(bytes),
+                read: read.take()?,
+            }),
+        }
     }
 
     fn clear(&mut self) {
         self.chunks.clear();
         self.lines.clear();
+        self.short = 0;
+        self.long = 0;
         self.tape.clear();
         self.read.clear();
     }
@@ -262,7 +298,7 @@ fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Resu
         let (done, read) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
         scope.spawn(move || {
             for mut batch in batches {
-                batch.read(build);
+                batch.read(build, false);
                 if done.send(batch).is_err() {
                     break;
                 }
@@ -273,27 +309,35 @@ fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Resu
         let mut waiting: std::collections::VecDeque<(Vec<Record>, bool)> =
             std::collections::VecDeque::new();
         let mut sent = 0;
+        // Emptied batches and record buffers, filled again: a buffer of
+        // records is 4,096 records long, and one allocated per batch of a
+        // few long lines cost page faults on every batch.
         let mut spare: Vec<AheadBatch> = Vec::new();
+        let mut spare_recs: Vec<Vec<Record>> = Vec::new();
         let mut records = records;
-        let feed = |(recs, ahead): (Vec<Record>, bool),
+        let feed = |(mut recs, ahead): (Vec<Record>, bool),
                     checker: &mut Checker,
-                    spare: &mut Vec<AheadBatch>|
+                    spare: &mut Vec<AheadBatch>,
+                    spare_recs: &mut Vec<Vec<Record>>|
          -> io::Result<()> {
-            if !ahead {
-                recs.into_iter()
+            if ahead {
+                let mut batch = read.recv().map_err(|_| stopped())?;
+                batch.feed(recs.drain(..), checker);
+                batch.clear();
+                spare.push(batch);
+            } else {
+                recs.drain(..)
                     .for_each(|record| checker.push_ahead(record, None, &mut |_| {}));
-                return Ok(());
             }
-            let mut batch = read.recv().map_err(|_| stopped())?;
-            batch.feed(recs, checker);
-            batch.clear();
-            spare.push(batch);
+            spare_recs.push(recs);
             Ok(())
         };
         let mut end = false;
         while !end {
             let mut batch = spare.pop().unwrap_or_default();
-            let mut recs = Vec::with_capacity(AHEAD_BATCH);
+            let mut recs = spare_recs
+                .pop()
+                .unwrap_or_else(|| Vec::with_capacity(AHEAD_BATCH));
             end = !batch.fill(&mut records, &mut recs)?;
             let ahead = batch.worth_reading();
             if ahead {
@@ -304,16 +348,22 @@ fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Resu
                 spare.push(batch);
             }
             waiting.push_back((recs, ahead));
-            // Fed once the other thread has the next batches to read.
-            while sent >= AHEAD_DEPTH || waiting.len() > AHEAD_DEPTH {
+            // Fed once the other thread has the next batches to read; a
+            // batch it does not read is fed at once when none waits before
+            // it, while its lines are in this core's cache (and their chunk
+            // is free to be read into again).
+            while sent >= AHEAD_DEPTH
+                || waiting.len() > AHEAD_DEPTH
+                || waiting.front().is_some_and(|(_, ahead)| !ahead)
+            {
                 let next = waiting.pop_front().expect("batches wait");
                 sent -= usize::from(next.1);
-                feed(next, checker, &mut spare)?;
+                feed(next, checker, &mut spare, &mut spare_recs)?;
             }
         }
         drop(to_reader);
         while let Some(next) = waiting.pop_front() {
-            feed(next, checker, &mut spare)?;
+            feed(next, checker, &mut spare, &mut spare_recs)?;
         }
         Ok(())
     })
@@ -352,8 +402,11 @@ fn read_ahead(
                     .try_recv()
                     .unwrap_or_else(|_| (Vec::with_capacity(AHEAD_BATCH), AheadBatch::default()));
                 end = !batch.fill(&mut records, &mut recs)?;
-                if batch.worth_reading() {
-                    batch.read(build);
+                // Short lines' tapes are written when there are enough of
+                // them to pay; long lines are parsed here, where their bytes
+                // were read.
+                if batch.worth_reading() || batch.long > 0 {
+                    batch.read(build, true);
                 }
                 if send.send((recs, batch)).is_err() {
                     break;
@@ -424,7 +477,7 @@ impl Checker {
     fn push_ahead(
         &mut self,
         record: Record,
-        ahead: Option<Ahead<'_>>,
+        ahead: Option<ReadAhead<'_>>,
         each: &mut dyn FnMut(&Item),
     ) {
         if let Body::Undecodable { error, lines_read } = &record.body {

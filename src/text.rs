@@ -30,6 +30,98 @@ pub fn excerpt_bytes(bytes: &[u8]) -> String {
     text
 }
 
+/// A short text kept in place (up to `N` bytes), a longer one on the
+/// heap; reads as a `str`. For the small texts kept once per record or per
+/// request (a timestamp as written, a request's tool name), which would
+/// otherwise cost an allocation and a free each.
+#[derive(Clone)]
+pub struct InlineText<const N: usize>(Repr<N>);
+
+#[derive(Clone)]
+enum Repr<const N: usize> {
+    Inline { len: u8, bytes: [u8; N] },
+    Heap(Box<str>),
+}
+
+impl<const N: usize> InlineText<N> {
+    /// `N` must fit the length byte.
+    const FITS: () = assert!(N <= u8::MAX as usize);
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            // Always valid: the bytes are a whole `str` (see `From<&str>`).
+            Repr::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Repr::Heap(text) => text,
+        }
+    }
+
+    /// Whether the text is kept in place.
+    pub fn is_inline(&self) -> bool {
+        matches!(self.0, Repr::Inline { .. })
+    }
+}
+
+impl<const N: usize> From<&str> for InlineText<N> {
+    fn from(text: &str) -> InlineText<N> {
+        let () = Self::FITS;
+        if text.len() <= N {
+            let mut bytes = [0; N];
+            bytes[..text.len()].copy_from_slice(text.as_bytes());
+            InlineText(Repr::Inline {
+                len: text.len() as u8,
+                bytes,
+            })
+        } else {
+            InlineText(Repr::Heap(text.into()))
+        }
+    }
+}
+
+impl<const N: usize> From<String> for InlineText<N> {
+    fn from(text: String) -> InlineText<N> {
+        if text.len() <= N {
+            InlineText::from(text.as_str())
+        } else {
+            InlineText(Repr::Heap(text.into_boxed_str()))
+        }
+    }
+}
+
+impl<const N: usize> std::ops::Deref for InlineText<N> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl<const N: usize> AsRef<str> for InlineText<N> {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl<const N: usize> PartialEq for InlineText<N> {
+    fn eq(&self, other: &InlineText<N>) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl<const N: usize> Eq for InlineText<N> {}
+
+impl<const N: usize> std::fmt::Debug for InlineText<N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl<const N: usize> std::fmt::Display for InlineText<N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Greedy word wrap to lines of at most `width` characters (at least 1):
 /// words are split at spaces, a space never starts or ends a line, and a
 /// word longer than a line is broken across lines. Each line break in

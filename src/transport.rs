@@ -16,7 +16,7 @@ use crate::wire::dir::Dir;
 use crate::wire::event::{Event, EventKind};
 use crate::wire::line::LineBytes;
 use crate::wire::message::{self, Frame, Message};
-use crate::wire::skim::{Ahead, Build};
+use crate::wire::skim::{Build, ReadAhead};
 use crate::wire::time::Timestamp;
 
 /// Where and when something was seen.
@@ -294,7 +294,7 @@ impl Transport {
     pub(crate) fn push_ahead(
         &mut self,
         record: Record,
-        ahead: Option<Ahead<'_>>,
+        ahead: Option<ReadAhead<'_>>,
         findings: &mut Findings,
         out: &mut Vec<Item>,
     ) {
@@ -849,28 +849,36 @@ fn parse_plain(
     bytes: LineBytes,
     exact: bool,
     build: Build,
-    ahead: Option<Ahead<'_>>,
+    ahead: Option<ReadAhead<'_>>,
 ) -> Result<Frame, LineBytes> {
-    if bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r") {
+    if !may_be_json_line(&bytes) {
         return Err(bytes);
     }
-    let text = match ahead {
-        // The same bytes, whose UTF-8 was checked as they were read ahead.
-        Some(ahead) if std::ptr::eq(ahead.text.as_bytes(), &*bytes) => ahead.text,
-        _ => match simdutf8::basic::from_utf8(&bytes) {
+    // What was read ahead of the very same bytes, whose UTF-8 was checked
+    // as they were read.
+    let ahead = ahead.filter(|ahead| std::ptr::eq(ahead.text().as_bytes(), &*bytes));
+    let text = match &ahead {
+        Some(ahead) => ahead.text(),
+        None => match simdutf8::basic::from_utf8(&bytes) {
             Ok(text) => text,
             Err(_) => return Err(bytes),
         },
     };
-    if !looks_like_json(text) || is_header(text) {
+    if !is_json_text(text) {
         return Err(bytes);
     }
-    let read = match ahead.and_then(|ahead| crate::wire::skim::parse_ahead(text, ahead)) {
-        Some(read) => Ok(read),
-        None => crate::wire::skim::parse_cut_as(text, build),
+    let read = match ahead {
+        Some(ReadAhead::Tape(tape)) => crate::wire::skim::parse_ahead(text, tape).ok_or(true),
+        Some(ReadAhead::Parsed { read, .. }) => read.ok_or(false),
+        None => Err(true),
+    };
+    let read = match read {
+        Ok(read) => Some(read),
+        Err(true) => crate::wire::skim::parse_cut_as(text, build).ok(),
+        Err(false) => None,
     };
     match read {
-        Ok((mut frame, cut)) => {
+        Some((mut frame, cut)) => {
             if exact {
                 frame.keep_exact(text);
             }
@@ -879,8 +887,20 @@ fn parse_plain(
             }
             Ok(frame)
         }
-        Err(_) => Err(bytes),
+        None => Err(bytes),
     }
+}
+
+/// Whether a line's bytes may be a plain line of JSON (no byte order mark,
+/// no carriage return), before their UTF-8 is checked.
+pub(crate) fn may_be_json_line(bytes: &[u8]) -> bool {
+    !(bytes.starts_with(b"\xef\xbb\xbf") || bytes.ends_with(b"\r"))
+}
+
+/// Whether a line's text is read as JSON (not stray text, not a header):
+/// with [`may_be_json_line`], what makes [`parse_plain`] parse a line.
+pub(crate) fn is_json_text(text: &str) -> bool {
+    looks_like_json(text) && !is_header(text)
 }
 
 fn emit(at: At, dir: Dir, frame: Frame, findings: &mut Findings, out: &mut Vec<Item>) {

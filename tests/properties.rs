@@ -722,6 +722,17 @@ fn reading_ahead_long_or_short_lines_first_gives_the_same_report() {
                 "> {{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\"}}}}",
                 100_000 + round
             ));
+            // Long lines the parser refuses or does not read as JSON (read
+            // on the other thread in one way, here in the other): broken
+            // JSON, stray text, a carriage return.
+            lines.push(format!(
+                "< {{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"text\":\"{long_text}\"}}",
+                200_000 + round
+            ));
+            lines.push(format!("< [INFO] {long_text}"));
+            lines.push(format!(
+                "< {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{long_text}\"}}}}\r"
+            ));
         }
         let data = lines.join("\n").into_bytes();
         let one = report(&data, 1 << 20);

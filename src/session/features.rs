@@ -734,7 +734,7 @@ impl Session {
         {
             self.features
                 .input_required
-                .insert(id.clone(), open.method.clone());
+                .insert(id.clone(), Box::from(&*open.method));
             if self.features.input_required.len() > KEPT {
                 self.features.input_required.clear();
             }
@@ -762,8 +762,8 @@ impl Session {
             return;
         }
         let key: Subject = (
-            open.method.clone(),
-            open.subject.clone().unwrap_or_default(),
+            Box::from(&*open.method),
+            open.subject.as_deref().map(Box::from).unwrap_or_default(),
         );
         bounded_insert(
             &mut self.features.awaiting_retry,
@@ -830,9 +830,9 @@ impl Session {
         let more = result.field("nextCursor").is_some_and(Value::is_string);
         let pages = &mut self.features.pages;
         let first = if open.paged {
-            pages.remove(&open.method)
+            pages.remove(&*open.method)
         } else {
-            pages.remove(&open.method);
+            pages.remove(&*open.method);
             None
         };
         if let (Some((line, was)), Some(now)) = (&first, &scope) {
@@ -856,7 +856,7 @@ impl Session {
                 (None, None) => None,
             };
             if let Some(entry) = entry {
-                bounded_insert(pages, open.method.clone(), entry);
+                bounded_insert(pages, Box::from(&*open.method), entry);
             }
         }
     }

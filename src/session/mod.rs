@@ -173,14 +173,30 @@ pub struct Counts {
     pub stderr: u64,
 }
 
+/// A request's method as the session keeps it: the protocol table's own
+/// name when the method is in it (most are), so that following a request
+/// allocates nothing for its name; else the name as sent.
+type MethodName = std::borrow::Cow<'static, str>;
+
+/// A request's tool, prompt or resource name as the session keeps it: in
+/// place when it is as short as most are.
+type SubjectText = crate::text::InlineText<30>;
+
+fn method_name(method: &str) -> MethodName {
+    match protocol::method(method) {
+        Some(info) => MethodName::Borrowed(info.name),
+        None => MethodName::Owned(method.to_owned()),
+    }
+}
+
 /// A request waiting for its response.
 #[derive(Clone, Debug)]
 struct Open {
     line: u64,
     time: Option<Timestamp>,
-    method: Box<str>,
+    method: MethodName,
     /// The tool, prompt or resource it is about, when the params say.
-    subject: Option<Box<str>>,
+    subject: Option<SubjectText>,
     cancelled: Option<At>,
     /// The cancellation's reason when it is not a timeout ("no longer
     /// needed", a user's abort): the canceller's choice, not a hang.
@@ -1243,12 +1259,12 @@ impl Session {
                 );
             }
         }
-        let subject = request_subject(msg).map(String::into_boxed_str);
+        let subject = request_subject(msg).map(|s| SubjectText::from(&*s));
         let reused = self.open.get(side, id).is_some();
         let request = Open {
             line: at.line,
             time: at.time.clone(),
-            method: method.into(),
+            method: method_name(method),
             subject,
             cancelled: None,
             chosen: None,
@@ -1444,7 +1460,7 @@ impl Session {
         msg: &Message,
         report: &dyn Fn(Rule, String) -> Finding,
         findings: &mut Findings,
-    ) -> Option<Box<str>> {
+    ) -> Option<MethodName> {
         let requester = side.other();
         // A missing, null or unusable id is an envelope matter (`checks`).
         let IdField::Id(id) = &msg.id else {
@@ -2250,12 +2266,17 @@ fn plural(n: u64) -> &'static str {
 
 /// What a request is about: its params' `name` (a tool, a prompt) or `uri`
 /// (a resource), cut to an excerpt.
-fn request_subject(msg: &Message) -> Option<String> {
+fn request_subject(msg: &Message) -> Option<std::borrow::Cow<'_, str>> {
     msg.params().and_then(|p| {
         ["name", "uri"]
             .iter()
             .find_map(|k| p.field(k).and_then(Value::as_str))
-            .map(excerpt)
+            .map(
+                |name| match crate::text::head(name, crate::text::EXCERPT_CHARS) {
+                    Some(_) => std::borrow::Cow::Owned(excerpt(name)),
+                    None => std::borrow::Cow::Borrowed(name),
+                },
+            )
     })
 }
 

@@ -123,6 +123,30 @@ pub(crate) struct Ahead<'t> {
     pub(crate) text: &'t str,
 }
 
+/// What was read of a line ahead, perhaps on another thread.
+pub(crate) enum ReadAhead<'t> {
+    /// A short line's tape ([`read_ahead`]).
+    Tape(Ahead<'t>),
+    /// A long line parsed whole ([`parse_cut_as`]) where it was read, with
+    /// its text (its UTF-8 checked there): the frame and whether something
+    /// was cut, or `None` when the parser refused the line (it is read
+    /// again where the transport reports why).
+    Parsed {
+        text: &'t str,
+        read: Option<(Frame, bool)>,
+    },
+}
+
+impl<'t> ReadAhead<'t> {
+    /// The line's text, as checked where it was read.
+    pub(crate) fn text(&self) -> &'t str {
+        match self {
+            ReadAhead::Tape(ahead) => ahead.text,
+            ReadAhead::Parsed { text, .. } => text,
+        }
+    }
+}
+
 /// Whether a line of `len` bytes may be read by [`read_ahead`] (a longer
 /// one is left to the skim parser).
 pub(crate) fn may_read_ahead(len: usize) -> bool {

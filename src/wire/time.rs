@@ -2,6 +2,8 @@
 
 use chrono::{DateTime, FixedOffset};
 
+use crate::text::InlineText;
+
 /// A timestamp as written in the log, with its parsed value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timestamp {
@@ -20,88 +22,7 @@ const INLINE: usize = 38;
 /// keeps a copy of the last time: a text on the heap was allocated on the
 /// reading thread and freed on the checking one, once per record, which
 /// cost more than reading the time. Reads as a `str`.
-#[derive(Clone)]
-pub struct StampText(Repr);
-
-#[derive(Clone)]
-enum Repr {
-    Inline {
-        len: u8,
-        bytes: [u8; INLINE],
-    },
-    /// A longer text (a rebuilt time with a note, a hostile line).
-    Heap(Box<str>),
-}
-
-impl StampText {
-    pub fn as_str(&self) -> &str {
-        match &self.0 {
-            // Always valid: the bytes are a whole `str` (see `From<&str>`).
-            Repr::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
-            }
-            Repr::Heap(text) => text,
-        }
-    }
-}
-
-impl From<&str> for StampText {
-    fn from(text: &str) -> StampText {
-        if text.len() <= INLINE {
-            let mut bytes = [0; INLINE];
-            bytes[..text.len()].copy_from_slice(text.as_bytes());
-            StampText(Repr::Inline {
-                len: text.len() as u8,
-                bytes,
-            })
-        } else {
-            StampText(Repr::Heap(text.into()))
-        }
-    }
-}
-
-impl From<String> for StampText {
-    fn from(text: String) -> StampText {
-        if text.len() <= INLINE {
-            StampText::from(text.as_str())
-        } else {
-            StampText(Repr::Heap(text.into_boxed_str()))
-        }
-    }
-}
-
-impl std::ops::Deref for StampText {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl AsRef<str> for StampText {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl PartialEq for StampText {
-    fn eq(&self, other: &StampText) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for StampText {}
-
-impl std::fmt::Debug for StampText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl std::fmt::Display for StampText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub type StampText = InlineText<INLINE>;
 
 impl Timestamp {
     pub fn parse(text: &str) -> Option<Timestamp> {
@@ -199,11 +120,7 @@ mod tests {
             assert_eq!(StampText::from(text.to_owned()), stamp);
             assert_eq!(format!("{stamp}"), text);
             assert_eq!(format!("{stamp:?}"), format!("{text:?}"));
-            assert_eq!(
-                matches!(stamp.0, Repr::Inline { .. }),
-                text.len() <= INLINE,
-                "{text}"
-            );
+            assert_eq!(stamp.is_inline(), text.len() <= INLINE, "{text}");
         }
     }
 
