@@ -133,32 +133,29 @@ else:
 os.write(fd, sys.argv[2].encode())
 time.sleep(0.2)
 os.write(fd, b"\x04")
+def read_more():
+    # What the terminal holds within 0.2 s: b"" when nothing, None at its end.
+    r, _, _ = select.select([fd], [], [], 0.2)
+    if not r:
+        return b""
+    try:
+        return os.read(fd, 4096) or None
+    except OSError:
+        return None
 deadline = time.time() + 5
 while time.time() < deadline:
-    r, _, _ = select.select([fd], [], [], 0.2)
-    if r:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
+    chunk = read_more()
+    if chunk is None:
+        break
+    out += chunk
     done, _ = os.waitpid(pid, os.WNOHANG)
     if done:
-        # It may have written its last output between the select above and
+        # It may have written its last output between the read above and
         # its exit: read what the terminal still holds.
-        while True:
-            r, _, _ = select.select([fd], [], [], 0.2)
-            if not r:
-                break
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
+        chunk = read_more()
+        while chunk:
             out += chunk
+            chunk = read_more()
         break
 else:
     os.kill(pid, 9)
