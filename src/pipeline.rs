@@ -157,9 +157,8 @@ enum LineRead {
     /// A short line's tape: its range in the batch's tapes, and whether
     /// something was left out.
     Tape(std::ops::Range<usize>, bool),
-    /// A long line, parsed whole (`None`: refused by the parser); taken
-    /// when the record is fed.
-    Parsed(Option<Option<(Frame, bool)>>),
+    /// A long line, parsed whole (`None`: refused by the parser).
+    Parsed(Option<(Frame, bool)>),
 }
 
 impl AheadBatch {
@@ -221,10 +220,14 @@ impl AheadBatch {
         self.read.clear();
         for line in &self.lines {
             let read = line.as_ref().and_then(|(chunk, range)| {
+                let short = crate::wire::skim::may_read_ahead(range.len());
+                if !short && !long {
+                    return None;
+                }
                 let text = simdutf8::basic::from_utf8(&self.chunks[*chunk][range.clone()]).ok()?;
-                if !crate::wire::skim::may_read_ahead(text.len()) {
-                    return (long && crate::transport::is_json_text(text)).then(|| {
-                        LineRead::Parsed(Some(crate::wire::skim::parse_cut_as(text, build).ok()))
+                if !short {
+                    return crate::transport::is_json_text(text).then(|| {
+                        LineRead::Parsed(crate::wire::skim::parse_cut_as(text, build).ok())
                     });
                 }
                 let from = self.tape.len();
@@ -251,9 +254,10 @@ impl AheadBatch {
         }
     }
 
-    /// What was read ahead of the batch's `i`th record (a parsed frame is
-    /// taken).
+    /// What was read ahead of the batch's `i`th record (taken: a parsed
+    /// frame is handed over).
     fn ahead(&mut self, i: usize) -> Option<ReadAhead<'_>> {
+        let read = self.read.get_mut(i)?.take()?;
         let (chunk, line) = self.lines.get(i)?.clone()?;
         let bytes = &self.chunks[chunk][line];
         // SAFETY: `read` found these very bytes valid UTF-8 (a tape is
@@ -262,17 +266,17 @@ impl AheadBatch {
         // holds it (`Lines` reads into a chunk through `Arc::get_mut`), and
         // the batch holds it.
         let text = |bytes| unsafe { std::str::from_utf8_unchecked(bytes) };
-        match self.read.get_mut(i)?.as_mut()? {
-            LineRead::Tape(range, cut) => Some(ReadAhead::Tape(Ahead {
-                tape: &self.tape[range.clone()],
-                cut: *cut,
+        Some(match read {
+            LineRead::Tape(range, cut) => ReadAhead::Tape(Ahead {
+                tape: &self.tape[range],
+                cut,
                 text: text(bytes),
-            })),
-            LineRead::Parsed(read) => Some(ReadAhead::Parsed {
-                text: text(bytes),
-                read: read.take()?,
             }),
-        }
+            LineRead::Parsed(read) => ReadAhead::Parsed {
+                text: text(bytes),
+                read,
+            },
+        })
     }
 
     fn clear(&mut self) {

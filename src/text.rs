@@ -13,9 +13,14 @@ pub fn head(text: &str, chars: usize) -> Option<&str> {
 
 /// At most [`EXCERPT_CHARS`] characters of `text`, with `…` when cut.
 pub fn excerpt(text: &str) -> String {
+    excerpt_cow(text).into_owned()
+}
+
+/// [`excerpt`], borrowing a text short enough to be whole.
+pub fn excerpt_cow(text: &str) -> Cow<'_, str> {
     match head(text, EXCERPT_CHARS) {
-        Some(head) => format!("{head}…"),
-        None => text.to_string(),
+        Some(head) => Cow::Owned(format!("{head}…")),
+        None => Cow::Borrowed(text),
     }
 }
 

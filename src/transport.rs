@@ -867,15 +867,11 @@ fn parse_plain(
     if !is_json_text(text) {
         return Err(bytes);
     }
+    let parse = || crate::wire::skim::parse_cut_as(text, build).ok();
     let read = match ahead {
-        Some(ReadAhead::Tape(tape)) => crate::wire::skim::parse_ahead(text, tape).ok_or(true),
-        Some(ReadAhead::Parsed { read, .. }) => read.ok_or(false),
-        None => Err(true),
-    };
-    let read = match read {
-        Ok(read) => Some(read),
-        Err(true) => crate::wire::skim::parse_cut_as(text, build).ok(),
-        Err(false) => None,
+        Some(ReadAhead::Tape(tape)) => crate::wire::skim::parse_ahead(text, tape).or_else(parse),
+        Some(ReadAhead::Parsed { read, .. }) => read,
+        None => parse(),
     };
     match read {
         Some((mut frame, cut)) => {

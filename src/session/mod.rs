@@ -2271,12 +2271,7 @@ fn request_subject(msg: &Message) -> Option<std::borrow::Cow<'_, str>> {
         ["name", "uri"]
             .iter()
             .find_map(|k| p.field(k).and_then(Value::as_str))
-            .map(
-                |name| match crate::text::head(name, crate::text::EXCERPT_CHARS) {
-                    Some(_) => std::borrow::Cow::Owned(excerpt(name)),
-                    None => std::borrow::Cow::Borrowed(name),
-                },
-            )
+            .map(crate::text::excerpt_cow)
     })
 }
 
