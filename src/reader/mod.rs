@@ -567,9 +567,16 @@ impl Iterator for DecodeTail {
     type Item = io::Result<Record>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let next = match self.held.take() {
-            Some(held) => Some(held),
-            None => self.records.next(),
+        // A record is 136 bytes: `take` would copy the empty `held` out and
+        // back on every record, and the record through two more places.
+        let next = if self.held.is_some() {
+            self.held.take()
+        } else {
+            let next = self.records.next();
+            if next.is_some() && self.cuts.borrow().is_empty() {
+                return next;
+            }
+            next
         };
         let line = match &next {
             Some(Ok(record)) => Some(record.line),
