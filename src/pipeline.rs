@@ -157,8 +157,10 @@ enum LineRead {
     /// A short line's tape: its range in the batch's tapes, and whether
     /// something was left out.
     Tape(std::ops::Range<usize>, bool),
-    /// A long line, parsed whole (`None`: refused by the parser).
-    Parsed(Option<(Frame, bool)>),
+    /// A long line, parsed whole (`None`: refused by the parser). Boxed:
+    /// a frame is 120 bytes, and every record of a batch has an entry,
+    /// written on one thread and read on the other.
+    Parsed(Box<Option<(Frame, bool)>>),
 }
 
 impl AheadBatch {
@@ -227,7 +229,9 @@ impl AheadBatch {
                 let text = simdutf8::basic::from_utf8(&self.chunks[*chunk][range.clone()]).ok()?;
                 if !short {
                     return crate::transport::is_json_text(text).then(|| {
-                        LineRead::Parsed(crate::wire::skim::parse_cut_as(text, build).ok())
+                        LineRead::Parsed(Box::new(
+                            crate::wire::skim::parse_cut_as(text, build).ok(),
+                        ))
                     });
                 }
                 let from = self.tape.len();
@@ -274,7 +278,7 @@ impl AheadBatch {
             }),
             LineRead::Parsed(read) => ReadAhead::Parsed {
                 text: text(bytes),
-                read,
+                read: *read,
             },
         })
     }
