@@ -498,9 +498,13 @@ impl Checker {
         let pos = self.lane(&record.source);
         let lane = &mut self.lanes[pos];
         self.findings.set_session(lane.index);
-        lane.transport
+        let item = lane
+            .transport
             .push_ahead(record, ahead, &mut self.findings, &mut self.items);
         self.feed(pos, each);
+        if let Some(item) = item {
+            self.feed_item(pos, item, each);
+        }
     }
 
     /// How many lines the reader read (for the forced-format note).
@@ -634,24 +638,29 @@ impl Checker {
         // Drained and put back, so the buffer is allocated once.
         let mut items = std::mem::take(&mut self.items);
         for item in items.drain(..) {
-            if let Some(redactor) = &mut self.redactor {
-                redactor.remember_item(&item);
-            }
-            each(&item);
-            if let Some(restart) = self.lanes[pos].boundary.restart(&item) {
-                let key = self.lanes.get_index(pos).expect("lane exists").0.clone();
-                let (fresh, index) = self.new_session(&key);
-                let lane = &mut self.lanes[pos];
-                let done = std::mem::replace(&mut lane.session, fresh);
-                let old = std::mem::replace(&mut lane.index, index);
-                self.findings.set_session(old);
-                self.sessions[old] = Some(done.finish(&mut self.findings));
-                self.findings.set_session(index);
-                self.findings.push(restart.finding(item.at()));
-            }
-            self.lanes[pos].session.observe(item, &mut self.findings);
+            self.feed_item(pos, item, each);
         }
         self.items = items;
+    }
+
+    /// Feeds one item to the session of lane `pos`.
+    fn feed_item(&mut self, pos: usize, item: Item, each: &mut dyn FnMut(&Item)) {
+        if let Some(redactor) = &mut self.redactor {
+            redactor.remember_item(&item);
+        }
+        each(&item);
+        if let Some(restart) = self.lanes[pos].boundary.restart(&item) {
+            let key = self.lanes.get_index(pos).expect("lane exists").0.clone();
+            let (fresh, index) = self.new_session(&key);
+            let lane = &mut self.lanes[pos];
+            let done = std::mem::replace(&mut lane.session, fresh);
+            let old = std::mem::replace(&mut lane.index, index);
+            self.findings.set_session(old);
+            self.sessions[old] = Some(done.finish(&mut self.findings));
+            self.findings.set_session(index);
+            self.findings.push(restart.finding(item.at()));
+        }
+        self.lanes[pos].session.observe(item, &mut self.findings);
     }
 }
 
