@@ -14,7 +14,7 @@ use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
-use crate::session::{Boundary, Config, Session, Summary};
+use crate::session::{Boundary, Config, LogCut, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::message::{self, Frame, Kind, RequestId};
@@ -451,6 +451,8 @@ pub struct Checker {
     redactor: Option<Redactor>,
     /// What the parser builds of each message.
     build: Build,
+    /// The line where a compressed input stopped decoding, if it did.
+    undecodable: Option<u64>,
 }
 
 impl Checker {
@@ -464,6 +466,7 @@ impl Checker {
             lines_read: 0,
             redactor: options.redact.then(Redactor::default),
             build: Build::Checks,
+            undecodable: None,
         }
     }
 
@@ -493,6 +496,7 @@ impl Checker {
             self.findings.set_session(0);
             self.findings
                 .push(crate::transport::undecodable(error, *lines_read));
+            self.undecodable = Some(record.line);
             return;
         }
         let pos = self.lane(&record.source);
@@ -536,6 +540,19 @@ impl Checker {
             self.findings.set_session(lane.index);
             lane.transport.finish(&mut self.findings, &mut self.items);
             self.feed(pos, each);
+            let lane = &mut self.lanes[pos];
+            // What cut the log: a compressed input that stops decoding
+            // leaves its last line cut too.
+            let cut_line = lane.transport.cut_at();
+            let cut = match (self.undecodable, cut_line) {
+                (Some(line), _) => Some((line, LogCut::Undecodable)),
+                (None, Some((line, _))) => Some((line, LogCut::MidMessage)),
+                (None, None) => None,
+            };
+            if let Some((line, how)) = cut {
+                let text = cut_line.map(|(line, dir)| (line, crate::wire::dir::Side::of(dir)));
+                lane.session.log_cut(line, how, text);
+            }
             // swap_remove: O(1), so 10,000 servers in one log stay linear.
             let lane = self.lanes.swap_remove(&key).expect("lane exists");
             self.findings.set_session(lane.index);

@@ -209,6 +209,9 @@ pub struct Transport {
     exact: bool,
     /// What the parser builds of each message ([`Transport::whole_messages`]).
     build: Build,
+    /// The line where the input ended in the middle of a message
+    /// (`truncated-line`), if it did, and who wrote it.
+    cut: Option<(u64, Dir)>,
 }
 
 fn slot(dir: Dir) -> usize {
@@ -260,6 +263,7 @@ impl Transport {
             column_base: None,
             exact: false,
             build: Build::Checks,
+            cut: None,
         }
     }
 
@@ -649,6 +653,7 @@ impl Transport {
                 ),
             )
         } else if !terminated && error.is_eof() {
+            self.cut = Some((at.line, dir));
             (
                 Rule::TruncatedLine,
                 format!(
@@ -761,6 +766,7 @@ impl Transport {
                     == line
         });
         let (rule, message) = if at_end {
+            self.cut = Some((pending.start.line, dir));
             (
                 Rule::TruncatedLine,
                 format!(
@@ -805,6 +811,13 @@ impl Transport {
 
     /// Ends the file: flushes unfinished reassemblies and adds the counts to
     /// the once-per-side findings.
+    /// The line where the input ended in the middle of a message, and who
+    /// wrote it, once the input is read ([`Transport::finish`]): the log
+    /// was cut short there.
+    pub fn cut_at(&self) -> Option<(u64, Dir)> {
+        self.cut
+    }
+
     pub fn finish(&mut self, findings: &mut Findings, out: &mut Vec<Item>) {
         if let Some((_, (first, _))) = self.notes.first() {
             let text = self

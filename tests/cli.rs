@@ -1596,6 +1596,64 @@ fn a_cut_zstd_file_is_analysed_up_to_its_cut() {
     assert!(corrupt["line"].as_u64().unwrap() > 50, "{corrupt}");
 }
 
+/// The messages of the `unanswered-request` findings `check` gives on `path`.
+fn unanswered_messages(path: &str) -> Vec<String> {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    let findings = doc["files"][0]["findings"].as_array().unwrap();
+    findings
+        .iter()
+        .filter(|f| f["rule"] == "unanswered-request")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The message of the one `unanswered-request` that `check` finds in `path`.
+fn unanswered_message(path: &str) -> String {
+    let hangs = unanswered_messages(path);
+    assert_eq!(hangs.len(), 1, "{hangs:?}");
+    hangs[0].clone()
+}
+
+#[test]
+fn a_request_open_where_the_log_is_cut_is_blamed_on_the_cut() {
+    // The fixture's last line (7) is the start of the answer to the
+    // tools/call at line 6, cut without a newline: no stray text.
+    let hang = unanswered_message("fixtures/rules/truncated-line.log");
+    assert!(
+        hang.contains("likely: the log ends in the middle of a server message at line 7")
+            && hang.contains("the answer may be that message"),
+        "{hang}"
+    );
+    assert!(!hang.contains("choked on"), "{hang}");
+    // The compressed fixture stops decoding after the tools/call (id 7),
+    // its progress and a log message cut short: the answer is not there.
+    let hang = unanswered_message("fixtures/rules/corrupt-compressed-input.log");
+    assert!(
+        hang.contains(
+            "likely: the log is cut short: the compressed input could not be decoded past line"
+        ) && hang.contains("the answer may be in what is missing"),
+        "{hang}"
+    );
+    assert!(!hang.contains("choked on"), "{hang}");
+    // Its last line (23) is the client's tools/call cut short: the server's
+    // answers to the open requests cannot be that message.
+    let hangs = unanswered_messages("fixtures/redact/hostile.log");
+    assert!(!hangs.is_empty());
+    for hang in hangs {
+        assert!(
+            hang.contains("likely: the log ends in the middle of a client message at line 23")
+                && hang.contains("the answer may be in what is missing"),
+            "{hang}"
+        );
+    }
+    // Stray text that is not where the log stops is still blamed.
+    let hang = unanswered_message("fixtures/rules/invalid-json.log");
+    assert!(
+        hang.contains("which the reader may have choked on"),
+        "{hang}"
+    );
+}
+
 #[test]
 fn a_zstd_window_over_the_limit_is_refused_with_a_finding() {
     // A frame asking for a 1 GiB window (`zstd --long=30` from a pipe), and

@@ -535,7 +535,7 @@ rules! {
     UnansweredRequest => {
         name: "unanswered-request", group: Pairing, severity: Error, revisions: ALL,
         summary: "a request that never got a response (a hang)",
-        why: "The caller waits until a timeout, or forever. mcpdbg names the side that owes the reply and what that side did afterwards (answered later requests, wrote stderr, exited). Usual causes: the handler blocked or crashed, the request was lost to stray output or bad framing, or the response used a different id. Reported at the end of the log.",
+        why: "The caller waits until a timeout, or forever. mcpdbg names the side that owes the reply and what that side did afterwards (answered later requests, wrote stderr, exited). Usual causes: the handler blocked or crashed, the request was lost to stray output or bad framing, or the response used a different id. When the log itself stops in the middle of a message or a compressed log stops decoding, the answer may be in what is missing, and the finding says so. Reported at the end of the log.",
         fix: "Look at what the owing side did after the request: its stderr, its exit, the requests it answered instead.",
         spec: "base protocol, all revisions: responses MUST be sent in reply to requests",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{}}}\n! sync: waiting for lock",

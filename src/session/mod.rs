@@ -382,6 +382,16 @@ struct Inference {
     first_text: Option<u64>,
 }
 
+/// How a log was cut short ([`Session::log_cut`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogCut {
+    /// It ends in the middle of a message (`truncated-line`).
+    MidMessage,
+    /// The compressed input could not be decoded to its end
+    /// (`corrupt-compressed-input`).
+    Undecodable,
+}
+
 /// One MCP session being analysed.
 pub struct Session {
     config: Config,
@@ -412,6 +422,11 @@ pub struct Session {
     crash_reader: crash::Reader,
     /// Lifecycle events (stdin closed, exit, signals), bounded, for hang stories.
     ends: Vec<(u64, String)>,
+    /// Where the log was cut short, and how ([`Session::log_cut`]).
+    cut: Option<(u64, LogCut)>,
+    /// The cut line, when the log stops inside one, and who wrote it: it
+    /// was counted as text on the JSON stream, which it is not.
+    cut_text: Option<(u64, Side)>,
     inference: Inference,
     /// The id of the client's `initialize`, once sent.
     init_id: Option<RequestId>,
@@ -474,6 +489,8 @@ impl Session {
             crashes: Default::default(),
             crash_reader: Default::default(),
             ends: Vec::new(),
+            cut: None,
+            cut_text: None,
             inference: Inference::default(),
             init_id: None,
             initialized_early: false,
@@ -1843,6 +1860,15 @@ impl Session {
         }
     }
 
+    /// The log was cut short at `line` (before [`Session::finish`]): a
+    /// request left open before it may have been answered in what is
+    /// missing, and its hang says so. `text`: the line cut in the middle
+    /// of a message, if any, and who wrote it.
+    pub fn log_cut(&mut self, line: u64, how: LogCut, text: Option<(u64, Side)>) {
+        self.cut = Some((line, how));
+        self.cut_text = text;
+    }
+
     /// Ends the session: open requests become hangs.
     pub fn finish(mut self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
@@ -2066,7 +2092,11 @@ impl Session {
         let i = owner.index();
         let answered = self.counts.responses[i] - open.counts.responses[i];
         let sent = self.counts.messages[i] - open.counts.messages[i];
-        let noise = self.counts.noise[i] - open.counts.noise[i];
+        // A message cut where the log stops is no text on the stream.
+        let cut = self
+            .cut_text
+            .is_some_and(|(line, side)| side == owner && line > open.line);
+        let noise = (self.counts.noise[i] - open.counts.noise[i]).saturating_sub(u64::from(cut));
         let stderr = self.counts.stderr - open.counts.stderr;
         let mut parts = Vec::new();
         if answered > 0 {
@@ -2140,6 +2170,7 @@ impl Session {
             .iter()
             .find(|(line, ..)| *line > open.line)
             .filter(|_| owner == Side::Server);
+        let cut_after = self.cut.filter(|(line, _)| *line > open.line);
         let cause = match (open.reused, noise > 0, first_error, died, answered > 0) {
             (true, ..) => Some(
                 "its id was used twice, so its answer may have gone to the other request"
@@ -2164,6 +2195,24 @@ impl Session {
                         kind.verb()
                     )
                 }
+            }),
+            // The log stops there: what is missing may hold the answer.
+            _ if !died && cut_after.is_some() => cut_after.map(|(line, how)| match how {
+                LogCut::MidMessage => match self.cut_text.map(|(_, writer)| writer) {
+                    Some(writer) if writer != owner => format!(
+                        "the log ends in the middle of a {} message at line {line} (a capture cut short, or a {} that stopped while writing): the answer may be in what is missing",
+                        writer.as_str(),
+                        writer.as_str()
+                    ),
+                    _ => format!(
+                        "the log ends in the middle of a {} message at line {line} (a capture cut short, or a {} that stopped while writing): the answer may be that message or come after it",
+                        owner.as_str(),
+                        owner.as_str()
+                    ),
+                },
+                LogCut::Undecodable => format!(
+                    "the log is cut short: the compressed input could not be decoded past line {line}, and the answer may be in what is missing"
+                ),
             }),
             // The host saw the process go: that, not the stray text before
             // it, is why the request stayed open.
