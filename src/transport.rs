@@ -809,8 +809,6 @@ impl Transport {
         }
     }
 
-    /// Ends the file: flushes unfinished reassemblies and adds the counts to
-    /// the once-per-side findings.
     /// The line where the input ended in the middle of a message, and who
     /// wrote it, once the input is read ([`Transport::finish`]): the log
     /// was cut short there.
@@ -818,6 +816,8 @@ impl Transport {
         self.cut
     }
 
+    /// Ends the file: flushes unfinished reassemblies and adds the counts to
+    /// the once-per-side findings.
     pub fn finish(&mut self, findings: &mut Findings, out: &mut Vec<Item>) {
         if let Some((_, (first, _))) = self.notes.first() {
             let text = self

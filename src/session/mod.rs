@@ -2198,18 +2198,18 @@ impl Session {
             }),
             // The log stops there: what is missing may hold the answer.
             _ if !died && cut_after.is_some() => cut_after.map(|(line, how)| match how {
-                LogCut::MidMessage => match self.cut_text.map(|(_, writer)| writer) {
-                    Some(writer) if writer != owner => format!(
-                        "the log ends in the middle of a {} message at line {line} (a capture cut short, or a {} that stopped while writing): the answer may be in what is missing",
-                        writer.as_str(),
-                        writer.as_str()
-                    ),
-                    _ => format!(
-                        "the log ends in the middle of a {} message at line {line} (a capture cut short, or a {} that stopped while writing): the answer may be that message or come after it",
-                        owner.as_str(),
-                        owner.as_str()
-                    ),
-                },
+                LogCut::MidMessage => {
+                    let writer = self.cut_text.map_or(owner, |(_, writer)| writer);
+                    let answer = if writer == owner {
+                        "that message or come after it"
+                    } else {
+                        "in what is missing"
+                    };
+                    format!(
+                        "the log ends in the middle of a {w} message at line {line} (a capture cut short, or a {w} that stopped while writing): the answer may be {answer}",
+                        w = writer.as_str()
+                    )
+                }
                 LogCut::Undecodable => format!(
                     "the log is cut short: the compressed input could not be decoded past line {line}, and the answer may be in what is missing"
                 ),
