@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 mod fast;
 
 pub(crate) use fast::Op;
-pub(crate) use fast::give_spare;
+pub(crate) use fast::{forget_back, give_spare, set_ahead, take_back};
 
 use crate::wire::bound;
 use crate::wire::message::{
