@@ -552,6 +552,8 @@ pub struct Checker {
     build: Build,
     /// The line where a compressed input stopped decoding, if it did.
     undecodable: Option<u64>,
+    /// `check --follow` was stopped before the log ended ([`Checker::stop_following`]).
+    follow_stopped: bool,
 }
 
 impl Checker {
@@ -566,6 +568,7 @@ impl Checker {
             redactor: options.redact.then(Redactor::default),
             build: Build::Checks,
             undecodable: None,
+            follow_stopped: false,
         }
     }
 
@@ -615,6 +618,13 @@ impl Checker {
         self.lines_read = lines;
     }
 
+    /// `check --follow` was stopped (Ctrl-C) while the log may go on: what
+    /// is still open at [`Checker::finish`] was open when following stopped,
+    /// not at the log's end.
+    pub fn stop_following(&mut self) {
+        self.follow_stopped = true;
+    }
+
     /// Ends the input: flushes the transports, turns what is still open into
     /// hangs and returns the report.
     pub fn finish(self, path: &str, format: Format, each: &mut dyn FnMut(&Item)) -> FileReport {
@@ -651,6 +661,9 @@ impl Checker {
             if let Some((line, how)) = cut {
                 let text = cut_line.map(|(line, dir)| (line, crate::wire::dir::Side::of(dir)));
                 lane.session.log_cut(line, how, text);
+            }
+            if self.follow_stopped {
+                lane.session.follow_stopped();
             }
             // swap_remove: O(1), so 10,000 servers in one log stay linear.
             let lane = self.lanes.swap_remove(&key).expect("lane exists");

@@ -230,8 +230,12 @@ impl Part {
         open
     }
 
-    /// Reads the last line even without its newline and ends the part.
-    fn finish(mut self, name: &str, options: &Options) -> io::Result<FileReport> {
+    /// Reads the last line even without its newline and ends the part;
+    /// `stopped`: reading stopped (Ctrl-C) while the file may go on.
+    fn finish(mut self, name: &str, options: &Options, stopped: bool) -> io::Result<FileReport> {
+        if stopped {
+            self.checker.stop_following();
+        }
         let partial = std::mem::take(&mut self.partial);
         self.feed.0.borrow_mut().extend(partial);
         self.run(options)?;
@@ -369,7 +373,7 @@ pub fn follow(
                     part.print_new(out)?;
                     let old = std::mem::replace(&mut part, next);
                     let label = format!("{name} (part {})", done.len() + 1);
-                    done.push(old.finish(&label, &options.check)?);
+                    done.push(old.finish(&label, &options.check, false)?);
                     writeln!(
                         err,
                         "mcpdbg: {} {what}; reading it again from the start",
@@ -389,7 +393,7 @@ pub fn follow(
     } else {
         format!("{name} (part {})", done.len() + 1)
     };
-    done.push(part.finish(&label, &options.check)?);
+    done.push(part.finish(&label, &options.check, true)?);
     Ok(Report { files: done })
 }
 
@@ -410,5 +414,56 @@ mod tests {
         feed.0.borrow_mut().extend(b"! third\n".iter().copied());
         let lines: Vec<u64> = records.map(|r| r.expect("read").line).collect();
         assert_eq!(lines, vec![3]);
+    }
+
+    /// Ctrl-C while a request is open: it was not answered when following
+    /// stopped (the log may go on), not "never"; a message still being
+    /// written when following stopped is said to be so.
+    #[test]
+    fn what_is_open_when_following_stops_is_said_to_be_open_then() {
+        const HANDSHAKE: &str = r#"2026-11-20T14:03:11.000Z > {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+2026-11-20T14:03:11.100Z < {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+2026-11-20T14:03:11.200Z > {"jsonrpc":"2.0","method":"notifications/initialized"}
+2026-11-20T14:03:12.000Z > {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}
+2026-11-20T14:03:14.500Z < {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}
+"#;
+        let dir = std::env::temp_dir().join(format!("mcpdbg-follow-stop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let unanswered = |name: &str, text: &str| -> Vec<String> {
+            let path = dir.join(name);
+            std::fs::write(&path, text).expect("write the log");
+            let options = FollowOptions {
+                check: Options::default(),
+                poll: Duration::from_millis(1),
+                status_every: Duration::from_secs(60),
+            };
+            // Stopped from the start: one look at the file, then the report.
+            let stop = AtomicBool::new(true);
+            let report =
+                follow(&path, &options, &stop, &mut Vec::new(), &mut Vec::new()).expect("follows");
+            report.files[0]
+                .findings
+                .iter()
+                .filter(|f| f.rule.name() == "unanswered-request")
+                .map(|f| f.message.clone())
+                .collect()
+        };
+        assert_eq!(
+            unanswered("open.log", HANDSHAKE),
+            vec![
+                "client request `tools/call` \"slow\" (id 1) was not answered: the server owes the reply; it had waited 2.5 s when following stopped at line 5; after it the server sent 1 other message"
+            ]
+        );
+        let writing = format!(
+            "{HANDSHAKE}2026-11-20T14:03:15.000Z < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":["
+        );
+        let said = unanswered("writing.log", &writing);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].contains("when following stopped at line 6")
+                && said[0].contains("likely: following stopped in the middle of a server message at line 6 (it was still being written): the answer may be that message or come after it"),
+            "{said:?}"
+        );
+        std::fs::remove_dir_all(&dir).expect("scratch directory removed");
     }
 }

@@ -427,6 +427,9 @@ pub struct Session {
     /// The cut line, when the log stops inside one, and who wrote it: it
     /// was counted as text on the JSON stream, which it is not.
     cut_text: Option<(u64, Side)>,
+    /// `check --follow` was stopped (Ctrl-C) while the log went on: it does
+    /// not end where the reading stopped.
+    follow_stopped: bool,
     inference: Inference,
     /// The id of the client's `initialize`, once sent.
     init_id: Option<RequestId>,
@@ -491,6 +494,7 @@ impl Session {
             ends: Vec::new(),
             cut: None,
             cut_text: None,
+            follow_stopped: false,
             inference: Inference::default(),
             init_id: None,
             initialized_early: false,
@@ -1869,6 +1873,12 @@ impl Session {
         self.cut_text = text;
     }
 
+    /// `check --follow` stopped reading the log here (Ctrl-C), not at its
+    /// end: what is still open is said to be open when following stopped.
+    pub fn follow_stopped(&mut self) {
+        self.follow_stopped = true;
+    }
+
     /// Ends the session: open requests become hangs.
     pub fn finish(mut self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
@@ -2042,20 +2052,25 @@ impl Session {
             .severity_if(open.chosen.is_some(), crate::rules::Severity::Info)
             .related(cancel.line)
         } else {
+            let (never, ends) = if self.follow_stopped {
+                ("not", "following stopped")
+            } else {
+                ("never", "the log ends")
+            };
             let mut text = if side == Side::Unknown {
-                format!("request {what} (id {id}) from an unknown side was never answered")
+                format!("request {what} (id {id}) from an unknown side was {never} answered")
             } else {
                 format!(
-                    "{} request {what} (id {id}) was never answered: the {} owes the reply",
+                    "{} request {what} (id {id}) was {never} answered: the {} owes the reply",
                     side.as_str(),
                     owner.as_str()
                 )
             };
             match waited(end_time) {
                 Some(w) => text.push_str(&format!(
-                    "; it had waited {w} when the log ends at line {end_line}"
+                    "; it had waited {w} when {ends} at line {end_line}"
                 )),
-                None => text.push_str(&format!("; the log ends at line {end_line}")),
+                None => text.push_str(&format!("; {ends} at line {end_line}")),
             }
             if owner != Side::Unknown {
                 text.push_str(&self.since(owner, open));
@@ -2205,10 +2220,16 @@ impl Session {
                     } else {
                         "in what is missing"
                     };
-                    format!(
-                        "the log ends in the middle of a {w} message at line {line} (a capture cut short, or a {w} that stopped while writing): the answer may be {answer}",
-                        w = writer.as_str()
-                    )
+                    let w = writer.as_str();
+                    if self.follow_stopped {
+                        format!(
+                            "following stopped in the middle of a {w} message at line {line} (it was still being written): the answer may be {answer}"
+                        )
+                    } else {
+                        format!(
+                            "the log ends in the middle of a {w} message at line {line} (a capture cut short, or a {w} that stopped while writing): the answer may be {answer}"
+                        )
+                    }
                 }
                 LogCut::Undecodable => format!(
                     "the log is cut short: the compressed input could not be decoded past line {line}, and the answer may be in what is missing"
