@@ -1654,6 +1654,31 @@ fn a_request_open_where_the_log_is_cut_is_blamed_on_the_cut() {
     );
 }
 
+/// A log cut short inside an escape, its last byte a backslash (what a
+/// fuzzer found: the escape scan stepped past the end of the line and
+/// panicked): the cut message is a finding like any other, and the
+/// request it held is not taken for one.
+#[test]
+fn a_log_cut_inside_an_escape_is_a_finding_not_a_panic() {
+    // Without a newline, a line cut short (a warning: exit 0); with one, a
+    // line of JSON that never completes (an error: exit 1).
+    for (end, cut, status) in [("", "truncated-line", 0), ("\n", "invalid-json", 1)] {
+        let log = format!(
+            "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"a\\{end}"
+        );
+        let out = run_stdin(&["check", "--format", "json", "-"], log.as_bytes());
+        assert_eq!(out.status.code(), Some(status), "{out:?}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+        let rules: Vec<&str> = report["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["rule"].as_str())
+            .collect();
+        assert_eq!(rules, vec![cut], "{end:?}");
+    }
+}
+
 #[test]
 fn a_zstd_window_over_the_limit_is_refused_with_a_finding() {
     // A frame asking for a 1 GiB window (`zstd --long=30` from a pipe), and

@@ -1344,8 +1344,9 @@ fn has_lone_surrogate(b: &[u8]) -> bool {
             Some(true) => return true,
             Some(false) => i = at + 12,
             // Another escape: its letter, or the hex digits that follow
-            // (no backslash among them), are stepped over.
-            None => i = at + 2,
+            // (no backslash among them), are stepped over; a backslash that
+            // ends the text has no letter.
+            None => i = (at + 2).min(b.len()),
         }
     }
     false
@@ -1477,6 +1478,9 @@ mod tests {
         // An escaped backslash, then the letters: no escape at all.
         assert!(!has_lone_surrogate(br#""\\ud83d \\\\udc00""#));
         assert!(!has_lone_surrogate(br#""\u12"#));
+        // A backslash that ends the text (invalid JSON a fuzzer found).
+        assert!(!has_lone_surrogate(br#""x\"#));
+        assert!(!has_lone_surrogate(b"\\"));
         // A large structuredContent with pairs stands in; with a lone one it
         // is read whole, and the line fails as serde_json fails, then mended.
         let rows = "{\"n\":\"\\ud83d\\ude00\"},".repeat(60);

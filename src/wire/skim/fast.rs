@@ -204,7 +204,7 @@ pub(crate) fn set_ahead() {
 }
 
 /// Moves the members waiting to go back to the read-ahead thread into
-/// `into` (see [`give_back`]).
+/// `into` (see [`give_spare`]).
 #[allow(clippy::vec_box)]
 pub(crate) fn take_back(into: &mut Vec<Box<Members>>) {
     BACKLOG.with(|back| {
