@@ -1668,14 +1668,7 @@ fn a_log_cut_inside_an_escape_is_a_finding_not_a_panic() {
         );
         let out = run_stdin(&["check", "--format", "json", "-"], log.as_bytes());
         assert_eq!(out.status.code(), Some(status), "{out:?}");
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-        let rules: Vec<&str> = report["files"][0]["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .filter_map(|f| f["rule"].as_str())
-            .collect();
-        assert_eq!(rules, vec![cut], "{end:?}");
+        assert_eq!(rules_of(&json_of(&out)), vec![cut], "{end:?}");
     }
 }
 
