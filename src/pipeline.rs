@@ -100,10 +100,7 @@ pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::
         }
         (opened.format, opened.lines.get())
     };
-    checker.lines_read(lines);
-    let mut report = checker.finish(path, format, &mut |_| {});
-    report.read.lines = lines;
-    Ok(report)
+    Ok(checker.read_all(path, format, lines))
 }
 
 /// Whether the input's lines are short, by its first [`PEEK`] bytes: then
@@ -468,7 +465,7 @@ fn read_ahead(
             let opened = reader::open(input, forced)?;
             let mut records = opened.records;
             let mut end = false;
-            while !end {
+            'read: while !end {
                 let (mut recs, mut batch) = emptied
                     .try_recv()
                     .unwrap_or_else(|_| (Vec::with_capacity(AHEAD_BATCH), AheadBatch::default()));
@@ -492,15 +489,13 @@ fn read_ahead(
                         Err(std::sync::mpsc::TrySendError::Full(mut full)) => {
                             if !full.1.build_some(AHEAD_BUILD) {
                                 if send.send(full).is_err() {
-                                    return Ok((opened.format, opened.lines.get()));
+                                    break 'read;
                                 }
                                 break;
                             }
                             next = full;
                         }
-                        Err(std::sync::mpsc::TrySendError::Disconnected(_)) => {
-                            return Ok((opened.format, opened.lines.get()));
-                        }
+                        Err(std::sync::mpsc::TrySendError::Disconnected(_)) => break 'read,
                     }
                 }
             }
@@ -616,6 +611,14 @@ impl Checker {
     /// How many lines the reader read (for the forced-format note).
     pub fn lines_read(&mut self, lines: u64) {
         self.lines_read = lines;
+    }
+
+    /// [`Checker::finish`] of a whole input that the reader read `lines` of.
+    fn read_all(mut self, path: &str, format: Format, lines: u64) -> FileReport {
+        self.lines_read(lines);
+        let mut report = self.finish(path, format, &mut |_| {});
+        report.read.lines = lines;
+        report
     }
 
     /// `check --follow` was stopped (Ctrl-C) while the log may go on: what
@@ -1292,10 +1295,7 @@ mod tests {
             let input = Box::new(std::io::Cursor::new(data.to_vec()));
             let (format, lines) =
                 read_ahead(input, None, &mut checker, Builds::All).expect("in-memory read");
-            checker.lines_read(lines);
-            let mut report = checker.finish("t", format, &mut |_| {});
-            report.read.lines = lines;
-            format!("{report:?}")
+            format!("{:?}", checker.read_all("t", format, lines))
         };
         let mut busy = String::from(INIT);
         for i in 1..2000 {
