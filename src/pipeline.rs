@@ -161,6 +161,40 @@ struct AheadBatch {
     back: Vec<Box<crate::wire::message::Members>>,
 }
 
+/// Per chunk, when the lines of `lines` in it are valid UTF-8: where the
+/// span from the first's start to the last's end starts, and the span,
+/// checked whole. `None` for a chunk whose span is not valid UTF-8 (a line
+/// in it, or between them, is not), or is mostly not these lines' bytes:
+/// each line is then checked on its own.
+fn utf8_spans<'c>(
+    chunks: &'c [std::sync::Arc<Vec<u8>>],
+    lines: impl Iterator<Item = &'c (usize, std::ops::Range<usize>)>,
+) -> Vec<Option<(usize, &'c str)>> {
+    // Per chunk: the span, and how many of its bytes are the lines'.
+    let mut bounds: Vec<Option<(std::ops::Range<usize>, usize)>> = vec![None; chunks.len()];
+    for (chunk, range) in lines {
+        let Some(slot) = bounds.get_mut(*chunk) else {
+            continue;
+        };
+        let (span, bytes) = slot.get_or_insert((range.clone(), 0));
+        span.start = span.start.min(range.start);
+        span.end = span.end.max(range.end);
+        *bytes += range.len();
+    }
+    bounds
+        .into_iter()
+        .zip(chunks)
+        .map(|(bound, chunk)| {
+            let (span, bytes) = bound?;
+            if span.len() > 2 * bytes + 4096 {
+                return None;
+            }
+            let text = simdutf8::basic::from_utf8(chunk.get(span.clone())?).ok()?;
+            Some((span.start, text))
+        })
+        .collect()
+}
+
 /// What the read-ahead thread read of a record's line.
 enum LineRead {
     /// A short line's tape: its range in the batch's tapes, and whether
@@ -232,19 +266,38 @@ impl AheadBatch {
     fn read(&mut self, build: Build, long: bool) {
         self.tape.clear();
         self.read.clear();
+        let read_here =
+            |range: &std::ops::Range<usize>| long || crate::wire::skim::may_read_ahead(range.len());
+        // The UTF-8 of the lines read here, checked a chunk's span at a time
+        // (a call per line cost more than the check of a short line).
+        let spans = utf8_spans(
+            &self.chunks,
+            self.lines
+                .iter()
+                .flatten()
+                .filter(|(_, range)| read_here(range)),
+        );
         for line in &self.lines {
             let read = line.as_ref().and_then(|(chunk, range)| {
                 let short = crate::wire::skim::may_read_ahead(range.len());
-                if !short && !long {
+                if !read_here(range) {
                     return None;
                 }
-                let text = simdutf8::basic::from_utf8(&self.chunks[*chunk][range.clone()]).ok()?;
+                let text = match spans.get(*chunk).copied().flatten() {
+                    // `None` only when the range does not start and end at
+                    // char boundaries of the span, never for a line's.
+                    Some((base, span)) => span.get(range.start - base..range.end - base),
+                    None => simdutf8::basic::from_utf8(&self.chunks[*chunk][range.clone()]).ok(),
+                }?;
+                // What the transport would check before parsing (`add` checked
+                // the rest): it trusts what was read ahead.
+                if !crate::transport::is_json_text(text) {
+                    return None;
+                }
                 if !short {
-                    return crate::transport::is_json_text(text).then(|| {
-                        LineRead::Parsed(Box::new(
-                            crate::wire::skim::parse_cut_as(text, build).ok(),
-                        ))
-                    });
+                    return Some(LineRead::Parsed(Box::new(
+                        crate::wire::skim::parse_cut_as(text, build).ok(),
+                    )));
                 }
                 let from = self.tape.len();
                 let cut = crate::wire::skim::read_ahead(text, build, &mut self.tape)?;
@@ -1297,20 +1350,20 @@ mod tests {
                 read_ahead(input, None, &mut checker, Builds::All).expect("in-memory read");
             format!("{:?}", checker.read_all("t", format, lines))
         };
-        let mut busy = String::from(INIT);
+        let mut busy = String::from(INIT).into_bytes();
         for i in 1..2000 {
             let token = format!("p-{}", i % 5);
-            busy.push_str(&format!(
+            busy.extend_from_slice(format!(
                 "> {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"t{}\",\"arguments\":{{\"q\":\"caf\\u00e9 {i}\"}},\"_meta\":{{\"progressToken\":\"{token}\"}}}}}}\n",
                 i % 3
-            ));
-            busy.push_str(&format!(
+            ).as_bytes());
+            busy.extend_from_slice(format!(
                 "< {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"{token}\",\"progress\":{}}}}}\n",
                 i % 4
-            ));
-            busy.push_str(&format!(
+            ).as_bytes());
+            busy.extend_from_slice(format!(
                 "< {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"line\\n{i}\"}}}}\n"
-            ));
+            ).as_bytes());
             // Now and then an answer twice, an error, an unknown id, a
             // member of another shape.
             let answer = match i % 7 {
@@ -1328,12 +1381,31 @@ mod tests {
                     "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"r{i}\"}}],\"isError\":false}}}}"
                 ),
             };
-            busy.push_str(&format!("< {answer}\n"));
+            busy.extend_from_slice(format!("< {answer}\n").as_bytes());
+            // Now and then a line the transport does not parse as it is,
+            // among those read ahead: not UTF-8 (in a message, on stderr),
+            // ending in a carriage return, a header, a byte order mark.
+            if i % 401 == 0 {
+                busy.extend_from_slice(b"< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"\xff\xfe\"}}\n! caf\xc3\x28\n");
+                busy.extend_from_slice(format!("> {{\"jsonrpc\":\"2.0\",\"id\":\"cr{i}\",\"method\":\"ping\"}}\r\n< Content-Length: 12\n< \u{feff}{{\"jsonrpc\":\"2.0\",\"id\":\"cr{i}\",\"result\":{{}}}}\n").as_bytes());
+            }
             if i % 11 == 0 {
-                busy.push_str(&format!("< {answer}\n! a line on stderr\n"));
+                busy.extend_from_slice(format!("< {answer}\n! a line on stderr\n").as_bytes());
             }
         }
-        let mut logs = vec![("busy".to_string(), busy.into_bytes())];
+        let report = built_ahead(&busy);
+        for rule in [
+            Rule::InvalidUtf8,
+            Rule::CrlfLineEnding,
+            Rule::ContentLengthFraming,
+            Rule::Bom,
+        ] {
+            assert!(
+                report.contains(&format!("{rule:?}")),
+                "{rule:?} in {report}"
+            );
+        }
+        let mut logs = vec![("busy".to_string(), busy)];
         let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules");
         for entry in std::fs::read_dir(rules).expect("fixtures/rules lists") {
             let path = entry.expect("an entry").path();

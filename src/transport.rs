@@ -871,22 +871,22 @@ fn parse_plain(
     build: Build,
     ahead: Option<ReadAhead<'_>>,
 ) -> Result<Frame, LineBytes> {
-    if !may_be_json_line(&bytes) {
-        return Err(bytes);
-    }
-    // What was read ahead of the very same bytes, whose UTF-8 was checked
-    // as they were read.
+    // What was read ahead of the very same bytes: only of a line that passed
+    // the checks below (its UTF-8 checked as it was read), which are not
+    // made again, as they would touch the line's bytes on this thread.
     let ahead = ahead.filter(|ahead| std::ptr::eq(ahead.text().as_bytes(), &*bytes));
     let text = match &ahead {
         Some(ahead) => ahead.text(),
-        None => match simdutf8::basic::from_utf8(&bytes) {
-            Ok(text) => text,
-            Err(_) => return Err(bytes),
-        },
+        None => {
+            if !may_be_json_line(&bytes) {
+                return Err(bytes);
+            }
+            match simdutf8::basic::from_utf8(&bytes) {
+                Ok(text) if is_json_text(text) => text,
+                _ => return Err(bytes),
+            }
+        }
     };
-    if !is_json_text(text) {
-        return Err(bytes);
-    }
     let parse = || crate::wire::skim::parse_cut_as(text, build).ok();
     let read = match ahead {
         Some(ReadAhead::Tape(tape)) => crate::wire::skim::parse_ahead(text, tape).or_else(parse),

@@ -123,7 +123,10 @@ pub(crate) struct Ahead<'t> {
     pub(crate) text: &'t str,
 }
 
-/// What was read of a line ahead, perhaps on another thread.
+/// What was read of a line ahead, perhaps on another thread: only of a line
+/// the transport parses as it is (no byte order mark or carriage return,
+/// valid UTF-8, JSON text and not a header), which it then does not check
+/// again.
 pub(crate) enum ReadAhead<'t> {
     /// A short line's tape ([`read_ahead`]).
     Tape(Ahead<'t>),
