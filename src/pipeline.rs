@@ -129,6 +129,13 @@ const AHEAD_BYTES: usize = 64 << 10;
 const AHEAD_MIN_SHORT: usize = 64;
 /// How many batches may be read ahead of the one being fed.
 const AHEAD_DEPTH: usize = 2;
+/// How many batches [`read_short_ahead`] holds, read or not, before it
+/// waits for the first, and how many of them the other thread may have.
+const AHEAD_HELD: usize = 6;
+/// How many bytes [`read_short_ahead`] holds in the batches waiting, past
+/// which it waits for the first.
+const AHEAD_HELD_BYTES: usize = 8 << 20;
+const AHEAD_THERE: usize = 4;
 /// How many messages the read-ahead thread builds between looks at
 /// whether the other thread took the next batch.
 const AHEAD_BUILD: usize = 16;
@@ -147,6 +154,8 @@ struct AheadBatch {
     /// How many of `lines` are short (written as tapes) and long.
     short: usize,
     long: usize,
+    /// The bytes the batch's records hold.
+    bytes: usize,
     /// What the thread wrote: all the tapes, and per record what it read.
     tape: Vec<Op>,
     read: Vec<Option<LineRead>>,
@@ -213,12 +222,11 @@ impl AheadBatch {
     /// Reads the next records into `recs`, up to a batch, taking note of
     /// their lines; `false` when the input ended.
     fn fill(&mut self, records: &mut reader::Records, recs: &mut Vec<Record>) -> io::Result<bool> {
-        let mut bytes = 0;
         for record in records.by_ref() {
             let record = record?;
-            bytes += self.add(&record);
+            self.bytes += self.add(&record);
             recs.push(record);
-            if recs.len() == AHEAD_BATCH || bytes >= AHEAD_BYTES {
+            if recs.len() == AHEAD_BATCH || self.bytes >= AHEAD_BYTES {
                 return Ok(true);
             }
         }
@@ -390,6 +398,7 @@ impl AheadBatch {
         self.lines.clear();
         self.short = 0;
         self.long = 0;
+        self.bytes = 0;
         self.tape.clear();
         self.read.clear();
         self.built.clear();
@@ -398,87 +407,150 @@ impl AheadBatch {
 }
 
 /// [`read_ahead`] for an input of long lines: this thread reads the
-/// records too, and hands only their short lines to the other in batches,
-/// for it to write their tapes; the long lines' bytes, which the skim
-/// parser reads here, stay in this core's cache. The findings are the same
-/// as one thread's.
+/// records, and the two threads share the reading of the batches (the
+/// skim parser's parse of each long line, the tapes of short lines): a
+/// batch goes to the other thread while it has fewer than
+/// [`AHEAD_DEPTH`] in hand, and is read here otherwise, where its bytes
+/// are in this core's cache. This thread then feeds the batches in order,
+/// each as soon as it is read, so that the parse of one batch runs beside
+/// the parse of the next. At most [`AHEAD_HELD`] batches are held at a
+/// time. The findings are the same as one thread's (the same records reach
+/// the same session in order, and a line is parsed the same on either
+/// thread).
 fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Result<()> {
     let build = checker.build;
     let stopped = || io::Error::other("the read-ahead thread stopped");
     std::thread::scope(|scope| {
-        let (to_reader, batches) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
-        let (done, read) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_DEPTH);
+        let (to_reader, batches) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_THERE);
+        let (done, read) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_THERE);
         scope.spawn(move || {
             for mut batch in batches {
-                batch.read(build, false);
+                batch.read(build, true);
                 if done.send(batch).is_err() {
                     break;
                 }
             }
         });
-        // The records read, in order, each batch with whether its lines
-        // went to the other thread.
-        let mut waiting: std::collections::VecDeque<(Vec<Record>, bool)> =
-            std::collections::VecDeque::new();
-        let mut sent = 0;
-        // Emptied batches and record buffers, filled again: a buffer of
-        // records is 4,096 records long, and one allocated per batch of a
-        // few long lines cost page faults on every batch.
-        let mut spare: Vec<AheadBatch> = Vec::new();
-        let mut spare_recs: Vec<Vec<Record>> = Vec::new();
-        let mut records = records;
-        let feed = |(mut recs, ahead): (Vec<Record>, bool),
-                    checker: &mut Checker,
-                    spare: &mut Vec<AheadBatch>,
-                    spare_recs: &mut Vec<Vec<Record>>|
-         -> io::Result<()> {
-            if ahead {
-                let mut batch = read.recv().map_err(|_| stopped())?;
-                batch.feed(recs.drain(..), checker);
-                batch.clear();
-                spare.push(batch);
-            } else {
-                recs.drain(..)
-                    .for_each(|record| checker.push_ahead(record, None, &mut |_| {}));
-            }
-            spare_recs.push(recs);
-            Ok(())
+        let mut held = HeldBatches {
+            waiting: std::collections::VecDeque::new(),
+            bytes: 0,
+            there: 0,
+            spare: Vec::new(),
+            spare_recs: Vec::new(),
         };
+        let mut records = records;
         let mut end = false;
         while !end {
-            let mut batch = spare.pop().unwrap_or_default();
-            let mut recs = spare_recs
+            let mut batch = held.spare.pop().unwrap_or_default();
+            let mut recs = held
+                .spare_recs
                 .pop()
                 .unwrap_or_else(|| Vec::with_capacity(AHEAD_BATCH));
             end = !batch.fill(&mut records, &mut recs)?;
-            let ahead = batch.worth_reading();
-            if ahead {
-                to_reader.send(batch).map_err(|_| stopped())?;
-                sent += 1;
-            } else {
+            let bytes = batch.bytes;
+            let at = if !batch.worth_reading() && batch.long == 0 {
                 batch.clear();
-                spare.push(batch);
-            }
-            waiting.push_back((recs, ahead));
-            // Fed once the other thread has the next batches to read; a
-            // batch it does not read is fed at once when none waits before
-            // it, while its lines are in this core's cache (and their chunk
-            // is free to be read into again).
-            while sent >= AHEAD_DEPTH
-                || waiting.len() > AHEAD_DEPTH
-                || waiting.front().is_some_and(|(_, ahead)| !ahead)
-            {
-                let next = waiting.pop_front().expect("batches wait");
-                sent -= usize::from(next.1);
-                feed(next, checker, &mut spare, &mut spare_recs)?;
-            }
+                held.spare.push(batch);
+                Held::Unread
+            } else if held.there < AHEAD_THERE {
+                to_reader.send(batch).map_err(|_| stopped())?;
+                held.there += 1;
+                Held::There
+            } else {
+                batch.read(build, true);
+                Held::Read(batch)
+            };
+            held.waiting.push_back((recs, at, bytes));
+            held.bytes += bytes;
+            // What is ready is fed at once (a batch not read ahead while
+            // its lines are in this core's cache and their chunk is free to
+            // be read into again); the first is waited for only when too
+            // many batches, or too many bytes, are held (a run of lines of
+            // hundreds of megabytes is held one at a time, as on one
+            // thread).
+            while held.feed_first(&read, checker, held.too_many())? {}
         }
         drop(to_reader);
-        while let Some(next) = waiting.pop_front() {
-            feed(next, checker, &mut spare, &mut spare_recs)?;
-        }
+        while held.feed_first(&read, checker, true)? {}
         Ok(())
     })
+}
+
+/// Where a batch that waits to be fed in [`read_short_ahead`] is.
+enum Held {
+    /// Nothing in it worth reading ahead: its lines are parsed as they are
+    /// fed.
+    Unread,
+    /// On the other thread, being read.
+    There,
+    /// Read.
+    Read(AheadBatch),
+}
+
+/// [`read_short_ahead`]'s batches: those waiting to be fed, in order, and
+/// the emptied ones to be filled again.
+struct HeldBatches {
+    /// Each with the bytes its records hold.
+    waiting: std::collections::VecDeque<(Vec<Record>, Held, usize)>,
+    /// The bytes the waiting batches hold.
+    bytes: usize,
+    /// How many are on the other thread (sent, not yet back).
+    there: usize,
+    /// Emptied batches and record buffers: a buffer of records is 4,096
+    /// records long, and one allocated per batch of a few long lines cost
+    /// page faults on every batch.
+    spare: Vec<AheadBatch>,
+    spare_recs: Vec<Vec<Record>>,
+}
+
+impl HeldBatches {
+    /// Whether more batches, or bytes, are held than the first should wait
+    /// to be fed.
+    fn too_many(&self) -> bool {
+        self.waiting.len() > AHEAD_HELD || self.bytes > AHEAD_HELD_BYTES
+    }
+
+    /// Feeds the first batch waiting when it is ready, or, with `wait`, once
+    /// the other thread (sending to `read`) has read it; `false` when none
+    /// was fed.
+    fn feed_first(
+        &mut self,
+        read: &std::sync::mpsc::Receiver<AheadBatch>,
+        checker: &mut Checker,
+        wait: bool,
+    ) -> io::Result<bool> {
+        let stopped = || io::Error::other("the read-ahead thread stopped");
+        let Some((_, held, _)) = self.waiting.front_mut() else {
+            return Ok(false);
+        };
+        if let Held::There = held {
+            let batch = if wait {
+                read.recv().map_err(|_| stopped())?
+            } else {
+                match read.try_recv() {
+                    Ok(batch) => batch,
+                    Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(false),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => return Err(stopped()),
+                }
+            };
+            self.there -= 1;
+            *held = Held::Read(batch);
+        }
+        let (mut recs, held, bytes) = self.waiting.pop_front().expect("a batch waits");
+        self.bytes -= bytes;
+        match held {
+            Held::Read(mut batch) => {
+                batch.feed(recs.drain(..), checker);
+                batch.clear();
+                self.spare.push(batch);
+            }
+            _ => recs
+                .drain(..)
+                .for_each(|record| checker.push_ahead(record, None, &mut |_| {})),
+        }
+        self.spare_recs.push(recs);
+        Ok(true)
+    }
 }
 
 /// Reads `input` on a second thread and feeds its records to `checker`:
@@ -1325,6 +1397,67 @@ mod tests {
         assert_eq!(counts, [3, 2, 0], "client, server, unknown");
         let rules: Vec<_> = report.findings.iter().map(|f| f.rule.name()).collect();
         assert_eq!(rules, vec!["direction-inferred"]);
+    }
+
+    /// An input of long lines is read on both threads, a batch on one
+    /// beside the next on the other ([`read_short_ahead`]): the report is
+    /// the one thread's, with lines the transport does not parse as they
+    /// are among them, and a line of more than [`AHEAD_HELD_BYTES`].
+    #[test]
+    fn long_lines_parsed_on_both_threads_are_checked_the_same() {
+        let check_with = |data: &[u8], read_ahead: bool| {
+            let options = Options {
+                read_ahead,
+                ..Options::default()
+            };
+            let input = Box::new(std::io::Cursor::new(data.to_vec()));
+            format!("{:?}", check("t", input, &options).expect("in-memory read"))
+        };
+        let mut log = String::from(INIT).into_bytes();
+        for i in 1..600 {
+            let rows: Vec<String> = (0..60 + i % 50)
+                .map(|r| {
+                    format!(
+                        "{{\"id\":{r},\"name\":\"row {r}\\n\",\"ok\":{}}}",
+                        r % 2 == 0
+                    )
+                })
+                .collect();
+            log.extend_from_slice(
+                format!(
+                    "> {{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"q\",\"arguments\":{{}}}}}}\n< {{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{} rows\"}}],\"structuredContent\":{{\"rows\":[{}]}}}}}}\n",
+                    // Now and then an answer to an unknown id.
+                    if i % 97 == 0 { i + 10_000 } else { i },
+                    rows.len(),
+                    rows.join(",")
+                )
+                .as_bytes(),
+            );
+            match i % 50 {
+                10 => log.extend_from_slice(b"< {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":\"\xff\"}\n! caf\xc3\x28\n"),
+                20 => log.extend_from_slice(b"> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}\r\n< Content-Length: 12\n"),
+                30 => log.extend_from_slice(b"< hello from print()\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"res\n"),
+                40 => {
+                    // A line of 9 MiB: held alone.
+                    let text = "word ".repeat((9 << 20) / 5);
+                    log.extend_from_slice(format!("< {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{text}\"}}}}\n").as_bytes());
+                }
+                _ => {}
+            }
+        }
+        let (short, _) =
+            short_lines(Box::new(std::io::Cursor::new(log.clone()))).expect("in-memory read");
+        assert!(!short, "an input of long lines");
+        let one = check_with(&log, false);
+        for rule in [
+            Rule::InvalidUtf8,
+            Rule::StrayOutput,
+            Rule::OrphanResponse,
+            Rule::CrlfLineEnding,
+        ] {
+            assert!(one.contains(&format!("{rule:?}")), "{rule:?} in {one}");
+        }
+        assert_eq!(check_with(&log, true), one);
     }
 
     /// Messages built on the read-ahead thread (here every one of them; in
