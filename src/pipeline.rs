@@ -90,7 +90,7 @@ pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::
             read_ahead(input, options.format, &mut checker, Builds::WhileBehind)?
         } else {
             let opened = reader::open(input, options.format)?;
-            read_short_ahead(opened.records, &mut checker)?;
+            read_in_turns(opened.records, &mut checker)?;
             (opened.format, opened.lines.get())
         }
     } else {
@@ -105,8 +105,8 @@ pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::
 
 /// Whether the input's lines are short, by its first [`PEEK`] bytes: then
 /// reading it on the other thread too ([`read_ahead`]) pays; with long
-/// lines ([`read_short_ahead`]), reading them where the skim parser reads
-/// them does. Returns the input, whole.
+/// lines, reading it here and parsing the lines on both threads in turn
+/// ([`read_in_turns`]) does. Returns the input, whole.
 fn short_lines(input: Box<dyn Read + Send>) -> io::Result<(bool, Box<dyn Read + Send>)> {
     let mut peek = Vec::with_capacity(PEEK);
     let mut input = input;
@@ -129,12 +129,11 @@ const AHEAD_BYTES: usize = 64 << 10;
 const AHEAD_MIN_SHORT: usize = 64;
 /// How many batches may be read ahead of the one being fed.
 const AHEAD_DEPTH: usize = 2;
-/// How many batches [`read_short_ahead`] holds, read or not, before it
-/// waits for the first, and how many of them the other thread may have.
+/// How many batches [`read_in_turns`] holds, read or not, and how many
+/// bytes in them, before it waits for the first.
 const AHEAD_HELD: usize = 6;
-/// How many bytes [`read_short_ahead`] holds in the batches waiting, past
-/// which it waits for the first.
 const AHEAD_HELD_BYTES: usize = 8 << 20;
+/// How many of them [`read_in_turns`]'s other thread may have.
 const AHEAD_THERE: usize = 4;
 /// How many messages the read-ahead thread builds between looks at
 /// whether the other thread took the next batch.
@@ -410,14 +409,14 @@ impl AheadBatch {
 /// records, and the two threads share the reading of the batches (the
 /// skim parser's parse of each long line, the tapes of short lines): a
 /// batch goes to the other thread while it has fewer than
-/// [`AHEAD_DEPTH`] in hand, and is read here otherwise, where its bytes
+/// [`AHEAD_THERE`] in hand, and is read here otherwise, where its bytes
 /// are in this core's cache. This thread then feeds the batches in order,
 /// each as soon as it is read, so that the parse of one batch runs beside
-/// the parse of the next. At most [`AHEAD_HELD`] batches are held at a
-/// time. The findings are the same as one thread's (the same records reach
+/// the parse of the next. At most [`AHEAD_HELD`] batches, and
+/// [`AHEAD_HELD_BYTES`] of lines, are held at a time. The findings are the same as one thread's (the same records reach
 /// the same session in order, and a line is parsed the same on either
 /// thread).
-fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Result<()> {
+fn read_in_turns(records: reader::Records, checker: &mut Checker) -> io::Result<()> {
     let build = checker.build;
     let stopped = || io::Error::other("the read-ahead thread stopped");
     std::thread::scope(|scope| {
@@ -476,7 +475,7 @@ fn read_short_ahead(records: reader::Records, checker: &mut Checker) -> io::Resu
     })
 }
 
-/// Where a batch that waits to be fed in [`read_short_ahead`] is.
+/// Where a batch that waits to be fed in [`read_in_turns`] is.
 enum Held {
     /// Nothing in it worth reading ahead: its lines are parsed as they are
     /// fed.
@@ -487,7 +486,7 @@ enum Held {
     Read(AheadBatch),
 }
 
-/// [`read_short_ahead`]'s batches: those waiting to be fed, in order, and
+/// [`read_in_turns`]'s batches: those waiting to be fed, in order, and
 /// the emptied ones to be filled again.
 struct HeldBatches {
     /// Each with the bytes its records hold.
@@ -1400,7 +1399,7 @@ mod tests {
     }
 
     /// An input of long lines is read on both threads, a batch on one
-    /// beside the next on the other ([`read_short_ahead`]): the report is
+    /// beside the next on the other ([`read_in_turns`]): the report is
     /// the one thread's, with lines the transport does not parse as they
     /// are among them, and a line of more than [`AHEAD_HELD_BYTES`].
     #[test]
