@@ -672,7 +672,9 @@ pub struct Checker {
     /// The line where a compressed input stopped decoding, if it did.
     undecodable: Option<u64>,
     /// `check --follow` was stopped before the log ended ([`Checker::stop_following`]).
-    follow_stopped: bool,
+    /// Then: the log's newest timestamp and the seconds since its line was
+    /// read.
+    follow_stopped: Option<Option<(crate::wire::time::Timestamp, f64)>>,
 }
 
 impl Checker {
@@ -687,7 +689,7 @@ impl Checker {
             redactor: options.redact.then(Redactor::default),
             build: Build::Checks,
             undecodable: None,
-            follow_stopped: false,
+            follow_stopped: None,
         }
     }
 
@@ -747,9 +749,10 @@ impl Checker {
 
     /// `check --follow` was stopped (Ctrl-C) while the log may go on: what
     /// is still open at [`Checker::finish`] was open when following stopped,
-    /// not at the log's end.
-    pub fn stop_following(&mut self) {
-        self.follow_stopped = true;
+    /// not at the log's end. `clock`: the log's newest timestamp and the time
+    /// since its line was read (see [`Session::follow_stopped`]).
+    pub fn stop_following(&mut self, clock: Option<(crate::wire::time::Timestamp, f64)>) {
+        self.follow_stopped = Some(clock);
     }
 
     /// Ends the input: flushes the transports, turns what is still open into
@@ -789,8 +792,8 @@ impl Checker {
                 let text = cut_line.map(|(line, dir)| (line, crate::wire::dir::Side::of(dir)));
                 lane.session.log_cut(line, how, text);
             }
-            if self.follow_stopped {
-                lane.session.follow_stopped();
+            if let Some(clock) = &self.follow_stopped {
+                lane.session.follow_stopped(clock.clone());
             }
             // swap_remove: O(1), so 10,000 servers in one log stay linear.
             let lane = self.lanes.swap_remove(&key).expect("lane exists");

@@ -234,7 +234,11 @@ impl Part {
     /// `stopped`: reading stopped (Ctrl-C) while the file may go on.
     fn finish(mut self, name: &str, options: &Options, stopped: bool) -> io::Result<FileReport> {
         if stopped {
-            self.checker.stop_following();
+            let clock = self
+                .latest
+                .as_ref()
+                .map(|(newest, read)| (newest.clone(), read.elapsed().as_secs_f64()));
+            self.checker.stop_following(clock);
         }
         let partial = std::mem::take(&mut self.partial);
         self.feed.0.borrow_mut().extend(partial);
@@ -429,7 +433,9 @@ mod tests {
 "#;
         let dir = std::env::temp_dir().join(format!("mcpdbg-follow-stop-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch directory");
-        let unanswered = |name: &str, text: &str| -> Vec<String> {
+        // Stopped after `after` of following (zero: one look at the file,
+        // then the report).
+        let stopped_after = |name: &str, text: &str, after: Duration| -> Vec<String> {
             let path = dir.join(name);
             std::fs::write(&path, text).expect("write the log");
             let options = FollowOptions {
@@ -437,10 +443,14 @@ mod tests {
                 poll: Duration::from_millis(1),
                 status_every: Duration::from_secs(60),
             };
-            // Stopped from the start: one look at the file, then the report.
-            let stop = AtomicBool::new(true);
-            let report =
-                follow(&path, &options, &stop, &mut Vec::new(), &mut Vec::new()).expect("follows");
+            let stop = AtomicBool::new(after.is_zero());
+            let report = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    std::thread::sleep(after);
+                    stop.store(true, Ordering::SeqCst);
+                });
+                follow(&path, &options, &stop, &mut Vec::new(), &mut Vec::new()).expect("follows")
+            });
             report.files[0]
                 .findings
                 .iter()
@@ -448,12 +458,32 @@ mod tests {
                 .map(|f| f.message.clone())
                 .collect()
         };
-        assert_eq!(
-            unanswered("open.log", HANDSHAKE),
-            vec![
-                "client request `tools/call` \"slow\" (id 1) was not answered: the server owes the reply; it had waited 2.5 s when following stopped at line 5; after it the server sent 1 other message"
-            ]
-        );
+        let unanswered = |name: &str, text: &str| stopped_after(name, text, Duration::ZERO);
+        // The wait runs on the log's clock to its newest line (2.5 s), then
+        // on this one's to when following stopped.
+        let waited = |said: &[String]| -> f64 {
+            assert_eq!(said.len(), 1, "{said:?}");
+            let (head, rest) = said[0]
+                .split_once("; it had waited ")
+                .unwrap_or_else(|| panic!("{said:?}"));
+            assert_eq!(
+                head,
+                "client request `tools/call` \"slow\" (id 1) was not answered: the server owes the reply"
+            );
+            let (seconds, tail) = rest.split_once(" s ").unwrap_or_else(|| panic!("{said:?}"));
+            assert_eq!(
+                tail,
+                "when following stopped at line 5; after it the server sent 1 other message"
+            );
+            seconds.parse().unwrap_or_else(|_| panic!("{said:?}"))
+        };
+        assert!(waited(&unanswered("open.log", HANDSHAKE)) >= 2.5);
+        let later = waited(&stopped_after(
+            "later.log",
+            HANDSHAKE,
+            Duration::from_millis(1500),
+        ));
+        assert!(later >= 4.0, "{later} s");
         let writing = format!(
             "{HANDSHAKE}2026-11-20T14:03:15.000Z < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":["
         );

@@ -430,6 +430,9 @@ pub struct Session {
     /// `check --follow` was stopped (Ctrl-C) while the log went on: it does
     /// not end where the reading stopped.
     follow_stopped: bool,
+    /// Then, the log's newest timestamp and the seconds since its line was
+    /// read: the clock an open request has waited on ([`Session::follow_stopped`]).
+    stopped_clock: Option<(Timestamp, f64)>,
     inference: Inference,
     /// The id of the client's `initialize`, once sent.
     init_id: Option<RequestId>,
@@ -495,6 +498,7 @@ impl Session {
             cut: None,
             cut_text: None,
             follow_stopped: false,
+            stopped_clock: None,
             inference: Inference::default(),
             init_id: None,
             initialized_early: false,
@@ -1875,8 +1879,12 @@ impl Session {
 
     /// `check --follow` stopped reading the log here (Ctrl-C), not at its
     /// end: what is still open is said to be open when following stopped.
-    pub fn follow_stopped(&mut self) {
+    /// `clock`: the log's newest timestamp and the seconds since its line was
+    /// read, so that a request's wait runs to when following stopped (as the
+    /// status line counts it), not to the last line.
+    pub fn follow_stopped(&mut self, clock: Option<(Timestamp, f64)>) {
         self.follow_stopped = true;
+        self.stopped_clock = clock;
     }
 
     /// Ends the session: open requests become hangs.
@@ -2066,7 +2074,13 @@ impl Session {
                     owner.as_str()
                 )
             };
-            match waited(end_time) {
+            let waited = match (&open.time, &self.stopped_clock) {
+                (Some(start), Some((newest, since))) if self.follow_stopped => Some(duration(
+                    start.seconds_until(newest).max(0.0) + since.max(0.0),
+                )),
+                _ => waited(end_time),
+            };
+            match waited {
                 Some(w) => text.push_str(&format!(
                     "; it had waited {w} when {ends} at line {end_line}"
                 )),
