@@ -14,7 +14,7 @@ use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity};
-use crate::session::{Boundary, Config, LogCut, Session, Summary};
+use crate::session::{Boundary, Config, FollowStop, LogCut, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::message::{self, Frame, Kind, RequestId};
@@ -418,7 +418,6 @@ impl AheadBatch {
 /// thread).
 fn read_in_turns(records: reader::Records, checker: &mut Checker) -> io::Result<()> {
     let build = checker.build;
-    let stopped = || io::Error::other("the read-ahead thread stopped");
     std::thread::scope(|scope| {
         let (to_reader, batches) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_THERE);
         let (done, read) = std::sync::mpsc::sync_channel::<AheadBatch>(AHEAD_THERE);
@@ -432,8 +431,6 @@ fn read_in_turns(records: reader::Records, checker: &mut Checker) -> io::Result<
         });
         let mut held = HeldBatches {
             waiting: std::collections::VecDeque::new(),
-            bytes: 0,
-            there: 0,
             spare: Vec::new(),
             spare_recs: Vec::new(),
         };
@@ -451,16 +448,14 @@ fn read_in_turns(records: reader::Records, checker: &mut Checker) -> io::Result<
                 batch.clear();
                 held.spare.push(batch);
                 Held::Unread
-            } else if held.there < AHEAD_THERE {
-                to_reader.send(batch).map_err(|_| stopped())?;
-                held.there += 1;
+            } else if held.there() < AHEAD_THERE {
+                to_reader.send(batch).map_err(|_| ahead_stopped())?;
                 Held::There
             } else {
                 batch.read(build, true);
                 Held::Read(batch)
             };
             held.waiting.push_back((recs, at, bytes));
-            held.bytes += bytes;
             // What is ready is fed at once (a batch not read ahead while
             // its lines are in this core's cache and their chunk is free to
             // be read into again); the first is waited for only when too
@@ -473,6 +468,11 @@ fn read_in_turns(records: reader::Records, checker: &mut Checker) -> io::Result<
         while held.feed_first(&read, checker, true)? {}
         Ok(())
     })
+}
+
+/// The error when [`read_in_turns`]'s other thread is gone.
+fn ahead_stopped() -> io::Error {
+    io::Error::other("the read-ahead thread stopped")
 }
 
 /// Where a batch that waits to be fed in [`read_in_turns`] is.
@@ -491,10 +491,6 @@ enum Held {
 struct HeldBatches {
     /// Each with the bytes its records hold.
     waiting: std::collections::VecDeque<(Vec<Record>, Held, usize)>,
-    /// The bytes the waiting batches hold.
-    bytes: usize,
-    /// How many are on the other thread (sent, not yet back).
-    there: usize,
     /// Emptied batches and record buffers: a buffer of records is 4,096
     /// records long, and one allocated per batch of a few long lines cost
     /// page faults on every batch.
@@ -506,7 +502,21 @@ impl HeldBatches {
     /// Whether more batches, or bytes, are held than the first should wait
     /// to be fed.
     fn too_many(&self) -> bool {
-        self.waiting.len() > AHEAD_HELD || self.bytes > AHEAD_HELD_BYTES
+        self.waiting.len() > AHEAD_HELD
+            || self
+                .waiting
+                .iter()
+                .map(|(_, _, bytes)| bytes)
+                .sum::<usize>()
+                > AHEAD_HELD_BYTES
+    }
+
+    /// How many are on the other thread (sent, not yet back).
+    fn there(&self) -> usize {
+        self.waiting
+            .iter()
+            .filter(|(_, held, _)| matches!(held, Held::There))
+            .count()
     }
 
     /// Feeds the first batch waiting when it is ready, or, with `wait`, once
@@ -518,25 +528,24 @@ impl HeldBatches {
         checker: &mut Checker,
         wait: bool,
     ) -> io::Result<bool> {
-        let stopped = || io::Error::other("the read-ahead thread stopped");
         let Some((_, held, _)) = self.waiting.front_mut() else {
             return Ok(false);
         };
         if let Held::There = held {
             let batch = if wait {
-                read.recv().map_err(|_| stopped())?
+                read.recv().map_err(|_| ahead_stopped())?
             } else {
                 match read.try_recv() {
                     Ok(batch) => batch,
                     Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(false),
-                    Err(std::sync::mpsc::TryRecvError::Disconnected) => return Err(stopped()),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        return Err(ahead_stopped());
+                    }
                 }
             };
-            self.there -= 1;
             *held = Held::Read(batch);
         }
-        let (mut recs, held, bytes) = self.waiting.pop_front().expect("a batch waits");
-        self.bytes -= bytes;
+        let (mut recs, held, _) = self.waiting.pop_front().expect("a batch waits");
         match held {
             Held::Read(mut batch) => {
                 batch.feed(recs.drain(..), checker);
@@ -672,9 +681,7 @@ pub struct Checker {
     /// The line where a compressed input stopped decoding, if it did.
     undecodable: Option<u64>,
     /// `check --follow` was stopped before the log ended ([`Checker::stop_following`]).
-    /// Then: the log's newest timestamp and the seconds since its line was
-    /// read.
-    follow_stopped: Option<Option<(crate::wire::time::Timestamp, f64)>>,
+    follow_stopped: Option<FollowStop>,
 }
 
 impl Checker {
@@ -749,10 +756,9 @@ impl Checker {
 
     /// `check --follow` was stopped (Ctrl-C) while the log may go on: what
     /// is still open at [`Checker::finish`] was open when following stopped,
-    /// not at the log's end. `clock`: the log's newest timestamp and the time
-    /// since its line was read (see [`Session::follow_stopped`]).
-    pub fn stop_following(&mut self, clock: Option<(crate::wire::time::Timestamp, f64)>) {
-        self.follow_stopped = Some(clock);
+    /// not at the log's end.
+    pub fn stop_following(&mut self, stop: FollowStop) {
+        self.follow_stopped = Some(stop);
     }
 
     /// Ends the input: flushes the transports, turns what is still open into
@@ -792,8 +798,8 @@ impl Checker {
                 let text = cut_line.map(|(line, dir)| (line, crate::wire::dir::Side::of(dir)));
                 lane.session.log_cut(line, how, text);
             }
-            if let Some(clock) = &self.follow_stopped {
-                lane.session.follow_stopped(clock.clone());
+            if let Some(stop) = &self.follow_stopped {
+                lane.session.follow_stopped(stop.clone());
             }
             // swap_remove: O(1), so 10,000 servers in one log stay linear.
             let lane = self.lanes.swap_remove(&key).expect("lane exists");

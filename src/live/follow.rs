@@ -238,7 +238,8 @@ impl Part {
                 .latest
                 .as_ref()
                 .map(|(newest, read)| (newest.clone(), read.elapsed().as_secs_f64()));
-            self.checker.stop_following(clock);
+            self.checker
+                .stop_following(crate::session::FollowStop { clock });
         }
         let partial = std::mem::take(&mut self.partial);
         self.feed.0.borrow_mut().extend(partial);

@@ -392,6 +392,16 @@ pub enum LogCut {
     Undecodable,
 }
 
+/// Where `check --follow` was stopped (Ctrl-C) while the log went on.
+#[derive(Clone, Debug)]
+pub struct FollowStop {
+    /// The log's newest timestamp and the seconds since its line was read,
+    /// when the log has timestamps: an open request's wait runs on them to
+    /// when following stopped (as the status line counts it), not to the
+    /// last line.
+    pub clock: Option<(Timestamp, f64)>,
+}
+
 /// One MCP session being analysed.
 pub struct Session {
     config: Config,
@@ -429,10 +439,7 @@ pub struct Session {
     cut_text: Option<(u64, Side)>,
     /// `check --follow` was stopped (Ctrl-C) while the log went on: it does
     /// not end where the reading stopped.
-    follow_stopped: bool,
-    /// Then, the log's newest timestamp and the seconds since its line was
-    /// read: the clock an open request has waited on ([`Session::follow_stopped`]).
-    stopped_clock: Option<(Timestamp, f64)>,
+    follow_stopped: Option<FollowStop>,
     inference: Inference,
     /// The id of the client's `initialize`, once sent.
     init_id: Option<RequestId>,
@@ -497,8 +504,7 @@ impl Session {
             ends: Vec::new(),
             cut: None,
             cut_text: None,
-            follow_stopped: false,
-            stopped_clock: None,
+            follow_stopped: None,
             inference: Inference::default(),
             init_id: None,
             initialized_early: false,
@@ -1879,12 +1885,8 @@ impl Session {
 
     /// `check --follow` stopped reading the log here (Ctrl-C), not at its
     /// end: what is still open is said to be open when following stopped.
-    /// `clock`: the log's newest timestamp and the seconds since its line was
-    /// read, so that a request's wait runs to when following stopped (as the
-    /// status line counts it), not to the last line.
-    pub fn follow_stopped(&mut self, clock: Option<(Timestamp, f64)>) {
-        self.follow_stopped = true;
-        self.stopped_clock = clock;
+    pub fn follow_stopped(&mut self, stop: FollowStop) {
+        self.follow_stopped = Some(stop);
     }
 
     /// Ends the session: open requests become hangs.
@@ -2060,7 +2062,7 @@ impl Session {
             .severity_if(open.chosen.is_some(), crate::rules::Severity::Info)
             .related(cancel.line)
         } else {
-            let (never, ends) = if self.follow_stopped {
+            let (never, ends) = if self.follow_stopped.is_some() {
                 ("not", "following stopped")
             } else {
                 ("never", "the log ends")
@@ -2074,8 +2076,9 @@ impl Session {
                     owner.as_str()
                 )
             };
-            let waited = match (&open.time, &self.stopped_clock) {
-                (Some(start), Some((newest, since))) if self.follow_stopped => Some(duration(
+            let clock = self.follow_stopped.as_ref().and_then(|s| s.clock.as_ref());
+            let waited = match (&open.time, clock) {
+                (Some(start), Some((newest, since))) => Some(duration(
                     start.seconds_until(newest).max(0.0) + since.max(0.0),
                 )),
                 _ => waited(end_time),
@@ -2235,7 +2238,7 @@ impl Session {
                         "in what is missing"
                     };
                     let w = writer.as_str();
-                    if self.follow_stopped {
+                    if self.follow_stopped.is_some() {
                         format!(
                             "following stopped in the middle of a {w} message at line {line} (it was still being written): the answer may be {answer}"
                         )
