@@ -79,7 +79,16 @@ struct Lane {
     session: Session,
     boundary: Boundary,
     index: usize,
+    /// The lane's number: the order the sources first appeared in (what a
+    /// view of the same records is told, [`Each`]).
+    number: usize,
 }
+
+/// What a [`Checker`] hands a view of the same input: each item, with the
+/// number of the lane (the server, in a log that interleaves several) it
+/// belongs to, lanes numbered from 0 in the order they first appear. A view
+/// keeps what it pairs per lane, so that it splits the log as `check` does.
+pub type Each<'a> = dyn FnMut(usize, &Item) + 'a;
 
 /// Checks one input. `Err` only when reading fails; bad content is findings.
 pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::Result<FileReport> {
@@ -96,7 +105,7 @@ pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::
     } else {
         let opened = reader::open(input, options.format)?;
         for record in opened.records {
-            checker.push(record?, &mut |_| {});
+            checker.push(record?, &mut |_, _| {});
         }
         (opened.format, opened.lines.get())
     };
@@ -359,7 +368,7 @@ impl AheadBatch {
     fn feed(&mut self, records: impl IntoIterator<Item = Record>, checker: &mut Checker) {
         for (i, record) in records.into_iter().enumerate() {
             let ahead = self.ahead(i);
-            checker.push_ahead(record, ahead, &mut |_| {});
+            checker.push_ahead(record, ahead, &mut |_, _| {});
         }
     }
 
@@ -554,7 +563,7 @@ impl HeldBatches {
             }
             _ => recs
                 .drain(..)
-                .for_each(|record| checker.push_ahead(record, None, &mut |_| {})),
+                .for_each(|record| checker.push_ahead(record, None, &mut |_, _| {})),
         }
         self.spare_recs.push(recs);
         Ok(true)
@@ -669,6 +678,8 @@ enum Builds {
 pub struct Checker {
     options: Options,
     lanes: IndexMap<Option<crate::reader::Source>, Lane>,
+    /// How many lanes were opened (the next lane's number).
+    lanes_opened: usize,
     /// Finished sessions by index; `None` while a session is still open.
     sessions: Vec<Option<Summary>>,
     findings: Findings,
@@ -689,6 +700,7 @@ impl Checker {
         Checker {
             options: options.clone(),
             lanes: IndexMap::new(),
+            lanes_opened: 0,
             sessions: Vec::new(),
             findings: Findings::default(),
             items: Vec::new(),
@@ -709,18 +721,13 @@ impl Checker {
 
     /// Takes one record. `each` sees every item the record yields before the
     /// session takes it.
-    pub fn push(&mut self, record: Record, each: &mut dyn FnMut(&Item)) {
+    pub fn push(&mut self, record: Record, each: &mut Each<'_>) {
         self.push_ahead(record, None, each);
     }
 
     /// [`Checker::push`] of a record whose line was read ahead (see
     /// [`read_ahead`]).
-    fn push_ahead(
-        &mut self,
-        record: Record,
-        ahead: Option<ReadAhead<'_>>,
-        each: &mut dyn FnMut(&Item),
-    ) {
+    fn push_ahead(&mut self, record: Record, ahead: Option<ReadAhead<'_>>, each: &mut Each<'_>) {
         if let Body::Undecodable { error, lines_read } = &record.body {
             // The input's, not one session's: reported with the first.
             self.findings.set_session(0);
@@ -749,7 +756,7 @@ impl Checker {
     /// [`Checker::finish`] of a whole input that the reader read `lines` of.
     fn read_all(mut self, path: &str, format: Format, lines: u64) -> FileReport {
         self.lines_read(lines);
-        let mut report = self.finish(path, format, &mut |_| {});
+        let mut report = self.finish(path, format, &mut |_, _| {});
         report.read.lines = lines;
         report
     }
@@ -763,7 +770,7 @@ impl Checker {
 
     /// Ends the input: flushes the transports, turns what is still open into
     /// hangs and returns the report.
-    pub fn finish(self, path: &str, format: Format, each: &mut dyn FnMut(&Item)) -> FileReport {
+    pub fn finish(self, path: &str, format: Format, each: &mut Each<'_>) -> FileReport {
         self.finish_redacted(path, format, each).0
     }
 
@@ -773,7 +780,7 @@ impl Checker {
         mut self,
         path: &str,
         format: Format,
-        each: &mut dyn FnMut(&Item),
+        each: &mut Each<'_>,
     ) -> (FileReport, Option<Redactor>) {
         if self.lanes.is_empty() {
             self.lane(&None);
@@ -874,6 +881,8 @@ impl Checker {
             return pos;
         }
         let (session, index) = self.new_session(key);
+        let number = self.lanes_opened;
+        self.lanes_opened += 1;
         self.lanes
             .insert_full(
                 key.clone(),
@@ -885,6 +894,7 @@ impl Checker {
                     session,
                     boundary: Boundary::default(),
                     index,
+                    number,
                 },
             )
             .0
@@ -899,7 +909,7 @@ impl Checker {
 
     /// Hands a lane's items to its session; a recorder's `# start` event
     /// after traffic closes the session and opens a new one.
-    fn feed(&mut self, pos: usize, each: &mut dyn FnMut(&Item)) {
+    fn feed(&mut self, pos: usize, each: &mut Each<'_>) {
         // Drained and put back, so the buffer is allocated once.
         let mut items = std::mem::take(&mut self.items);
         for item in items.drain(..) {
@@ -909,11 +919,11 @@ impl Checker {
     }
 
     /// Feeds one item to the session of lane `pos`.
-    fn feed_item(&mut self, pos: usize, item: Item, each: &mut dyn FnMut(&Item)) {
+    fn feed_item(&mut self, pos: usize, item: Item, each: &mut Each<'_>) {
         if let Some(redactor) = &mut self.redactor {
             redactor.remember_item(&item);
         }
-        each(&item);
+        each(self.lanes[pos].number, &item);
         if let Some(restart) = self.lanes[pos].boundary.restart(&item) {
             let key = self.lanes.get_index(pos).expect("lane exists").0.clone();
             let (fresh, index) = self.new_session(&key);
@@ -1036,7 +1046,7 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
             terminated: true,
             source: None,
         },
-        &mut |_| {},
+        &mut |_, _| {},
     );
     let mut lines = 0;
     let mut open_client = std::collections::HashSet::new();
@@ -1074,14 +1084,14 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
         }
         if let Some(record) = stream.take()? {
             lines += 1;
-            checker.push(record, &mut |_| {});
+            checker.push(record, &mut |_, _| {});
         }
     }
     if let Some((_, input)) = tee.stderr {
         let mut stderr = TeeStream::new(input, Dir::Stderr)?;
         while let Some(record) = stderr.take()? {
             lines += 1;
-            checker.push(record, &mut |_| {});
+            checker.push(record, &mut |_, _| {});
         }
     }
     let name = names
@@ -1090,7 +1100,7 @@ pub fn check_tee(tee: Tee, options: &Options) -> io::Result<FileReport> {
         .cloned()
         .collect::<Vec<_>>()
         .join(" + ");
-    let mut report = checker.finish(&name, Format::Tee, &mut |_| {});
+    let mut report = checker.finish(&name, Format::Tee, &mut |_, _| {});
     report.read.lines = lines;
     for finding in &mut report.findings {
         finding.file = match finding.dir {

@@ -930,6 +930,47 @@ fn stats_read_stdin_and_report_unreadable_files() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("tools/call"));
 }
 
+// --------------------------------------------- views agree with `check`
+
+/// `check --follow` splits a multi-server log the same way: its status line
+/// names the request one server still owes although another server answered
+/// its own request of the same id.
+#[test]
+fn follow_status_names_what_each_server_still_owes() {
+    let dir = scratch("follow-lanes");
+    let path = dir.join("mcp.log");
+    let log = fs::read_to_string(root().join("fixtures/formats/claude-aggregate/two-servers.log"))
+        .expect("fixture");
+    // Up to github's answer to its id 2 (line 14), before the notes
+    // server's transport closes.
+    let head: String = log.lines().take(14).map(|l| format!("{l}\n")).collect();
+    fs::write(&path, head).expect("write");
+    let mut child = Killed(
+        mcpdbg()
+            .args([
+                "check",
+                "--follow",
+                "--poll-interval",
+                "0.05",
+                "--status-interval",
+                "0.2",
+            ])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts"),
+    );
+    let rx = lines_of(child.0.stdout.take().expect("stdout"));
+    let seen = expect_line(&rx, "open: ");
+    let status = seen.last().expect("a line");
+    assert!(
+        status.starts_with("open: tools/call \"sync\" id 2 (line 10) waiting"),
+        "{status}"
+    );
+    assert!(!status.contains("more open"), "{status}");
+}
+
 // ------------------------------------------------------------------ follow
 
 /// A child process that is killed when the test ends, even by a failed

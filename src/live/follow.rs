@@ -25,7 +25,7 @@ use crate::reader::{self, Format, Records};
 use crate::report::{FileReport, Report};
 use crate::text::{duration, escape_control};
 use crate::transport::Item;
-use crate::views::conversation::{Conversation, OpenRequest};
+use crate::views::conversation::{Conversations, OpenRequest};
 use crate::wire::event::EventKind;
 use crate::wire::time::Timestamp;
 
@@ -87,17 +87,18 @@ struct Part {
     feed: Feed,
     reader: Option<(Format, Records)>,
     checker: Checker,
-    conversation: Conversation,
+    conversation: Conversations,
     /// How many findings were printed.
     printed: usize,
     /// When this process first saw each open request without a timestamp.
     first_seen: HashMap<u64, Instant>,
     /// The newest timestamp in the log, and when it was read.
     latest: Option<(Timestamp, Instant)>,
-    /// The line of the last event that ended the server (exit, signal,
-    /// closed transport): requests before it are never answered, so they
-    /// are no longer waited on.
-    ended: u64,
+    /// By lane (each server of a log that interleaves several), the line
+    /// of the last event that ended the server (exit, signal, closed
+    /// transport): requests before it are never answered, so they are no
+    /// longer waited on.
+    ended: Vec<u64>,
     /// Lines to print with the next findings (the server's end).
     notes: Vec<String>,
 }
@@ -114,11 +115,11 @@ impl Part {
             feed: Feed::default(),
             reader: None,
             checker: Checker::new(options),
-            conversation: Conversation::new(),
+            conversation: Conversations::new(),
             printed: 0,
             first_seen: HashMap::new(),
             latest: None,
-            ended: 0,
+            ended: Vec::new(),
             notes: Vec::new(),
         })
     }
@@ -170,18 +171,24 @@ impl Part {
             if let Some(t) = &record.time {
                 self.latest = Some((t.clone(), now));
             }
-            self.checker.push(record, &mut |item| {
-                conversation.observe(item);
+            self.checker.push(record, &mut |lane, item| {
+                conversation.observe(lane, item);
                 if let Item::Event { at, event } = item {
                     if event.kind == EventKind::End {
-                        let open = conversation.open().filter(|r| !r.open.cancelled).count();
-                        ends.push((at.line, event.text.clone(), open));
+                        let open = conversation
+                            .open_in(lane)
+                            .filter(|r| !r.open.cancelled)
+                            .count();
+                        ends.push((lane, at.line, event.text.clone(), open));
                     }
                 }
             });
         }
-        for (line, text, open) in ends {
-            self.ended = line;
+        for (lane, line, text, open) in ends {
+            if lane >= self.ended.len() {
+                self.ended.resize(lane + 1, 0);
+            }
+            self.ended[lane] = line;
             let open = match open {
                 0 => String::new(),
                 1 => "; 1 request still open will never be answered".to_string(),
@@ -217,11 +224,16 @@ impl Part {
 
     /// The requests still waited on (cancelled ones are not), oldest first.
     fn waited_on(&mut self, now: Instant) -> Vec<OpenRequest> {
-        let open: Vec<OpenRequest> = self
-            .conversation
-            .open()
-            .filter(|r| !r.open.cancelled && r.open.line > self.ended)
-            .collect();
+        let mut open: Vec<OpenRequest> = Vec::new();
+        for lane in 0..self.conversation.lanes() {
+            let ended = self.ended.get(lane).copied().unwrap_or(0);
+            open.extend(
+                self.conversation
+                    .open_in(lane)
+                    .filter(|r| !r.open.cancelled && r.open.line > ended),
+            );
+        }
+        open.sort_by_key(|r| r.open.line);
         let lines: std::collections::HashSet<u64> = open.iter().map(|r| r.open.line).collect();
         self.first_seen.retain(|line, _| lines.contains(line));
         for r in &open {
@@ -246,8 +258,8 @@ impl Part {
         self.run(options)?;
         let format = self.reader.as_ref().map_or(Format::Native, |(f, _)| *f);
         let conversation = &mut self.conversation;
-        Ok(self.checker.finish(name, format, &mut |item| {
-            conversation.observe(item);
+        Ok(self.checker.finish(name, format, &mut |lane, item| {
+            conversation.observe(lane, item);
         }))
     }
 }

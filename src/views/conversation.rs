@@ -5,9 +5,10 @@
 //! Owns a light pairing of requests and responses (per sender, by exact id)
 //! so that a response row can say which request it answers and how long it
 //! took, and a light direction inference for logs without markers (the
-//! method table, then the request a response answers). It judges nothing:
-//! rules and findings stay with the session. Pure: no I/O, no clock; memory
-//! grows with the requests still open.
+//! method table, then the request a response answers); [`Conversations`]
+//! keeps one conversation per lane, as `check` splits a log of several
+//! servers. It judges nothing: rules and findings stay with the session.
+//! Pure: no I/O, no clock; memory grows with the requests still open.
 
 use serde_json::{Map, Value};
 
@@ -378,6 +379,78 @@ impl Conversation {
     /// component's inference, the same as the session's.
     fn infer(&self, msg: &Message) -> Dir {
         self.open.infer_sender(msg).dir()
+    }
+}
+
+/// The conversations of one input, one per lane: a log that interleaves
+/// several servers (Claude Desktop's `mcp.log`) is several sessions with
+/// their own id spaces, split as `check` splits them (the lane numbers of
+/// [`crate::pipeline::Each`]). Each row's `owed` counts what every lane owes.
+#[derive(Debug, Default)]
+pub struct Conversations {
+    lanes: Vec<Conversation>,
+    /// What all lanes owe, `[server, client]`, kept as they change.
+    owed: [usize; 2],
+}
+
+impl Conversations {
+    pub fn new() -> Conversations {
+        Conversations::default()
+    }
+
+    /// Takes one item of lane `lane`; returns its rows (several for a
+    /// batch).
+    pub fn observe(&mut self, lane: usize, item: &Item) -> Vec<Entry> {
+        if lane >= self.lanes.len() {
+            self.lanes.resize_with(lane + 1, Conversation::new);
+        }
+        let conversation = &mut self.lanes[lane];
+        let before = conversation.owed();
+        let others = [0, 1].map(|i| self.owed[i].saturating_sub(before[i]));
+        let mut entries = conversation.observe(item);
+        for entry in &mut entries {
+            entry.owed = [0, 1].map(|i| entry.owed[i] + others[i]);
+        }
+        let after = conversation.owed();
+        self.owed = [0, 1].map(|i| others[i] + after[i]);
+        entries
+    }
+
+    /// The requests still open in every lane, oldest first.
+    pub fn open(&self) -> impl Iterator<Item = OpenRequest> + '_ {
+        let mut all: Vec<OpenRequest> = self.lanes.iter().flat_map(Conversation::open).collect();
+        all.sort_by_key(|r| r.open.line);
+        all.into_iter()
+    }
+
+    /// How many lanes were seen.
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// The requests still open in lane `lane`, oldest first.
+    pub fn open_in(&self, lane: usize) -> impl Iterator<Item = OpenRequest> + '_ {
+        self.lanes
+            .get(lane)
+            .into_iter()
+            .flat_map(Conversation::open)
+    }
+
+    /// Every request never answered, in every lane, oldest first.
+    pub fn unanswered(&self) -> Vec<OpenRequest> {
+        let mut all: Vec<OpenRequest> = self
+            .lanes
+            .iter()
+            .flat_map(Conversation::unanswered)
+            .collect();
+        all.sort_by_key(|r| r.open.line);
+        all
+    }
+
+    /// How many requests each side owes over every lane: `[server, client]`
+    /// (see [`Conversation::owed`]).
+    pub fn owed(&self) -> [usize; 2] {
+        self.owed
     }
 }
 

@@ -12,12 +12,14 @@ use std::io::{self, Read};
 
 use crate::finding::Findings;
 use crate::pipeline::{Checker, Options};
-use crate::reader::{self, Body, Format, Records};
+use indexmap::IndexMap;
+
+use crate::reader::{self, Body, Format, Records, Source};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::text::excerpt_bytes;
 use crate::transport::{Item, Transport};
-use crate::views::conversation::{Conversation, Entry, OpenRequest, OtherKind};
+use crate::views::conversation::{Conversations, Entry, OpenRequest, OtherKind};
 use crate::wire::dir::Dir;
 use crate::wire::time::Timestamp;
 
@@ -55,7 +57,7 @@ pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Resul
     } = reader::open(input, options.format)?;
     // Built whole: the conversation below reads a picked message again.
     let mut checker = Checker::new(options).whole_messages();
-    let mut conversation = Conversation::new();
+    let mut conversation = Conversations::new();
     let mut first_time = None;
     let mut last_time = None;
     let mut last_line = 0;
@@ -68,15 +70,14 @@ pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Resul
             }
             last_time = Some(t.clone());
         }
-        checker.push(record, &mut |item| {
-            conversation.observe(item);
+        checker.push(record, &mut |lane, item| {
+            conversation.observe(lane, item);
         });
     }
-    let (report, mut redactor) = checker.finish_redacted(path, format, &mut |item| {
-        conversation.observe(item);
+    let (report, mut redactor) = checker.finish_redacted(path, format, &mut |lane, item| {
+        conversation.observe(lane, item);
     });
     let mut unanswered = conversation.unanswered();
-    unanswered.sort_by_key(|r| r.open.line);
     if let Some(redactor) = &mut redactor {
         for open in &mut unanswered {
             if let Some(subject) = &mut open.open.subject {
@@ -109,17 +110,44 @@ struct RawLine {
     terminated: bool,
 }
 
+/// One lane's share of the stream (a log that interleaves several servers
+/// has a lane per server, as `check` has): its transport and the raw lines
+/// of its messages still incomplete.
+struct Lane {
+    transport: Transport,
+    raw: [VecDeque<RawLine>; 4],
+    raw_bytes: [usize; 4],
+}
+
+impl Lane {
+    fn keep(&mut self, dir: Dir, line: u64, bytes: &[u8], terminated: bool) {
+        let slot = dir.index();
+        let lines = &mut self.raw[slot];
+        lines.push_back(RawLine {
+            line,
+            bytes: bytes.to_vec(),
+            terminated,
+        });
+        self.raw_bytes[slot] += bytes.len();
+        while lines.len() > RAW_MAX_LINES || self.raw_bytes[slot] > RAW_MAX_BYTES {
+            match lines.pop_front() {
+                Some(old) => self.raw_bytes[slot] -= old.bytes.len(),
+                None => break,
+            }
+        }
+    }
+}
+
 /// The conversation of one input as a stream of rows.
 pub struct Entries {
     format: Format,
     records: Records,
-    transport: Transport,
-    /// The transport's findings; the first pass reports them.
+    /// By source, numbered in the order they first appear.
+    lanes: IndexMap<Option<Source>, Lane>,
+    /// The transports' findings; the first pass reports them.
     scratch: Findings,
-    conversation: Conversation,
+    conversation: Conversations,
     items: Vec<Item>,
-    raw: [VecDeque<RawLine>; 4],
-    raw_bytes: [usize; 4],
     keep_raw: bool,
     queue: VecDeque<Entry>,
     done: bool,
@@ -146,12 +174,10 @@ impl Entries {
         Ok(Entries {
             format,
             records,
-            transport: Transport::new().exact_numbers(),
+            lanes: IndexMap::new(),
             scratch: Findings::default(),
-            conversation: Conversation::new(),
+            conversation: Conversations::new(),
             items: Vec::new(),
-            raw: Default::default(),
-            raw_bytes: [0; 4],
             keep_raw,
             queue: VecDeque::new(),
             done: false,
@@ -199,25 +225,22 @@ impl Entries {
         self.conversation.unanswered()
     }
 
-    fn keep(&mut self, dir: Dir, line: u64, bytes: &[u8], terminated: bool) {
-        let slot = dir.index();
-        let lines = &mut self.raw[slot];
-        lines.push_back(RawLine {
-            line,
-            bytes: bytes.to_vec(),
-            terminated,
-        });
-        self.raw_bytes[slot] += bytes.len();
-        while lines.len() > RAW_MAX_LINES || self.raw_bytes[slot] > RAW_MAX_BYTES {
-            match lines.pop_front() {
-                Some(old) => self.raw_bytes[slot] -= old.bytes.len(),
-                None => break,
-            }
+    /// The number of the lane of `source`, opened on first use.
+    fn lane(&mut self, source: &Option<Source>) -> usize {
+        if let Some(number) = self.lanes.get_index_of(source) {
+            return number;
         }
+        let lane = Lane {
+            transport: Transport::new().exact_numbers(),
+            raw: Default::default(),
+            raw_bytes: [0; 4],
+        };
+        self.lanes.insert_full(source.clone(), lane).0
     }
 
     /// Turns the items the transport yielded into rows.
-    fn drain(&mut self, current: u64) {
+    fn drain(&mut self, number: usize, current: u64) {
+        let lane = &mut self.lanes[number];
         let mut touched = [false; 4];
         for mut item in std::mem::take(&mut self.items) {
             if let Some(redactor) = &mut self.redactor {
@@ -230,13 +253,13 @@ impl Entries {
                 Item::Stderr { at, .. } => (at.line, Some(Dir::Stderr.index()), None),
                 Item::Event { at, event } => (at.line, None, Some(event.text.clone())),
             };
-            let mut entries = self.conversation.observe(&item);
+            let mut entries = self.conversation.observe(number, &item);
             let (bytes, raw) = match (slot, event) {
                 (Some(slot), _) => {
                     touched[slot] = true;
                     let mut bytes = 0u64;
                     let mut raw = Vec::new();
-                    for l in self.raw[slot].iter().filter(|l| l.line >= line) {
+                    for l in lane.raw[slot].iter().filter(|l| l.line >= line) {
                         bytes += l.bytes.len() as u64 + u64::from(l.terminated);
                         if !raw.is_empty() {
                             raw.push(b'\n');
@@ -270,10 +293,10 @@ impl Entries {
         }
         for (slot, touched) in touched.into_iter().enumerate() {
             if touched {
-                let lines = &mut self.raw[slot];
+                let lines = &mut lane.raw[slot];
                 while lines.front().is_some_and(|l| l.line <= current) {
                     let old = lines.pop_front().expect("front exists");
-                    self.raw_bytes[slot] -= old.bytes.len();
+                    lane.raw_bytes[slot] -= old.bytes.len();
                 }
             }
         }
@@ -301,19 +324,20 @@ impl Iterator for Entries {
                         }
                         self.last_time = Some(t.clone());
                     }
-                    match &record.body {
-                        Body::Line { dir, bytes } => {
-                            self.keep(*dir, line, bytes, record.terminated)
-                        }
-                        Body::Undecodable { error, lines_read } => {
-                            self.undecodable =
-                                Some(crate::transport::undecodable(error, *lines_read).message);
-                        }
-                        _ => {}
+                    if let Body::Undecodable { error, lines_read } = &record.body {
+                        // The input's, not one lane's (as `check` has it).
+                        self.undecodable =
+                            Some(crate::transport::undecodable(error, *lines_read).message);
+                        continue;
                     }
-                    self.transport
+                    let number = self.lane(&record.source);
+                    let lane = &mut self.lanes[number];
+                    if let Body::Line { dir, bytes } = &record.body {
+                        lane.keep(*dir, line, bytes, record.terminated);
+                    }
+                    lane.transport
                         .push(record, &mut self.scratch, &mut self.items);
-                    self.drain(line);
+                    self.drain(number, line);
                 }
                 Some(Err(e)) => {
                     self.done = true;
@@ -321,8 +345,12 @@ impl Iterator for Entries {
                 }
                 None => {
                     self.done = true;
-                    self.transport.finish(&mut self.scratch, &mut self.items);
-                    self.drain(u64::MAX);
+                    for number in 0..self.lanes.len() {
+                        self.lanes[number]
+                            .transport
+                            .finish(&mut self.scratch, &mut self.items);
+                        self.drain(number, u64::MAX);
+                    }
                 }
             }
         }
