@@ -11,7 +11,7 @@ use super::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{Open, Session, Side};
+use super::{Open, Session, Side, pairing};
 use crate::finding::{Finding, Findings};
 use crate::protocol::{self, Era, Revision};
 use crate::rules::Rule;
@@ -445,7 +445,7 @@ impl Session {
             let listen = self
                 .open
                 .get(Side::Client, &id)
-                .is_some_and(|o| &*o.method == "subscriptions/listen");
+                .is_some_and(|o| pairing::cancel_ends_listen(side, &o.method));
             if listen {
                 self.open.answer(Side::Client, &id);
                 self.features.acked.remove(&id);

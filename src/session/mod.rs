@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::finding::{Finding, Findings};
-use crate::protocol::{self, Era, Revision, Shape};
+use crate::protocol::{self, Era, Revision};
 use crate::rules::Rule;
 use crate::rules::checks;
 use crate::text::{duration, excerpt};
@@ -918,29 +918,28 @@ impl Session {
         findings: &mut Findings,
     ) {
         let method = msg.method.as_deref().unwrap_or_default();
-        let is_notification_method =
-            protocol::method(method).is_some_and(|m| m.shape == Shape::Notification);
         if self.repeats_initialize(side, method) {
             // A client starting over: its ids start over too. One
             // initialize-repeated (lifecycle), not an id-reuse per id.
             self.used = Default::default();
         }
-        match (msg.id.id(), is_notification_method) {
-            (Some(id), false) => {
+        let awaited = pairing::awaited(msg);
+        match (awaited, msg.id.id()) {
+            (Some(id), _) => {
                 self.retry_check(side, id, msg, report, findings);
                 self.track(at, side, id, msg, report, findings);
             }
             // A notification sent with an id (`notification-with-id`): a
             // peer that answers it treats it as a request, which is no
             // orphan; the id is kept as answerable, unchecked.
-            (Some(id), true) if self.used[side.index()].get(id).is_none() => {
+            (None, Some(id)) if self.used[side.index()].get(id).is_none() => {
                 self.used[side.index()].insert(id, at.line, true);
             }
             _ => {}
         }
         self.lifecycle(side, msg, report, findings);
         self.gate(side, msg, report, findings);
-        if let (Some(id), false) = (msg.id.id(), is_notification_method) {
+        if let Some(id) = awaited {
             self.request_features(at, side, id, msg);
         }
         if side == Side::Client
@@ -1535,12 +1534,7 @@ impl Session {
         }
         // A type-changed echo (1 vs "1"); a linear scan, so only while few
         // requests are open.
-        let loose = self.open.loose_match(requester, id);
-        if let Some(request_id) = loose {
-            let open = self
-                .open
-                .answer(requester, &request_id)
-                .expect("key found above");
+        if let Some((request_id, open)) = self.open.answer_loosely(requester, id) {
             self.used[requester.index()].answer(&request_id, at.line);
             findings.push(
                 report(

@@ -8,7 +8,7 @@
 //! side, so memory is bounded whatever the log; every operation is O(1)
 //! amortised except [`Pairing::loose_match`], which only scans small tables.
 
-use crate::protocol::{self, Sender};
+use crate::protocol::{self, Sender, Shape};
 use crate::wire::dir::Side;
 use crate::wire::message::{Kind, Message, RequestId};
 
@@ -81,6 +81,16 @@ impl<T> Pairing<T> {
         table.keys().find(|k| k.loosely_equals(id)).cloned()
     }
 
+    /// Answers the one request of `side` whose id differs from `id` only by
+    /// its JSON type (a type-changed echo, `1` against `"1"`): the request's
+    /// id and value. A peer cannot match such an answer, but the request is
+    /// settled by it (`id-type-mismatch` says so).
+    pub fn answer_loosely(&mut self, side: Side, id: &RequestId) -> Option<(RequestId, T)> {
+        let request_id = self.loose_match(side, id)?;
+        let value = self.answer(side, &request_id)?;
+        Some((request_id, value))
+    }
+
     pub fn get(&self, side: Side, id: &RequestId) -> Option<&T> {
         self.open[side.index()].get(id)
     }
@@ -148,6 +158,23 @@ impl<T> Pairing<T> {
                 .map_or(Side::Unknown, Side::other),
         }
     }
+}
+
+/// The id of a request that waits for an answer: one with an id whose
+/// method is not a notification method (`notifications/initialized` with an
+/// id is a malformed notification, `notification-with-id`: nobody answers
+/// it and nobody waits).
+pub fn awaited(msg: &Message) -> Option<&RequestId> {
+    let method = msg.method.as_deref().unwrap_or_default();
+    let notification = protocol::method(method).is_some_and(|m| m.shape == Shape::Notification);
+    msg.id.id().filter(|_| !notification)
+}
+
+/// Whether a `notifications/cancelled` from `canceller` for the other
+/// side's open `method` ends it: in 2026-07-28 a server ends a client's
+/// `subscriptions/listen` that way (the only cancel a server sends).
+pub fn cancel_ends_listen(canceller: Side, method: &str) -> bool {
+    canceller == Side::Server && method == "subscriptions/listen"
 }
 
 #[cfg(test)]

@@ -2,23 +2,26 @@
 //! per message, stderr line or event, for `timeline`, `stats` and
 //! `check --follow`.
 //!
-//! Owns a light pairing of requests and responses (per sender, by exact id)
-//! so that a response row can say which request it answers and how long it
+//! Owns a light pairing of requests and responses (per sender, by id) so
+//! that a response row can say which request it answers and how long it
 //! took, and a light direction inference for logs without markers (the
-//! method table, then the request a response answers); [`Conversations`]
-//! keeps one conversation per lane, as `check` splits a log of several
-//! servers. It judges nothing: rules and findings stay with the session.
-//! Pure: no I/O, no clock; memory grows with the requests still open.
+//! method table, then the request a response answers). What waits for an
+//! answer and what settles it are the session's judgements, asked of
+//! `session::pairing` (so a view never calls a request open that `check`
+//! does not); [`Conversations`] keeps one conversation per lane, as `check`
+//! splits a log of several servers. It judges nothing: rules and findings
+//! stay with the session. Pure: no I/O, no clock; memory grows with the
+//! requests still open.
 
 use serde_json::{Map, Value};
 
 use crate::session::Boundary;
-use crate::session::pairing::{Opened, Pairing};
+use crate::session::pairing::{self, Opened, Pairing};
 use crate::text::excerpt;
 use crate::transport::{At, Item};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
-use crate::wire::message::{ErrorInfo, IdField, Kind, Message, RequestId};
+use crate::wire::message::{ErrorInfo, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
 /// What a row of the conversation is.
@@ -310,7 +313,7 @@ impl Conversation {
             Kind::Request => {
                 e.subject = subject(msg);
                 e.summary = request_summary(msg);
-                if let IdField::Id(id) = &msg.id {
+                if let Some(id) = pairing::awaited(msg) {
                     let side = Side::of(dir);
                     let request = Open {
                         line: at.line,
@@ -335,19 +338,18 @@ impl Conversation {
                         .and_then(|p| p.get("requestId"))
                         .and_then(RequestId::from_json);
                     let side = Side::of(dir);
-                    if let Some(open) = id.and_then(|id| self.open.get_mut(side, &id)) {
-                        let first = !open.cancelled;
-                        open.cancelled = true;
-                        open.cancelled_time = at.time.clone();
-                        if first {
-                            self.owe(side, -1);
-                        }
+                    if let Some(id) = id {
+                        self.cancelled(at, side, &id);
                     }
                 }
             }
             Kind::Response => {
                 let sender = Side::of(dir).other();
-                let request = e.id.as_ref().and_then(|id| self.open.answer(sender, id));
+                let request = e.id.as_ref().and_then(|id| {
+                    self.open
+                        .answer(sender, id)
+                        .or_else(|| Some(self.open.answer_loosely(sender, id)?.1))
+                });
                 if request.as_ref().is_some_and(|open| !open.cancelled) {
                     self.owe(sender, -1);
                 }
@@ -373,6 +375,32 @@ impl Conversation {
             }
         }
         e
+    }
+
+    /// A `notifications/cancelled` from `side` for request `id`: the
+    /// sender's own request is excused from its answer; a server's cancel
+    /// of the client's `subscriptions/listen` ends the listen.
+    fn cancelled(&mut self, at: &At, side: Side, id: &RequestId) {
+        if let Some(open) = self.open.get_mut(side, id) {
+            let first = !open.cancelled;
+            open.cancelled = true;
+            open.cancelled_time = at.time.clone();
+            if first {
+                self.owe(side, -1);
+            }
+            return;
+        }
+        let ends = self
+            .open
+            .get(side.other(), id)
+            .is_some_and(|open| pairing::cancel_ends_listen(side, &open.method));
+        if ends {
+            if let Some(open) = self.open.answer(side.other(), id) {
+                if !open.cancelled {
+                    self.owe(side.other(), -1);
+                }
+            }
+        }
     }
 
     /// The direction of a message in a log without markers: the pairing
