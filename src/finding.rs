@@ -6,6 +6,7 @@
 
 use indexmap::IndexMap;
 
+use crate::protocol::Revision;
 use crate::rules::{Rule, Severity};
 use crate::wire::dir::Dir;
 use crate::wire::message::RequestId;
@@ -104,12 +105,31 @@ pub struct Findings {
     list: Vec<Finding>,
     per_rule: IndexMap<Rule, (usize, u64)>,
     session: usize,
+    /// The revision what is pushed now is judged by, while the session
+    /// judges a message: a rule whose catalogue row does not apply to it is
+    /// not reported ([`Findings::judge_under`]).
+    under: Option<Revision>,
 }
 
 impl Findings {
     /// Sets the session index stamped on findings from now on.
     pub fn set_session(&mut self, session: usize) {
         self.session = session;
+    }
+
+    /// The catalogue's gate: until the next call, a finding of a rule whose
+    /// row's revisions do not include `revision` is dropped (`None`: the
+    /// revision is not known, and nothing is dropped). The session sets it
+    /// to the revision each message is judged by and clears it when done,
+    /// so this is the one place a row's revision range is applied.
+    pub fn judge_under(&mut self, revision: Option<Revision>) {
+        self.under = revision;
+    }
+
+    /// Whether the gate lets `rule` through ([`Findings::judge_under`]).
+    fn applies(&self, rule: Rule) -> bool {
+        self.under
+            .is_none_or(|revision| rule.info().revisions.applies(revision))
     }
 
     /// Whether a finding of `rule` would still be listed (under the per-rule
@@ -123,10 +143,16 @@ impl Findings {
 
     /// Counts a finding of `rule` at `line` without listing it.
     pub fn count(&mut self, rule: Rule, line: u64) {
+        if !self.applies(rule) {
+            return;
+        }
         self.per_rule.entry(rule).or_insert((0, line)).0 += 1;
     }
 
     pub fn push(&mut self, mut finding: Finding) {
+        if !self.applies(finding.rule) {
+            return;
+        }
         finding.session = self.session;
         let entry = self
             .per_rule

@@ -800,6 +800,20 @@ fn revision_gated_rules_stay_silent_where_the_revision_allows() {
             "invalid-arguments-wrong-channel",
             "silent/invalid-arguments-as-error-2025-06-18",
         ),
+        // Requests that declare 2025-11-25 in a 2026-07-28 session: their
+        // results, and a cancel of them, are judged by 2025-11-25.
+        (
+            "missing-result-type",
+            "silent/legacy-request-in-modern-session-2025-11-25",
+        ),
+        (
+            "missing-cache-hints",
+            "silent/legacy-request-in-modern-session-2025-11-25",
+        ),
+        (
+            "server-cancel-not-listen",
+            "silent/legacy-request-in-modern-session-2025-11-25",
+        ),
     ] {
         let path = format!("fixtures/{fixture}.log");
         assert!(root().join(&path).exists(), "{path} missing");

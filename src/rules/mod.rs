@@ -5,8 +5,11 @@
 //!
 //! The name is the rule's id in every output and never changes. This module
 //! does not decide when a rule fires: `checks.rs` (one message in its
-//! context), `session/` (the session's state) and `transport` (framing and
-//! encoding) do, and a test fails on a row no code fires.
+//! context), `session/` (the session's state), `transport` (framing and
+//! encoding), and for their own rules `views/baseline.rs`, `pipeline.rs`,
+//! `finding.rs` and the `check`, `diff` and `validate` commands do; a test
+//! fails on a row no code fires. A row's revisions are applied in one place,
+//! `Findings::judge_under`, to whatever the session reports.
 
 pub mod checks;
 

@@ -212,6 +212,9 @@ struct Open {
     bad_arguments: bool,
     /// Its id was already in use when it was sent (`id-reuse`).
     reused: bool,
+    /// The revision its `_meta` declares: it rules the request's exchange
+    /// (its answer, its cancellation, its hang), whatever the session's.
+    declared: Option<Revision>,
 }
 
 /// An id a side has used: where first, and where it was answered.
@@ -543,6 +546,14 @@ impl Session {
         self.revision
     }
 
+    /// The revision settled on, not proposed: `--revision`, else the
+    /// negotiated one.
+    fn settled_revision(&self) -> Option<Revision> {
+        self.config
+            .revision
+            .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
+    }
+
     /// Sets the negotiated version (and so [`Session::revision`]).
     fn set_negotiated(&mut self, version: Option<String>) {
         self.negotiated = version;
@@ -582,6 +593,13 @@ impl Session {
 
     /// Takes one item from the transport.
     pub fn observe(&mut self, item: Item, findings: &mut Findings) {
+        findings.judge_under(self.revision());
+        self.observe_gated(item, findings);
+        findings.judge_under(None);
+    }
+
+    /// [`Session::observe`] under the catalogue's gate.
+    fn observe_gated(&mut self, item: Item, findings: &mut Findings) {
         match item {
             Item::Message { at, dir, msg } => {
                 self.touch(&at);
@@ -750,6 +768,15 @@ impl Session {
                 self.not_only_probe = true;
             }
         }
+        let declared = self.declared_for(side, &msg);
+        // The handshake is judged by what it settles on, not by what the
+        // client proposes (see the checks' context below).
+        let handshake = match msg.kind {
+            Kind::Request => msg.method.as_deref() == Some("initialize"),
+            Kind::Response => self.init_id.is_some() && msg.id.id() == self.init_id.as_ref(),
+            Kind::Notification => false,
+        };
+        findings.judge_under(self.judged_by(declared, handshake));
         let report = |rule: Rule, text: String| {
             // The tool or resource a request names, read only for a finding.
             let subject = match msg.kind {
@@ -784,9 +811,7 @@ impl Session {
         let proposal = msg.kind == Kind::Request && msg.method.as_deref() == Some("initialize");
         let context = checks::Context {
             revision: if proposal {
-                self.config
-                    .revision
-                    .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
+                self.settled_revision()
             } else {
                 self.revision()
             },
@@ -794,6 +819,7 @@ impl Session {
             side,
             request_method: request_method.as_deref(),
         };
+        findings.judge_under(self.config.revision.or(declared).or(context.revision));
         for hit in checks::message(&msg, &context) {
             let mut finding = report(hit.rule, hit.message);
             if let Some(severity) = hit.severity {
@@ -811,6 +837,44 @@ impl Session {
             self.official(at, dir, &mut msg, request_method.as_deref(), findings);
         }
         msg.recycle();
+    }
+
+    /// The revision a message is judged by: `--revision`, else the one its
+    /// exchange declares (`declared`, [`Session::declared_for`]), else the
+    /// session's (for the handshake, the one settled on, not proposed).
+    fn judged_by(&self, declared: Option<Revision>, handshake: bool) -> Option<Revision> {
+        self.config.revision.or(declared).or_else(|| {
+            if handshake {
+                self.settled_revision()
+            } else {
+                self.revision()
+            }
+        })
+    }
+
+    /// The revision a message declares for its exchange: a request's own
+    /// `_meta` protocol version, or that of the open request an answer or a
+    /// cancellation is about. `None` when it declares none (the session's
+    /// revision rules it).
+    fn declared_for(&self, side: Side, msg: &Message) -> Option<Revision> {
+        match msg.kind {
+            Kind::Request => declared_revision(msg),
+            Kind::Response => {
+                let id = msg.id.id()?;
+                self.open.get(side.other(), id)?.declared
+            }
+            Kind::Notification if msg.method.as_deref() == Some("notifications/cancelled") => {
+                let id = msg
+                    .params()
+                    .and_then(|p| p.field("requestId"))
+                    .and_then(RequestId::from_json)?;
+                [side, side.other()]
+                    .into_iter()
+                    .find_map(|s| self.open.get(s, &id))?
+                    .declared
+            }
+            Kind::Notification => None,
+        }
     }
 
     /// `--schema-check`: the message against the official schema of the
@@ -1303,6 +1367,7 @@ impl Session {
             bad_arguments: false,
             paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
             reused,
+            declared: declared_revision(msg),
         };
         if let Opened::Full = self.open.open(side, id, request) {
             self.unfollowed[side.index()] += 1;
@@ -1884,7 +1949,15 @@ impl Session {
     }
 
     /// Ends the session: open requests become hangs.
-    pub fn finish(mut self, findings: &mut Findings) -> Summary {
+    pub fn finish(self, findings: &mut Findings) -> Summary {
+        findings.judge_under(self.revision());
+        let summary = self.finish_gated(findings);
+        findings.judge_under(None);
+        summary
+    }
+
+    /// [`Session::finish`] under the catalogue's gate.
+    fn finish_gated(mut self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
         let mut judged = Vec::new();
         self.stalls.close(&mut judged);
@@ -1927,6 +2000,7 @@ impl Session {
         }
         for side in [Side::Client, Side::Server, Side::Unknown] {
             for (id, open) in self.open.iter(side) {
+                findings.judge_under(self.judged_by(open.declared, false));
                 let rule = if open.cancelled.is_some() {
                     Rule::CancelledRequest
                 } else {
@@ -1944,6 +2018,7 @@ impl Session {
                 }
             }
         }
+        findings.judge_under(self.revision());
         let inf = &self.inference;
         if inf.seen > 0 || inf.text_lines > 0 {
             let mut parts = vec![format!(
@@ -2345,6 +2420,13 @@ fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// The revision a request's `_meta` declares (2026-07-28 requests carry
+/// it; a legacy revision named there makes it a legacy request).
+fn declared_revision(msg: &Message) -> Option<Revision> {
+    msg.meta_str(protocol::META_PROTOCOL_VERSION)
+        .and_then(Revision::parse)
+}
+
 /// What a request is about: its params' `name` (a tool, a prompt) or `uri`
 /// (a resource), cut to an excerpt.
 fn request_subject(msg: &Message) -> Option<std::borrow::Cow<'_, str>> {
@@ -2524,5 +2606,60 @@ mod timeout_tests {
             .find(|f| f.rule == Rule::CancelledRequest)
             .expect("cancelled-request");
         assert_eq!(cancelled.severity, crate::rules::Severity::Info);
+    }
+}
+
+/// The catalogue gates: every rule limited to some revisions is silent in a
+/// session judged by a revision outside them, whatever the code that fires
+/// it decides ([`Findings::judge_under`]).
+#[cfg(test)]
+mod gate_tests {
+    use crate::pipeline::{Options, check};
+    use crate::protocol::Revision;
+    use crate::rules::{Rule, Span};
+
+    fn fired(example: &str, revision: Option<Revision>) -> Vec<Rule> {
+        let mut options = Options::default();
+        options.session.revision = revision;
+        let input = Box::new(std::io::Cursor::new(format!("{example}\n").into_bytes()));
+        check("example.log", input, &options)
+            .expect("in-memory read")
+            .findings
+            .iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    #[test]
+    fn every_revision_limited_rule_is_silent_outside_its_revisions() {
+        let mut limited = 0;
+        for &rule in Rule::ALL {
+            let info = rule.info();
+            if info.revisions.span == Span::All || rule.needs_schema_check() {
+                continue;
+            }
+            limited += 1;
+            // The example fires the rule as it stands (so silence below is
+            // the gate's doing, not an example that fires nothing).
+            assert!(
+                fired(info.example, None).contains(&rule),
+                "{}'s example does not fire it",
+                info.name
+            );
+            let outside: Vec<Revision> = Revision::ALL
+                .into_iter()
+                .filter(|r| !info.revisions.applies(*r))
+                .collect();
+            assert!(!outside.is_empty(), "{} applies everywhere", info.name);
+            for revision in outside {
+                assert!(
+                    !fired(info.example, Some(revision)).contains(&rule),
+                    "{} fired under {revision}, outside its revisions ({})",
+                    info.name,
+                    info.revisions
+                );
+            }
+        }
+        assert!(limited >= 20, "only {limited} revision-limited rules");
     }
 }
