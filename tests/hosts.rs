@@ -494,3 +494,32 @@ fn cut_and_mangled_host_logs_give_findings_not_panics() {
     }
     assert!(runs > 500, "{runs}");
 }
+
+/// A host's info line is an end of the server only in the host's own words:
+/// a VS Code line that mentions "received" and "exit" (a tool named `exit
+/// planner`) is not the server dying. The hang of `tools/call` "sync" (line
+/// 10 of the fixture) stays the server stuck on it, and its story does not
+/// quote the line as an end.
+#[test]
+fn a_host_line_that_mentions_exit_is_not_the_server_ending() {
+    let dir = root().join("target/test-scratch/host-words");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let fixture =
+        std::fs::read_to_string(root().join("fixtures/formats/vscode/hang.log")).expect("fixture");
+    let mut lines: Vec<&str> = fixture.lines().collect();
+    lines.insert(
+        11,
+        "2026-10-05 09:49:31.000 [info] Received progress from the exit planner tool",
+    );
+    let path = dir.join("vscode-exit-words.log");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let path = path.to_str().expect("utf-8 path");
+    let message = message_of(path, "unanswered-request", 10);
+    assert!(
+        message.contains("likely: the server is stuck on this request"),
+        "{message}"
+    );
+    assert!(!message.contains("exit planner"), "{message}");
+    assert!(!message.contains("the server died"), "{message}");
+}

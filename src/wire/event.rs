@@ -54,17 +54,30 @@ pub struct Facts {
     pub server_version: Option<String>,
 }
 
-/// Words of an event that say the server (or its transport) ended.
-const END_WORDS: [&str; 9] = [
-    "exit",
-    "killed",
-    "stdin closed",
-    "signal",
-    "received",
-    "transport closed",
-    "disconnected",
+/// How hosts say that the server or its transport ended, matched at the
+/// start of the host's line (case aside): Claude Desktop's transport lines,
+/// VS Code's connection states and early exit, Cursor's closed client,
+/// Claude Code's dropped connection. A host line that only mentions such a
+/// word ("Received progress from the exit planner tool") is a note: a word
+/// anywhere in a line is no evidence that the server died.
+const HOST_ENDS: [&str; 9] = [
+    "server transport closed",
+    "client transport closed",
+    "server disconnected",
+    "server exited",
+    "client closed",
     "connection state: stopped",
     "connection state: error",
+    "extension host shut down",
+    "stdio connection dropped",
+];
+
+/// How hosts say it inside a sentence about one server: `MCP server notes
+/// exited with code 1` (JetBrains), a process `killed by signal 9`.
+const HOST_END_CLAUSES: [&str; 3] = [
+    " exited with code ",
+    " exited with status ",
+    " killed by signal ",
 ];
 
 impl Event {
@@ -83,8 +96,10 @@ impl Event {
                 "stderr" => EventKind::PartialLine(Dir::Stderr),
                 _ => EventKind::Note,
             }
+        } else if recorder_end(trimmed) {
+            EventKind::End
         } else {
-            end_or_note(trimmed)
+            EventKind::Note
         };
         Event {
             kind,
@@ -98,7 +113,11 @@ impl Event {
     /// or partial-line mark.
     pub fn host(text: impl Into<String>) -> Event {
         let text = text.into();
-        let kind = end_or_note(text.trim());
+        let kind = if host_end(text.trim()) {
+            EventKind::End
+        } else {
+            EventKind::Note
+        };
         Event {
             kind,
             text,
@@ -168,13 +187,22 @@ impl fmt::Display for Event {
     }
 }
 
-fn end_or_note(text: &str) -> EventKind {
+/// Whether a recorder's event is one of its ends, as [`text`] writes them:
+/// a stream closed on stdin, the server's exit or signal, a signal
+/// forwarded. Other event text is kept and ignored (docs/formats.md).
+fn recorder_end(text: &str) -> bool {
+    text == text::closed("stdin")
+        || text.starts_with("server exited with status ")
+        || text.starts_with("server killed by signal ")
+        || text.ends_with(" received; forwarded to the server")
+}
+
+/// Whether a host's line says the server or its transport ended
+/// ([`HOST_ENDS`], [`HOST_END_CLAUSES`]).
+fn host_end(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
-    if END_WORDS.iter().any(|w| lower.contains(w)) {
-        EventKind::End
-    } else {
-        EventKind::Note
-    }
+    HOST_ENDS.iter().any(|p| lower.starts_with(p))
+        || HOST_END_CLAUSES.iter().any(|c| lower.contains(c))
 }
 
 const PARTIAL_LINE: &str = "partial line follows on ";
@@ -260,6 +288,45 @@ mod tests {
         assert_eq!(
             Event::host("Connection state: Stopped").kind,
             EventKind::End
+        );
+    }
+
+    /// A host line is an end by how the host says it, never by a word it
+    /// happens to contain.
+    #[test]
+    fn a_host_line_ends_the_server_only_in_the_hosts_words() {
+        for line in [
+            "Server transport closed unexpectedly, this is likely due to the process exiting early.",
+            "Client transport closed",
+            "Server disconnected. For troubleshooting guidance, please visit our debugging documentation",
+            "Connection state: Error Process exited with code 1",
+            "Server exited before responding to `initialize` request.",
+            "Extension host shut down, server will stop.",
+            "MCP server notes exited with code 1",
+            "Client closed for command",
+            "STDIO connection dropped after 4s uptime",
+        ] {
+            assert_eq!(Event::host(line).kind, EventKind::End, "{line}");
+        }
+        for line in [
+            "Received progress from the exit planner tool",
+            "Discovered 2 tools",
+            "tool `exit_gracefully` registered",
+            "signal handler installed",
+            "Connection state: Running",
+            "user disconnected the VPN, retrying",
+            "stdin closed",
+        ] {
+            assert_eq!(Event::host(line).kind, EventKind::Note, "{line}");
+        }
+        // The recorder's own grammar; other event text is a note.
+        assert_eq!(
+            Event::recorder("exit planner started").kind,
+            EventKind::Note
+        );
+        assert_eq!(
+            Event::recorder("signal handler installed").kind,
+            EventKind::Note
         );
     }
 }
