@@ -2198,8 +2198,11 @@ fn long_tool_results_are_judged_whole() {
 
 // ------------------------------------------------------------ architecture
 
-/// The crate's top-level modules (a file or folder of `src/`) and the ones
-/// each names through `crate::` paths, outside comments and unit tests.
+/// The crate's modules, one per file of `src/` (`reader::claude`,
+/// `wire::skim::fast`; a folder's `mod.rs` is the folder's module), and the
+/// modules each names outside comments and unit tests: through `crate::`,
+/// `super::` and `self::` paths (a path names the deepest module it
+/// reaches), and a parent through its children's names (`features::State`).
 fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).expect("src dir") {
@@ -2214,58 +2217,125 @@ fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeS
     let src = root().join("src");
     let mut files = Vec::new();
     walk(&src, &mut files);
-    let mut graph = std::collections::BTreeMap::new();
+    // Module path (as segments) -> its file's code.
+    let mut modules: std::collections::BTreeMap<Vec<String>, String> =
+        std::collections::BTreeMap::new();
     for file in files {
         let rel = file.strip_prefix(&src).expect("under src");
-        let first = rel.components().next().expect("a component");
-        let module = first
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        if module == "main" || module == "lib" {
+        let mut path: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if path.last().is_some_and(|l| l == "mod") {
+            path.pop();
+        }
+        if path == ["main"] || path == ["lib"] {
             continue;
         }
         let text = std::fs::read_to_string(&file).expect("source");
         let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
-        let edges: &mut std::collections::BTreeSet<String> =
-            graph.entry(module.clone()).or_default();
-        for line in code.lines() {
-            let line = line.split("//").next().unwrap_or("");
-            let mut rest = line;
-            while let Some(pos) = rest.find("crate::") {
-                rest = &rest[pos + "crate::".len()..];
-                // `use crate::{a, b::c}` names several modules.
-                let names: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
-                    group
-                        .split([',', '}'])
-                        .map(|item| item.trim().split("::").next().unwrap_or(""))
-                        .collect()
-                } else {
-                    vec![
-                        rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                            .next()
-                            .unwrap_or(""),
-                    ]
+        let code: String = code
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        modules.insert(path, code);
+    }
+    let resolve = |segments: &[String]| -> Option<String> {
+        (1..=segments.len())
+            .rev()
+            .find(|n| modules.contains_key(&segments[..*n]))
+            .map(|n| segments[..n].join("::"))
+    };
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut graph = std::collections::BTreeMap::new();
+    for (module, code) in &modules {
+        let name = module.join("::");
+        let mut edges = std::collections::BTreeSet::new();
+        for (prefix, base) in [
+            ("crate::", Vec::new()),
+            ("super::", module[..module.len() - 1].to_vec()),
+            ("self::", module.clone()),
+        ] {
+            let mut rest = code.as_str();
+            while let Some(pos) = rest.find(prefix) {
+                let before = rest[..pos].chars().next_back();
+                rest = &rest[pos + prefix.len()..];
+                if before.is_some_and(|c| ident(c) || c == ':') {
+                    continue;
+                }
+                // `use crate::{a, b::c}` names several paths.
+                let paths: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                        .split(',')
+                        .collect(),
+                    None => vec![rest],
                 };
-                for name in names {
-                    if !name.is_empty() && name != module && name != "self" {
-                        edges.insert(name.to_string());
+                for path in paths {
+                    let mut segments = base.clone();
+                    segments.extend(
+                        path.trim()
+                            .split("::")
+                            .map(|s| s.split(|c: char| !ident(c)).next().unwrap_or(""))
+                            .take_while(|s| !s.is_empty())
+                            .map(str::to_owned),
+                    );
+                    if let Some(to) = resolve(&segments) {
+                        if to != name {
+                            edges.insert(to);
+                        }
                     }
                 }
             }
         }
+        // A parent naming a child (`features::State`).
+        for child in modules.keys() {
+            if child.len() == module.len() + 1 && child[..module.len()] == module[..] {
+                let word = format!("{}::", child[module.len()]);
+                let named = code.match_indices(&word).any(|(at, _)| {
+                    !code[..at]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| ident(c) || c == ':')
+                });
+                if named {
+                    edges.insert(child.join("::"));
+                }
+            }
+        }
+        graph.insert(name, edges);
     }
     graph
 }
+
+/// The one import cycle left, until the rule families take
+/// `session/features.rs` (a second `impl Session`) apart: the session names
+/// the features' state, and the features name the session they extend.
+const KNOWN_CYCLES: [&str; 1] = ["session -> session::features -> session"];
 
 #[test]
 fn modules_have_no_import_cycles() {
     let graph = module_graph();
     assert!(
-        graph.len() >= 10 && graph.values().any(|e| !e.is_empty()),
+        graph.len() >= 80 && graph.values().filter(|e| !e.is_empty()).count() >= 60,
         "the module graph was not read: {graph:?}"
     );
+    // The graph sees what it must: a file's parent, a sibling, a leaf.
+    for (from, to) in [
+        ("reader::claude", "reader::record"),
+        ("reader::envelope", "reader::claude"),
+        ("wire::skim::fast", "wire::skim::keep"),
+        ("wire::skim", "wire::lex"),
+        ("session", "session::features"),
+        ("session::features", "session"),
+    ] {
+        assert!(
+            graph[from].contains(to),
+            "{from} -> {to} not seen: {:?}",
+            graph[from]
+        );
+    }
     // Depth-first search; a module met again while still on the path closes a cycle.
     fn visit<'a>(
         m: &'a str,
@@ -2294,6 +2364,7 @@ fn modules_have_no_import_cycles() {
     for m in graph.keys() {
         visit(m, &graph, &mut Vec::new(), &mut done, &mut cycles);
     }
+    cycles.retain(|c| !KNOWN_CYCLES.contains(&c.as_str()));
     assert!(
         cycles.is_empty(),
         "import cycles between modules: {cycles:?}"

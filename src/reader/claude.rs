@@ -15,9 +15,12 @@
 
 use std::collections::VecDeque;
 
-use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, PartialWhy, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
 use crate::wire::line::LineBytes;
+use crate::wire::time::Timestamp;
 
 /// Which of the two Claude Desktop files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +41,7 @@ struct Prefix<'a> {
 /// `[...] ` at the start of `s`: the inside and the rest.
 fn bracket(s: &str) -> Option<(&str, &str)> {
     let rest = s.strip_prefix('[')?;
-    let end = super::close_bracket(rest)?;
+    let end = super::record::close_bracket(rest)?;
     Some((&rest[..end], &rest[end + 2..]))
 }
 
@@ -102,7 +105,7 @@ pub struct ClaudeReader {
     in_metadata: bool,
     queue: VecDeque<Record>,
     /// The last server name read, handed out again while lines name it.
-    last_source: Option<super::Source>,
+    last_source: Option<super::record::Source>,
 }
 
 impl ClaudeReader {
@@ -117,14 +120,15 @@ impl ClaudeReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: LineBytes, terminated: bool) {
-        let record = |time: Option<Timestamp>, body: Body, source: Option<super::Source>| Record {
-            line: line_no,
-            time,
-            body,
-            terminated,
-            source,
-        };
-        let text = super::text(&bytes);
+        let record =
+            |time: Option<Timestamp>, body: Body, source: Option<super::record::Source>| Record {
+                line: line_no,
+                time,
+                body,
+                terminated,
+                source,
+            };
+        let text = super::record::text(&bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         if self.in_metadata {
             if text.starts_with('}') {

@@ -16,8 +16,11 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, PartialWhy, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::{Event, Facts};
+use crate::wire::time::Timestamp;
 
 /// Which of Claude Code's logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +74,7 @@ fn debug_prefix(line: &str) -> Option<(Option<Timestamp>, &str, &str, &str)> {
         _ => (None, line),
     };
     let rest = rest.strip_prefix('[')?;
-    let end = super::close_bracket(rest)?;
+    let end = super::record::close_bracket(rest)?;
     let level = &rest[..end];
     if !matches!(level, "DEBUG" | "WARN" | "ERROR" | "INFO") {
         return None;
@@ -116,7 +119,7 @@ pub struct ClaudeCodeReader {
     lines: Lines,
     layout: Layout,
     queue: VecDeque<Record>,
-    conns: HashMap<Option<crate::reader::Source>, Conn>,
+    conns: HashMap<Option<super::record::Source>, Conn>,
     /// The 2025 array form: the object being gathered, and where it began.
     object: Option<(u64, String)>,
     overflow_noted: bool,
@@ -200,7 +203,7 @@ impl ClaudeCodeReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: &Option<crate::reader::Source>,
+        source: &Option<super::record::Source>,
     ) {
         self.queue.push_back(Record {
             line,
@@ -219,7 +222,7 @@ impl ClaudeCodeReader {
         text: &str,
         error: bool,
         t: bool,
-        source: Option<crate::reader::Source>,
+        source: Option<super::record::Source>,
     ) {
         if !self.conns.contains_key(&source) && self.conns.len() >= SERVERS_MAX {
             if !self.overflow_noted {
@@ -350,7 +353,7 @@ impl ClaudeCodeReader {
     fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
         match self.layout {
             Layout::Debug => {
-                let text = super::text(&bytes);
+                let text = super::record::text(&bytes);
                 let Some((time, level, name, rest)) = debug_prefix(&text) else {
                     return; // other debug lines, and continuations
                 };
@@ -372,7 +375,7 @@ impl ClaudeCodeReader {
                 }
                 // The 2025 array: `[`, then objects over several lines.
                 if let Some((_, text)) = &mut self.object {
-                    text.push_str(&super::text(&bytes));
+                    text.push_str(&super::record::text(&bytes));
                     text.push('\n');
                     let closes = matches!(trimmed, b"}" | b"},");
                     if closes || text.len() > OBJECT_MAX {

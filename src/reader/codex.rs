@@ -10,8 +10,11 @@
 
 use std::collections::VecDeque;
 
-use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
+use crate::wire::time::Timestamp;
 
 /// `TS  LEVEL ` -> time, level and the rest (`[spans: ]target: message`).
 fn prefix(line: &str) -> Option<(Timestamp, &str, &str)> {
@@ -56,15 +59,15 @@ pub struct CodexReader {
     queue: VecDeque<Record>,
     /// The program of the last stderr line (for the over-limit line, which
     /// names none).
-    last_program: Option<crate::reader::Source>,
+    last_program: Option<super::record::Source>,
     /// Sessions that have had their note and mark; bounded.
-    marked: std::collections::HashSet<crate::reader::Source>,
+    marked: std::collections::HashSet<super::record::Source>,
 }
 
 const MARKED_MAX: usize = 10_000;
 
 /// A name from the log, bounded.
-fn cap(s: &str) -> crate::reader::Source {
+fn cap(s: &str) -> super::record::Source {
     const MAX: usize = 240;
     match s.char_indices().nth(MAX) {
         Some((i, _)) => s[..i].into(),
@@ -88,7 +91,7 @@ impl CodexReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: Option<crate::reader::Source>,
+        source: Option<super::record::Source>,
     ) {
         if let Some(name) = &source {
             if !self.marked.contains(name) && self.marked.len() < MARKED_MAX {
@@ -117,7 +120,7 @@ impl CodexReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], t: bool) {
-        let text = super::text(bytes);
+        let text = super::record::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let unreadable = |reader: &mut CodexReader| {
             reader.queue.push_back(Record {

@@ -12,8 +12,11 @@
 
 use std::collections::VecDeque;
 
-use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
+use crate::wire::time::Timestamp;
 
 /// Cursor's own words, which tell its log from VS Code's.
 const CURSOR_WORDS: [&str; 5] = [
@@ -93,12 +96,12 @@ pub struct CursorReader {
     queue: VecDeque<Record>,
     /// The previous record was stderr of this source: unprefixed lines
     /// continue it.
-    in_stderr: Option<Option<crate::reader::Source>>,
+    in_stderr: Option<Option<super::record::Source>>,
     /// Sessions that had their note and mark; bounded.
-    marked: std::collections::HashSet<Option<crate::reader::Source>>,
+    marked: std::collections::HashSet<Option<super::record::Source>>,
     /// Sessions known to have connected (a later client error is an end,
     /// not a start failure); bounded with `marked`.
-    connected: std::collections::HashSet<Option<crate::reader::Source>>,
+    connected: std::collections::HashSet<Option<super::record::Source>>,
     /// Early 2025's four-character tags seen with Cursor's words; bounded.
     tags: std::collections::HashSet<Box<str>>,
 }
@@ -123,7 +126,7 @@ impl CursorReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: Option<crate::reader::Source>,
+        source: Option<super::record::Source>,
     ) {
         if !self.marked.contains(&source) && self.marked.len() < MARKED_MAX {
             self.marked.insert(source.clone());
@@ -150,7 +153,7 @@ impl CursorReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], t: bool) {
-        let text = super::text(bytes);
+        let text = super::record::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let Some((time, message)) = super::vscode::prefix(text) else {
             // An unprefixed line: more of a stderr chunk, else skipped.
@@ -174,7 +177,7 @@ impl CursorReader {
             .and_then(|r| r.split_once(']'))
             .map_or("", |(l, _)| l);
         let (tag, body) = tag(message, &mut self.tags);
-        let source: Option<crate::reader::Source> = tag.map(Into::into);
+        let source: Option<super::record::Source> = tag.map(Into::into);
         let record = if let Some(what) = body.strip_prefix("Client error for command ") {
             if (what.starts_with("Unexpected token") && what.contains("is not valid JSON"))
                 || what.contains("in JSON at position")

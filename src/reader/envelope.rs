@@ -16,7 +16,10 @@ use std::io;
 use serde_json::Value;
 
 use super::claude::rebuild_cut;
-use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, PartialWhy, Record};
+use crate::wire::dir::Dir;
+use crate::wire::time::Timestamp;
 
 /// Whether a line is an mcpsnoop envelope (for format detection).
 pub fn matches_mcpsnoop(line: &str) -> bool {
@@ -70,7 +73,7 @@ impl McpsnoopReader {
             .get("ts")
             .and_then(Value::as_str)
             .and_then(Timestamp::parse);
-        let source: Option<crate::reader::Source> =
+        let source: Option<super::record::Source> =
             env.get("session_id").and_then(Value::as_str).map(|id| {
                 match env
                     .get("server_label")
@@ -149,7 +152,7 @@ impl McpsnoopReader {
         time: Option<Timestamp>,
         body: Body,
         terminated: bool,
-        source: Option<crate::reader::Source>,
+        source: Option<super::record::Source>,
     ) {
         self.queue.push_back(Record {
             line,

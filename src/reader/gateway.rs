@@ -20,8 +20,11 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::{Map, Value};
 
-use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, PartialWhy, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
+use crate::wire::time::Timestamp;
 
 /// How a log's messages carry their ids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +129,7 @@ pub struct EnvelopeReader {
     lines: Lines,
     queue: VecDeque<Record>,
     map: &'static Mapping,
-    sessions: HashMap<crate::reader::Source, Order>,
+    sessions: HashMap<super::record::Source, Order>,
     /// Records without a session field form a session of their own.
     unnamed: Order,
     overflow_noted: bool,
@@ -180,7 +183,7 @@ impl EnvelopeReader {
         time: Option<Timestamp>,
         body: Body,
         t: bool,
-        source: &Option<crate::reader::Source>,
+        source: &Option<super::record::Source>,
     ) {
         self.queue.push_back(Record {
             line,
@@ -210,7 +213,7 @@ impl EnvelopeReader {
             .get(map.time)
             .and_then(Value::as_str)
             .and_then(Timestamp::parse);
-        let source: Option<crate::reader::Source> = rec
+        let source: Option<super::record::Source> = rec
             .get(map.session)
             .and_then(Value::as_str)
             .map(|s| cap(s).into());
@@ -486,7 +489,7 @@ impl GhAwServerReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
-        let text = super::text(bytes);
+        let text = super::record::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let record = |time: Option<Timestamp>, body: Body| Record {
             line: line_no,

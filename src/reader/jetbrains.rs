@@ -8,9 +8,12 @@
 
 use std::collections::VecDeque;
 
-use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
 use crate::wire::line::LineBytes;
+use crate::wire::time::Timestamp;
 
 /// The tags that make a line JetBrains' for detection (others are read
 /// as host notes once the format is known).
@@ -62,7 +65,7 @@ impl JetBrainsReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &LineBytes, terminated: bool) {
-        let text = super::text(bytes);
+        let text = super::record::text(bytes);
         let Some((time, tag, message)) = prefix(&text) else {
             return; // the continuation of a multi-line entry
         };

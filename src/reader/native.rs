@@ -10,8 +10,11 @@
 
 use std::io;
 
-use super::{Body, Dir, Lines, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
+use crate::wire::time::Timestamp;
 
 /// What a marker says a record is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,9 @@
 
 use std::io;
 
-use super::{Body, Dir, Lines, Record};
+use super::lines::Lines;
+use super::record::{Body, Record};
+use crate::wire::dir::Dir;
 
 /// Reads a plain newline-delimited log.
 pub struct NdjsonReader {

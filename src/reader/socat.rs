@@ -10,7 +10,10 @@
 
 use std::collections::VecDeque;
 
-use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, Record};
+use crate::wire::dir::Dir;
+use crate::wire::time::Timestamp;
 
 /// A parsed chunk header.
 struct Header {

@@ -11,7 +11,10 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::claude::rebuild_cut;
-use super::{Body, Dir, LineParser, Lines, PartialWhy, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, PartialWhy, Record};
+use crate::wire::dir::Dir;
+use crate::wire::time::Timestamp;
 
 /// One parsed syscall.
 #[derive(Debug, PartialEq)]

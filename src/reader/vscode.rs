@@ -9,9 +9,12 @@
 
 use std::collections::VecDeque;
 
-use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
 use crate::wire::line::LineBytes;
+use crate::wire::time::Timestamp;
 
 /// `2026-10-05 09:49:21.376 [debug] ` -> time and message.
 pub(super) fn prefix(line: &str) -> Option<(Timestamp, &str)> {
@@ -21,7 +24,7 @@ pub(super) fn prefix(line: &str) -> Option<(Timestamp, &str)> {
         return None;
     }
     let rest = line.get(24..)?.strip_prefix('[')?;
-    let end = super::close_bracket(rest)?;
+    let end = super::record::close_bracket(rest)?;
     if !matches!(
         &rest[..end],
         "trace" | "debug" | "info" | "warning" | "error"
@@ -53,7 +56,7 @@ impl VsCodeReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &LineBytes, terminated: bool) {
-        let text = super::text(bytes);
+        let text = super::record::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let Some((time, message)) = prefix(text) else {
             return; // the continuation of a multi-line message

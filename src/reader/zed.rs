@@ -10,9 +10,12 @@
 
 use std::collections::VecDeque;
 
-use super::{Body, Dir, LineParser, Lines, Record, Timestamp};
+use super::lines::Lines;
+use super::record::{Body, LineParser, Record};
+use crate::wire::dir::Dir;
 use crate::wire::event::Event;
 use crate::wire::line::LineBytes;
+use crate::wire::time::Timestamp;
 
 /// `2026-09-19T23:48:16+07:00 TRACE [target] ` -> time, target, text.
 fn prefix(line: &str) -> Option<(Timestamp, &str, &str)> {
@@ -60,7 +63,7 @@ impl ZedLogReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &LineBytes, terminated: bool) {
-        let text = super::text(bytes);
+        let text = super::record::text(bytes);
         let Some((time, target, message)) = prefix(text.trim_end_matches('\r')) else {
             return; // a wrapped continuation, or the blank line after `recv:`
         };
@@ -177,7 +180,7 @@ impl ZedRpcReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8]) {
-        let text = super::text(bytes);
+        let text = super::record::text(bytes);
         let dir = match text.trim() {
             "// Send:" => Some(Dir::ClientToServer),
             "// Receive:" => Some(Dir::ServerToClient),

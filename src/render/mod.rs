@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use crate::report::Report;
+pub use style::Style;
 
 pub mod ci;
 pub mod concise;
@@ -18,6 +19,7 @@ pub mod mermaid;
 pub mod sarif;
 pub mod stats;
 pub mod stats_json;
+pub mod style;
 pub mod table;
 pub mod text;
 pub mod timeline;
@@ -40,15 +42,6 @@ pub enum OutputFormat {
     Github,
     /// JUnit XML.
     Junit,
-}
-
-/// How human output should look.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Style {
-    pub color: bool,
-    /// The columns the tables fit in; `None`: the fixed layout (pipes,
-    /// files, snapshots).
-    pub width: Option<usize>,
 }
 
 /// Writes the report in the chosen format (the CI formats with their

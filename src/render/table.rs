@@ -17,7 +17,7 @@ use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
 use crate::wire::time::Timestamp;
 
-use super::Style;
+use super::style::Style;
 
 /// The width the message column wraps at.
 const MESSAGE_WIDTH: usize = 72;

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use super::{HashMap, HashSet};
+use super::hash::{HashMap, HashSet};
 
 use serde_json::Value;
 

@@ -19,14 +19,11 @@ use crate::wire::event::EventKind;
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
-/// The session's tables hash with foldhash: ids are short and many, and
-/// SipHash (std's default) cost a tenth of `check`'s time.
-type Hasher = foldhash::fast::RandomState;
-pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
-pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
+use hash::HashMap;
 
 mod crash;
 mod features;
+mod hash;
 pub mod official;
 pub mod pairing;
 pub mod schemas;

@@ -12,7 +12,7 @@
 use crate::wire::message::Field;
 use serde_json::Value;
 
-use super::HashSet;
+use super::hash::HashSet;
 
 /// Tool names kept from one listing; a longer listing is not used.
 pub const MAX_NAMES: usize = 4096;

@@ -183,7 +183,7 @@ fn tokens(text: &str, mut f: impl FnMut(usize, &str) -> bool) {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                i = crate::wire::skim::number_end(b, i);
+                i = crate::wire::lex::number_end(b, i);
                 // A token cut by a stray byte is no number to mark.
                 if let Some(token) = text.get(start..i) {
                     if f(start, token) {

@@ -185,24 +185,24 @@ pub struct Message {
     /// The members as read by [`crate::wire::skim::parse`]: long payload strings may be cut
     /// (see [`crate::wire::skim::SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
     /// to read them whole.
-    body: Body,
-    raw: Option<crate::wire::line::LineBytes>,
+    pub(super) body: Body,
+    pub(super) raw: Option<crate::wire::line::LineBytes>,
     /// What few messages have, out of line ([`Message::problems`], the
     /// exact text): a message stays small enough to be moved between the
     /// layers without a call to copy it.
-    rare: Option<Box<Rare>>,
+    pub(super) rare: Option<Box<Rare>>,
 }
 
 /// The parts of a [`Message`] most messages do not have.
 #[derive(Clone, Debug, Default, PartialEq)]
-struct Rare {
-    problems: Vec<Problem>,
+pub(super) struct Rare {
+    pub(super) problems: Vec<Problem>,
     /// The message as JSON text with each number a double would change
     /// written as a marked string ([`crate::wire::exact`]), when a view asked
     /// for exact numbers ([`Frame::keep_exact`]) and it has such a number:
     /// [`Message::expand`] and [`Message::for_summary`] read it, so that views
     /// show and compare those numbers as written. The rules read `body`.
-    exact: Option<Box<str>>,
+    pub(super) exact: Option<Box<str>>,
 }
 
 /// Messages are equal when they are read the same and hold the same
@@ -222,7 +222,7 @@ impl PartialEq for Message {
 
 /// How a message keeps its members.
 #[derive(Clone, Debug)]
-enum Body {
+pub(super) enum Body {
     /// As read: the envelope's members apart, no map built for them (what
     /// the checks read, member by member).
     Split(Box<Members>),
@@ -279,8 +279,8 @@ pub(crate) struct Members {
     jsonrpc: Jsonrpc,
     id: Option<Value>,
     /// `None` once its string moved to [`Message::method`] (`method_moved`).
-    method: Option<Value>,
-    method_moved: bool,
+    pub(super) method: Option<Value>,
+    pub(super) method_moved: bool,
     params: Option<Value>,
     result: Option<Value>,
     error: Option<Value>,
@@ -778,7 +778,7 @@ impl Message {
         }
     }
 
-    fn exact(&self) -> Option<&str> {
+    pub(super) fn exact(&self) -> Option<&str> {
         self.rare.as_ref()?.exact.as_deref()
     }
 
@@ -864,55 +864,6 @@ impl Message {
         }
     }
 
-    /// The message as a summary reads it: cut strings and subtrees whole,
-    /// long arrays of scalars still cut (see [`crate::wire::bound`]), with
-    /// the counted lengths of the arrays that are members of `result`. The
-    /// line is read, not copied.
-    pub fn for_summary(&self) -> (Message, crate::wire::skim::Counted) {
-        let read = match self.exact() {
-            Some(text) => crate::wire::skim::summary_fields(text),
-            None => self
-                .raw
-                .as_deref()
-                .and_then(|raw| std::str::from_utf8(raw).ok())
-                .and_then(crate::wire::skim::summary_fields),
-        };
-        let (body, counted) = match read {
-            Some((obj, counted)) => (Body::Whole(Box::new(obj)), counted),
-            None => (self.body.clone(), Vec::new()),
-        };
-        let copy = Message {
-            kind: self.kind,
-            id: self.id.clone(),
-            method: self.method.clone(),
-            rare: self.rare.as_ref().and_then(|rare| {
-                (!rare.problems.is_empty()).then(|| {
-                    Box::new(Rare {
-                        problems: rare.problems.clone(),
-                        exact: None,
-                    })
-                })
-            }),
-            partial: self.partial,
-            body,
-            raw: None,
-        };
-        (copy, counted)
-    }
-
-    /// Done with: the members the short-line reader read are kept to read
-    /// the next message of the same shape into (fewer allocations, see
-    /// `fast::give_spare`); anything else is dropped.
-    pub fn recycle(self) {
-        if let Body::Split(mut members) = self.body {
-            if members.spare {
-                members.method = self.method.map(Value::String);
-                members.method_moved = false;
-                crate::wire::skim::give_spare(members);
-            }
-        }
-    }
-
     /// Whether [`crate::wire::skim::parse`] cut a payload string of this message: `params()`
     /// and `result()` then hold its first characters only.
     pub fn is_cut(&self) -> bool {
@@ -923,11 +874,6 @@ impl Message {
     #[cfg(test)]
     pub(crate) fn skimmed(&self) -> Map<String, Value> {
         self.members().into_owned()
-    }
-
-    fn whole(&self) -> Option<Map<String, Value>> {
-        let raw = std::str::from_utf8(self.raw.as_deref()?).ok()?;
-        crate::wire::skim::whole_fields(raw)
     }
 
     /// The members as parsed (what [`crate::wire::skim::whole_fields`] gives back).

@@ -28,38 +28,19 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 mod fast;
+mod keep;
 
 pub(crate) use fast::Op;
 pub(crate) use fast::{forget_back, give_spare, set_ahead, take_back};
 
 use crate::wire::bound;
+use keep::{BULK_KEYS, EXCISE_MIN_LINE, PICKED, Place, id_value, is_subtree, picking};
+pub use keep::{SKIM_KEEP_CHARS, SKIM_MIN_BYTES};
+
+use crate::wire::lex::{has_lone_surrogate, literal_end, number_end};
 use crate::wire::message::{
-    Frame, IdField, Jsonrpc, Members, Message, Problem, Read, RequestId, classify_read,
+    Body, Frame, IdField, Jsonrpc, Members, Message, Problem, Rare, Read, RequestId, classify_read,
 };
-
-/// The notifications whose `params` the checks read only a few members of:
-/// most of a busy session's messages (a progress bar, a server's log lines).
-/// Their other members are skipped, not built ([`Place::Picked`]); the
-/// message keeps its line for what reads it whole (views, `--schema-check`,
-/// `--redact`), as a message with a cut string does.
-const PICKED_METHODS: [&str; 2] = ["notifications/progress", "notifications/message"];
-/// The members of those `params` the session and the checks read: the
-/// progress token and value, and `_meta`.
-const PICKED: [&str; 3] = ["progressToken", "progress", "_meta"];
-/// A tool call's `arguments` are read only by `--schema-check` (from the
-/// whole message) and for whether they are an object: an object stands as
-/// `{}` ([`Place::Call`]), and the message keeps its line.
-const CALL: &str = "tools/call";
-
-/// Strings under these keys inside `params` or `result` are payload (a text
-/// block, base64 data, a resource's text or blob).
-const BULK_KEYS: [&str; 3] = ["text", "data", "blob"];
-/// A payload string longer than this (as written, with its escapes) is cut.
-pub const SKIM_MIN_BYTES: usize = 512;
-/// How many characters of a cut string are kept (for excerpts).
-pub const SKIM_KEEP_CHARS: usize = 64;
-/// Lines shorter than this are parsed as they are (nothing worth taking out).
-const EXCISE_MIN_LINE: usize = 4 * SKIM_MIN_BYTES;
 
 /// Parses one line of JSON and classifies it, cutting long payload strings
 /// (see the module docs). A message with a cut string keeps a copy of the
@@ -298,27 +279,6 @@ fn big_id(m: &mut Message, text: String) {
 /// What an integer id beyond 64 bits is called in `invalid-id-type`.
 const TOO_LARGE: &str = "an integer too large for 64 bits";
 
-/// The value of a message's `id` member, given as written: an integer of
-/// up to 18 digits is read directly; one beyond 64 bits stands as the
-/// nearest double, with its exact text beside it.
-fn id_value(raw: &str) -> Result<(Value, Option<String>), serde_json::Error> {
-    let digits = raw.strip_prefix('-').unwrap_or(raw);
-    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
-        if let Ok(n) = raw.parse::<i64>() {
-            return Ok((Value::from(n), None));
-        }
-        if let Ok(n) = raw.parse::<u64>() {
-            return Ok((Value::from(n), None));
-        }
-        let f: f64 = raw.parse().unwrap_or(f64::INFINITY);
-        return Ok((
-            Value::from(f.clamp(f64::MIN, f64::MAX)),
-            Some(raw.to_owned()),
-        ));
-    }
-    Ok((serde_json::from_str(raw)?, None))
-}
-
 /// The text with what JSON allows but serde_json refuses mended: a lone
 /// surrogate escape (`\ud83d` without its pair, which a JavaScript string
 /// sliced inside an emoji gives) becomes `\ufffd`, and a number beyond a
@@ -368,7 +328,7 @@ fn mend(text: &str) -> Option<String> {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                i = crate::wire::skim::number_end(b, i);
+                i = number_end(b, i);
                 let token = &text[start..i];
                 if token.parse::<f64>().is_ok_and(f64::is_infinite) {
                     out.push_str(&text[copied..start]);
@@ -387,16 +347,6 @@ fn mend(text: &str) -> Option<String> {
     }
     out.push_str(&text[copied.min(text.len())..]);
     Some(out)
-}
-
-/// Where the number token starting at `start` ends: past its sign, digits,
-/// point and exponent (shared with [`crate::wire::exact`]'s rewrite).
-pub(crate) fn number_end(b: &[u8], start: usize) -> usize {
-    let mut i = start;
-    while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
-        i += 1;
-    }
-    i
 }
 
 /// A string literal taken out of the line: where its empty stand-in `""`
@@ -485,258 +435,6 @@ fn excise(text: &str) -> Option<(String, Vec<Taken>)> {
     Some((short, taken))
 }
 
-/// The index of the quote that ends the string literal whose body starts at
-/// `start`; `None` when an escape is not JSON, a raw control character is
-/// inside (not allowed in JSON) or the literal is unterminated. Works on 64
-/// bytes at a time with bit masks (quotes, backslashes, control characters,
-/// escape letters), so a text dense with escapes costs no more than a plain
-/// one.
-fn literal_end(b: &[u8], start: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { literal_end_avx2(b, start) };
-    }
-    literal_end_sse2(b, start)
-}
-
-/// [`literal_end`] with the masks of [`masks`] (SSE2 on x86-64, else a
-/// byte at a time).
-fn literal_end_sse2(b: &[u8], start: usize) -> Option<usize> {
-    scan_blocks!(b, start, masks)
-}
-
-/// [`literal_end`] with 32-byte AVX2 masks.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn literal_end_avx2(b: &[u8], start: usize) -> Option<usize> {
-    scan_blocks!(b, start, masks_avx2)
-}
-
-/// The body of [`literal_end`], written once for each way of building the
-/// masks (so that each is inlined where its CPU features are enabled).
-macro_rules! scan_blocks {
-    ($b:expr, $start:expr, $masks:ident) => {{
-        let b: &[u8] = $b;
-        let mut pos: usize = $start;
-        // Whether the previous block ended in an odd run of backslashes (so
-        // the first byte of this one is escaped).
-        let mut odd_run = 0u64;
-        while let Some(block) = b.get(pos..pos + 64) {
-            let block: &[u8; 64] = block.try_into().ok()?;
-            let m = $masks(block);
-            let escaped = escaped_bytes(m.backslashes, &mut odd_run);
-            let ends = m.quotes & !escaped;
-            let before = if ends == 0 {
-                u64::MAX
-            } else {
-                (ends & ends.wrapping_neg()) - 1
-            };
-            if (m.controls | (escaped & !m.escape_letters)) & before != 0 {
-                return None;
-            }
-            // `\u` takes four hex digits.
-            let mut unicode = escaped & m.u & before;
-            while unicode != 0 {
-                escape_end(b, pos + unicode.trailing_zeros() as usize - 1)?;
-                unicode &= unicode - 1;
-            }
-            if ends != 0 {
-                return Some(pos + ends.trailing_zeros() as usize);
-            }
-            pos += 64;
-        }
-        // The last bytes, one at a time.
-        if odd_run != 0 {
-            pos = escape_end(b, pos - 1)?;
-        }
-        plain_end(b, pos)
-    }};
-}
-use scan_blocks;
-
-/// [`literal_end`] read one byte at a time (for a literal's last bytes, and
-/// as the reference its block scanning is tested against).
-fn plain_end(b: &[u8], start: usize) -> Option<usize> {
-    let mut i = start;
-    while let Some(&c) = b.get(i) {
-        match c {
-            b'"' => return Some(i),
-            b'\\' => i = escape_end(b, i)?,
-            0..0x20 => return None,
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// Where the JSON escape whose backslash is at `i` ends; `None` if it is
-/// not one.
-fn escape_end(b: &[u8], i: usize) -> Option<usize> {
-    match b.get(i + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
-        b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => Some(i + 6),
-        _ => None,
-    }
-}
-
-/// The bytes of a block that follow an odd run of backslashes (escaped
-/// bytes), carrying a run across blocks in `odd_run`: the run-length parity
-/// trick of simdjson's first stage, with additions instead of a loop.
-fn escaped_bytes(backslashes: u64, odd_run: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    const ODD: u64 = !EVEN;
-    let starts = backslashes & !(backslashes << 1);
-    let even_start_mask = EVEN ^ *odd_run;
-    let even_starts = starts & even_start_mask;
-    let odd_starts = starts & !even_start_mask;
-    let even_carries = backslashes.wrapping_add(even_starts);
-    let (odd_carries, overflow) = backslashes.overflowing_add(odd_starts);
-    let odd_carries = odd_carries | *odd_run;
-    *odd_run = u64::from(overflow);
-    let even_carry_ends = even_carries & !backslashes;
-    let odd_carry_ends = odd_carries & !backslashes;
-    (even_carry_ends & ODD) | (odd_carry_ends & EVEN)
-}
-
-/// The bit masks of one 64-byte block.
-#[derive(Default)]
-struct Masks {
-    quotes: u64,
-    backslashes: u64,
-    controls: u64,
-    /// Bytes that may follow a backslash: `"\/bfnrtu`.
-    escape_letters: u64,
-    u: u64,
-}
-
-/// The masks of a block, 16 bytes at a time with SSE2.
-#[cfg(target_arch = "x86_64")]
-fn masks(block: &[u8; 64]) -> Masks {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    let mut m = Masks::default();
-    for (k, chunk) in block.chunks_exact(16).enumerate() {
-        // SAFETY: SSE2 is part of every x86_64 CPU, and the unaligned load
-        // reads the 16 bytes of `chunk`, which `chunks_exact` guarantees.
-        let (q, bs, c, e, u) = unsafe {
-            let v = _mm_loadu_si128(chunk.as_ptr().cast());
-            let eq = |c: u8| -> __m128i { _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)) };
-            let low = _mm_set1_epi8(0x1f);
-            let mut letters = eq(b'"');
-            for c in *b"\\/bfnrt" {
-                letters = _mm_or_si128(letters, eq(c));
-            }
-            let u = eq(b'u');
-            (
-                _mm_movemask_epi8(eq(b'"')),
-                _mm_movemask_epi8(eq(b'\\')),
-                // c <= 0x1f exactly when max(c, 0x1f) == 0x1f (unsigned)
-                _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low)),
-                _mm_movemask_epi8(_mm_or_si128(letters, u)),
-                _mm_movemask_epi8(u),
-            )
-        };
-        let at = 16 * k;
-        m.quotes |= u64::from(q as u16) << at;
-        m.backslashes |= u64::from(bs as u16) << at;
-        m.controls |= u64::from(c as u16) << at;
-        m.escape_letters |= u64::from(e as u16) << at;
-        m.u |= u64::from(u as u16) << at;
-    }
-    m
-}
-
-/// The masks of a block, 32 bytes at a time with AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn masks_avx2(block: &[u8; 64]) -> Masks {
-    use std::arch::x86_64::{
-        _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8,
-        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
-        _mm256_shuffle_epi8, _mm256_srli_epi16,
-    };
-    // The escape letters `"\/bfnrtu` by nibbles: LOW[n] has bit h set when
-    // the byte 0xhn is one of them; HIGH[h] is bit h (0 for h >= 8).
-    const fn low_table() -> [i8; 16] {
-        let mut t = [0u8; 16];
-        let letters = *b"\"\\/bfnrtu";
-        let mut i = 0;
-        while i < letters.len() {
-            t[(letters[i] & 0xf) as usize] |= 1 << (letters[i] >> 4);
-            i += 1;
-        }
-        let mut out = [0i8; 16];
-        let mut j = 0;
-        while j < 16 {
-            out[j] = t[j] as i8;
-            j += 1;
-        }
-        out
-    }
-    const LOW: [i8; 16] = low_table();
-    let l = LOW;
-    let low_table = _mm256_setr_epi8(
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13],
-        l[14], l[15], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11],
-        l[12], l[13], l[14], l[15],
-    );
-    let high_table = _mm256_setr_epi8(
-        1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128, 0, 0,
-        0, 0, 0, 0, 0, 0,
-    );
-    let nibble = _mm256_set1_epi8(0x0f);
-    let mut m = Masks::default();
-    for (k, chunk) in block.chunks_exact(32).enumerate() {
-        // SAFETY: the unaligned load reads the 32 bytes of `chunk`, which
-        // `chunks_exact` guarantees; AVX2 is enabled for this function.
-        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
-        let lo = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
-        let hi = _mm256_shuffle_epi8(
-            high_table,
-            _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble),
-        );
-        let letters = _mm256_cmpeq_epi8(
-            _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), _mm256_setzero_si256()),
-            _mm256_setzero_si256(),
-        );
-        let low = _mm256_set1_epi8(0x1f);
-        let at = 32 * k;
-        let bits = |mask| u64::from(_mm256_movemask_epi8(mask) as u32) << at;
-        m.quotes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)));
-        m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
-        // c <= 0x1f exactly when max(c, 0x1f) == 0x1f (unsigned)
-        m.controls |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, low), low));
-        m.escape_letters |= bits(letters);
-        m.u |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'u' as i8)));
-    }
-    m
-}
-
-/// The masks of a block, one byte at a time.
-#[cfg(not(target_arch = "x86_64"))]
-fn masks(block: &[u8; 64]) -> Masks {
-    portable_masks(block)
-}
-
-#[cfg_attr(
-    target_arch = "x86_64",
-    allow(dead_code, reason = "tests compare it with SSE2 and AVX2")
-)]
-fn portable_masks(block: &[u8; 64]) -> Masks {
-    let mut m = Masks::default();
-    for (i, &c) in block.iter().enumerate() {
-        m.quotes |= u64::from(c == b'"') << i;
-        m.backslashes |= u64::from(c == b'\\') << i;
-        m.controls |= u64::from(c < 0x20) << i;
-        m.escape_letters |= u64::from(b"\"\\/bfnrtu".contains(&c)) << i;
-        m.u |= u64::from(c == b'u') << i;
-    }
-    m
-}
-
 /// Whether the bytes between a key and a value are a colon in whitespace.
 fn is_colon(between: &[u8]) -> bool {
     let mut colons = 0;
@@ -820,33 +518,6 @@ impl Ctx<'_> {
         }
         serde_json::from_str(literal)
     }
-}
-
-/// Where a value stands in the message: the members that may stand in for
-/// a large subtree are known by their place.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    /// The line's outermost value (whose `params` and `result` are skimmed).
-    Root,
-    /// A member of a batch (its `id` read as written, nothing skimmed).
-    Member,
-    /// The message's `result` (its `structuredContent` is a subtree).
-    Result,
-    /// `result.tools`, and one tool in it (its `inputSchema` and
-    /// `outputSchema` are subtrees).
-    Tools,
-    Tool,
-    /// The `params` of a busy notification ([`PICKED_METHODS`]): only the
-    /// members the checks read are built ([`PICKED`]), the others skipped.
-    Picked,
-    /// The `params` of a tool call ([`CALL`]): every member built but
-    /// `arguments`, read at [`Place::Skipped`].
-    Call,
-    /// A value the checks ask only the type of: an object is checked but
-    /// not built, and stands as `{}`; anything else is built.
-    Skipped,
-    /// Anywhere else.
-    Inner,
 }
 
 /// One value; `skim` when long payload strings inside may be cut, `at` its
@@ -1092,17 +763,6 @@ impl<'c> Skim<'c> {
     }
 }
 
-/// How the `params` of a message whose `method` read so far is `method`
-/// (`None`: absent or not a string) may be picked: [`Place::Picked`],
-/// [`Place::Call`], or not at all.
-fn picking(method: Option<&str>) -> Option<Place> {
-    match method {
-        Some(m) if PICKED_METHODS.contains(&m) => Some(Place::Picked),
-        Some(CALL) => Some(Place::Call),
-        _ => None,
-    }
-}
-
 /// The visitor methods of the seeds below (each a `&Ctx`) for the values
 /// other than an object: read by [`Skim::plain`] and wrapped by `$wrap`.
 macro_rules! others_to_skim {
@@ -1261,20 +921,6 @@ impl<'de> serde_core::Deserialize<'de> for Key<'de> {
     }
 }
 
-/// A member that may stand in for a large subtree: `result.structuredContent`
-/// (rows of a database-style tool) and a listed tool's `inputSchema` and
-/// `outputSchema`. The checks ask only what type they are; what reads them
-/// whole (`--schema-check`, the views) asks [`Message::fields`].
-///
-/// [`Message::fields`]: crate::wire::message::Message::fields
-fn is_subtree(at: Place, key: &str) -> bool {
-    match at {
-        Place::Result => key == "structuredContent",
-        Place::Tool => matches!(key, "inputSchema" | "outputSchema"),
-        _ => false,
-    }
-}
-
 /// The stand-in for a subtree given as written: an empty object or array
 /// for one longer than [`SKIM_MIN_BYTES`] (serde_json has checked its
 /// grammar while skipping it), `None` to read it whole: a short one, a
@@ -1331,53 +977,6 @@ impl<'de> Visitor<'de> for SchemaType<'_> {
         }
         Ok(())
     }
-}
-
-/// Whether JSON text has a `\\u` escape of a surrogate that is not one of a
-/// high-low pair (`\\ud83d\\ude00` is a pair; `\\ud83d` alone is not).
-/// Escapes are walked in order from each backslash (memchr), so an escaped
-/// backslash before `u` (`\\\\ud83d`, a backslash and the letters) is not an
-/// escape. Outside strings valid JSON has no backslash; on invalid JSON the
-/// answer only decides whether a subtree is read whole.
-fn has_lone_surrogate(b: &[u8]) -> bool {
-    let mut i = 0;
-    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
-        let at = i + off;
-        match surrogate(b, at) {
-            Some(true) => return true,
-            Some(false) => i = at + 12,
-            // Another escape: its letter, or the hex digits that follow
-            // (no backslash among them), are stepped over; a backslash that
-            // ends the text has no letter.
-            None => i = (at + 2).min(b.len()),
-        }
-    }
-    false
-}
-
-/// For the escape whose backslash is at `at`: `Some(true)` for a `\u`
-/// escape of a lone surrogate, `Some(false)` for a high surrogate followed
-/// by its low one (the pair's 12 bytes), `None` for any other escape.
-fn surrogate(b: &[u8], at: usize) -> Option<bool> {
-    if b.get(at + 1) != Some(&b'u') {
-        return None;
-    }
-    match hex4(b, at + 2)? {
-        0xd800..=0xdbff => Some(
-            b.get(at + 6..at + 8) != Some(&b"\\u"[..])
-                || !matches!(hex4(b, at + 8), Some(0xdc00..=0xdfff)),
-        ),
-        0xdc00..=0xdfff => Some(true),
-        _ => None,
-    }
-}
-
-/// The four hex digits at `at` as a number; `None` when they are not.
-fn hex4(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at + 4)?.iter().try_fold(0, |n, &c| {
-        let d = (c as char).to_digit(16)?;
-        Some(n * 16 + d)
-    })
 }
 
 /// Every member of a line kept by a cut message, read whole (nothing cut,
@@ -1457,9 +1056,70 @@ fn unescape_head(raw: &str, max: usize) -> String {
     out
 }
 
+/// What a [`Message`] reads again through this parser: the members of a cut
+/// message whole or as a summary reads them, and the members given back to
+/// the short-line reader's pool. Here, beside the parser, so that the
+/// message model (`message.rs`) does not parse.
+impl Message {
+    /// The message as a summary reads it: cut strings and subtrees whole,
+    /// long arrays of scalars still cut (see [`crate::wire::bound`]), with
+    /// the counted lengths of the arrays that are members of `result`. The
+    /// line is read, not copied.
+    pub fn for_summary(&self) -> (Message, Counted) {
+        let read = match self.exact() {
+            Some(text) => summary_fields(text),
+            None => self
+                .raw
+                .as_deref()
+                .and_then(|raw| std::str::from_utf8(raw).ok())
+                .and_then(summary_fields),
+        };
+        let (body, counted) = match read {
+            Some((obj, counted)) => (Body::Whole(Box::new(obj)), counted),
+            None => (self.body.clone(), Vec::new()),
+        };
+        let copy = Message {
+            kind: self.kind,
+            id: self.id.clone(),
+            method: self.method.clone(),
+            rare: self.rare.as_ref().and_then(|rare| {
+                (!rare.problems.is_empty()).then(|| {
+                    Box::new(Rare {
+                        problems: rare.problems.clone(),
+                        exact: None,
+                    })
+                })
+            }),
+            partial: self.partial,
+            body,
+            raw: None,
+        };
+        (copy, counted)
+    }
+
+    /// Done with: the members the short-line reader read are kept to read
+    /// the next message of the same shape into (fewer allocations, see
+    /// `fast::give_spare`); anything else is dropped.
+    pub fn recycle(self) {
+        if let Body::Split(mut members) = self.body {
+            if members.spare {
+                members.method = self.method.map(Value::String);
+                members.method_moved = false;
+                give_spare(members);
+            }
+        }
+    }
+
+    pub(super) fn whole(&self) -> Option<Map<String, Value>> {
+        let raw = std::str::from_utf8(self.raw.as_deref()?).ok()?;
+        whole_fields(raw)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::lex::*;
     use serde_json::json;
 
     /// A tools/call result whose text block is `text`, as one JSON line.
@@ -1928,23 +1588,5 @@ mod tests {
         );
         let Ok(m) = &items[0] else { panic!() };
         assert_eq!(m.problems(), [Problem::InvalidIdType(TOO_LARGE)]);
-    }
-
-    #[test]
-    fn simd_and_portable_masks_agree() {
-        let mut block = [0u8; 64];
-        let bits = |m: Masks| (m.quotes, m.backslashes, m.controls, m.escape_letters, m.u);
-        for seed in 0u8..=255 {
-            for (i, b) in block.iter_mut().enumerate() {
-                *b = (i as u8).wrapping_mul(37).wrapping_add(seed);
-            }
-            let portable = bits(portable_masks(&block));
-            assert_eq!(bits(masks(&block)), portable);
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, checked just above.
-                assert_eq!(bits(unsafe { masks_avx2(&block) }), portable);
-            }
-        }
     }
 }

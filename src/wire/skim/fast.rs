@@ -33,10 +33,8 @@ use std::cell::{Cell, RefCell};
 
 use serde_json::{Map, Number, Value};
 
-use super::{
-    EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, has_lone_surrogate, id_value, is_subtree,
-    literal_end, picking, surrogate,
-};
+use super::keep::{EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, id_value, is_subtree, picking};
+use crate::wire::lex::{escape_end, has_lone_surrogate, hex4, literal_end, number_end, surrogate};
 use crate::wire::message::{ERROR, ID, JSONRPC, Jsonrpc, METHOD, Members, PARAMS, RESULT, Read};
 
 /// Arrays longer than this are left to the skim parser (which may cut a
@@ -693,7 +691,7 @@ impl<'a> Reader<'a, '_> {
     /// so that it is the same number serde_json reads in a line.
     fn number(&mut self) -> Option<()> {
         let start = self.pos;
-        let end = super::number_end(self.b, start);
+        let end = number_end(self.b, start);
         self.pos = end;
         let token = &self.b[start..end];
         let plain = token.len() <= 19
@@ -939,7 +937,7 @@ fn literal<const LONE: bool>(b: &[u8], start: usize) -> Option<(usize, Option<us
                         None => {}
                     }
                 }
-                i = super::escape_end(b, i)?;
+                i = escape_end(b, i)?;
             }
             _ => return None,
         }
@@ -981,14 +979,14 @@ fn unescape(body: &str, first: usize) -> Option<String> {
             b'r' => '\r',
             b't' => '\t',
             b'u' => {
-                let unit = super::hex4(b, i + 2)?;
+                let unit = hex4(b, i + 2)?;
                 i += 6;
                 let c = match unit {
                     0xd800..=0xdbff => {
                         if b.get(i..i + 2) != Some(&b"\\u"[..]) {
                             return None;
                         }
-                        let low = super::hex4(b, i + 2)?;
+                        let low = hex4(b, i + 2)?;
                         if !(0xdc00..=0xdfff).contains(&low) {
                             return None;
                         }
