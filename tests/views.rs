@@ -1039,22 +1039,7 @@ fn follow_status_names_what_each_server_still_owes() {
     // server's transport closes.
     let head: String = log.lines().take(14).map(|l| format!("{l}\n")).collect();
     fs::write(&path, head).expect("write");
-    let mut child = Killed(
-        mcpdbg()
-            .args([
-                "check",
-                "--follow",
-                "--poll-interval",
-                "0.05",
-                "--status-interval",
-                "0.2",
-            ])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts"),
-    );
+    let mut child = follower(&path, &["--status-interval", "0.2"], false);
     let rx = lines_of(child.0.stdout.take().expect("stdout"));
     let seen = expect_line(&rx, "open: ");
     let status = seen.last().expect("a line");
@@ -1076,6 +1061,21 @@ impl Drop for Killed {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// `check --follow` on `path`, polling every 50 ms, with `args` before the
+/// path; stdout and stderr piped (stderr dropped with `quiet`).
+fn follower(path: &Path, args: &[&str], quiet: bool) -> Killed {
+    Killed(
+        mcpdbg()
+            .args(["check", "--follow", "--poll-interval", "0.05"])
+            .args(args)
+            .arg(path)
+            .stdout(Stdio::piped())
+            .stderr(if quiet { Stdio::null() } else { Stdio::piped() })
+            .spawn()
+            .expect("starts"),
+    )
 }
 
 /// Reads a child's output on a thread, one line at a time.
@@ -1132,22 +1132,7 @@ fn follow_prints_findings_as_the_file_grows() {
             .map(|l| format!("{l}\n"))
             .collect::<String>()
     };
-    let mut child = Killed(
-        mcpdbg()
-            .args([
-                "check",
-                "--follow",
-                "--poll-interval",
-                "0.05",
-                "--status-interval",
-                "0.3",
-            ])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts"),
-    );
+    let mut child = follower(&path, &["--status-interval", "0.3"], false);
     let child = &mut child.0;
     let rx = lines_of(child.stdout.take().expect("stdout"));
     let notes = lines_of(child.stderr.take().expect("stderr"));
@@ -1220,23 +1205,15 @@ fn follow_applies_select_ignore_and_severity_to_live_findings() {
     let sample = fs::read_to_string(root().join(SAMPLE)).expect("fixture");
     let head: String = sample.lines().take(28).map(|l| format!("{l}\n")).collect();
     fs::write(&path, head).expect("write");
-    let mut child = Killed(
-        mcpdbg()
-            .args([
-                "check",
-                "--follow",
-                "--poll-interval",
-                "0.05",
-                "--ignore",
-                "stray-output",
-                "--severity",
-                "slow-response=info",
-            ])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starts"),
+    let mut child = follower(
+        &path,
+        &[
+            "--ignore",
+            "stray-output",
+            "--severity",
+            "slow-response=info",
+        ],
+        true,
     );
     let rx = lines_of(child.0.stdout.take().expect("stdout"));
     // Line 17's stray output comes before line 28's slow response: ignored,
@@ -1273,22 +1250,7 @@ fn follow_usage_errors_exit_2() {
 fn follow_waits_for_a_missing_file_and_notices_the_server_exit() {
     let dir = scratch("follow-missing");
     let path = dir.join("later.log");
-    let mut child = Killed(
-        mcpdbg()
-            .args([
-                "check",
-                "--follow",
-                "--poll-interval",
-                "0.05",
-                "--status-interval",
-                "0.2",
-            ])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts"),
-    );
+    let mut child = follower(&path, &["--status-interval", "0.2"], false);
     let child = &mut child.0;
     let rx = lines_of(child.stdout.take().expect("stdout"));
     let notes = lines_of(child.stderr.take().expect("stderr"));
