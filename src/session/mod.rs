@@ -475,6 +475,9 @@ pub struct Session {
     client_timeout: Option<(f64, u64, Box<str>)>,
     /// Messages `schema-violation` reported (`--schema-check`).
     violations: u64,
+    /// Some request declared its revision in `_meta` (so an answer's or a
+    /// cancellation's request may be judged by its own).
+    declares: bool,
 }
 
 impl Session {
@@ -520,6 +523,7 @@ impl Session {
             stalls: stall::Stalls::default(),
             client_timeout: None,
             violations: 0,
+            declares: false,
         }
     }
 
@@ -854,6 +858,11 @@ impl Session {
     /// cancellation is about. `None` when it declares none (the session's
     /// revision rules it).
     fn declared_for(&self, side: Side, msg: &Message) -> Option<Revision> {
+        if msg.kind != Kind::Request && !self.declares {
+            // No request declared one: an answer's lookup is saved (most
+            // legacy sessions' every answer).
+            return None;
+        }
         match msg.kind {
             Kind::Request => declared_revision(msg),
             Kind::Response => {
@@ -1352,6 +1361,8 @@ impl Session {
         }
         let subject = request_subject(msg).map(|s| SubjectText::from(&*s));
         let reused = self.open.get(side, id).is_some();
+        let declared = declared_revision(msg);
+        self.declares |= declared.is_some();
         let request = Open {
             line: at.line,
             time: at.time.clone(),
@@ -1364,7 +1375,7 @@ impl Session {
             bad_arguments: false,
             paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
             reused,
-            declared: declared_revision(msg),
+            declared,
         };
         if let Opened::Full = self.open.open(side, id, request) {
             self.unfollowed[side.index()] += 1;
