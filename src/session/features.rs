@@ -11,8 +11,8 @@ use super::hash::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::ctx::Ctx;
 use super::{Open, Session, Side, pairing};
-use crate::finding::{Finding, Findings};
 use crate::protocol::{self, Era, Revision};
 use crate::rules::Rule;
 use crate::text::excerpt;
@@ -154,8 +154,6 @@ impl Filter {
     }
 }
 
-type Report<'a> = &'a dyn Fn(Rule, String) -> Finding;
-
 /// Which side must declare what for a method: the side and the path of the
 /// capability, and whether the leaf must be `true` (a flag) rather than present.
 fn gate_of(method: &str, msg: &Message, rev: Revision) -> Option<(Side, &'static [&'static str])> {
@@ -214,7 +212,7 @@ fn is_terminal(status: &str) -> bool {
 
 impl Session {
     /// `capability-not-negotiated`: a gated method the owning side did not declare.
-    pub(super) fn gate(&self, side: Side, msg: &Message, report: Report, findings: &mut Findings) {
+    pub(super) fn gate(&self, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         let (Some(method), Some(rev)) = (msg.method.as_deref(), self.revision()) else {
             return;
         };
@@ -231,7 +229,7 @@ impl Session {
             // Only judged once the owner's capabilities are known.
             let Some(caps) = caps else { return };
             if !declares(caps, path) {
-                let mut finding = report(
+                let mut finding = ctx.finding(
                     Rule::CapabilityNotNegotiated,
                     format!(
                         "{}, but the {} did not declare the `{}` capability",
@@ -241,7 +239,7 @@ impl Session {
                     ),
                 );
                 finding.severity = severity;
-                findings.push(finding);
+                ctx.findings.push(finding);
             }
         };
         if let Some((owner, path)) = gate_of(method, msg, rev) {
@@ -282,22 +280,21 @@ impl Session {
         side: Side,
         id: &RequestId,
         msg: &Message,
-        report: Report,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) {
         if side != Side::Client {
             return;
         }
-        self.request_state_echo(msg, report, findings);
+        self.request_state_echo(msg, ctx);
         if let Some(method) = self.features.input_required.remove(id) {
             let retry = msg.params().is_some_and(|p| {
                 p.field("inputResponses").is_some() || p.field("requestState").is_some()
             });
             if retry || msg.method.as_deref() == Some(&*method) {
-                findings.push(report(
+                ctx.fire(
                     Rule::RetryReusedId,
                     format!("the retry of `{method}` after `input_required` reuses id {id}; a retry needs a new id"),
-                ));
+                );
             }
         }
     }
@@ -305,7 +302,7 @@ impl Session {
     /// `request-state-not-echoed`: a 2026 retry (it carries `inputResponses`
     /// or `requestState`) of a request answered `input_required` must send
     /// the answer's `requestState` back unchanged, or none if it had none.
-    fn request_state_echo(&mut self, msg: &Message, report: Report, findings: &mut Findings) {
+    fn request_state_echo(&mut self, msg: &Message, ctx: &mut Ctx<'_>) {
         let Some(params) = msg.params() else { return };
         if params.field("inputResponses").is_none() && params.field("requestState").is_none() {
             return;
@@ -323,8 +320,8 @@ impl Session {
             (Some(_), None) => "drops the `requestState` of",
             (None, Some(_)) => "sends a `requestState` that was not in",
         };
-        findings.push(
-            report(
+        ctx.findings.push(
+            ctx.finding(
                 Rule::RequestStateNotEchoed,
                 format!(
                     "the retry of `{method}` {what} the `input_required` answer at line {line}; a retry echoes it exactly, or sends none when none was given"
@@ -402,38 +399,24 @@ impl Session {
         at: &At,
         side: Side,
         msg: &Message,
-        report: Report,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) {
         match msg.method.as_deref() {
-            Some("notifications/cancelled") => self.cancelled(at, side, msg, report, findings),
-            Some("notifications/progress") => self.progress(side, msg, report, findings),
+            Some("notifications/cancelled") => self.cancelled(at, side, msg, ctx),
+            Some("notifications/progress") => self.progress(side, msg, ctx),
             Some("notifications/tasks/status") => {
                 if let Some(params) = msg.params() {
-                    self.task_status(
-                        at,
-                        params.field("taskId"),
-                        params.field("status"),
-                        report,
-                        findings,
-                    );
+                    self.task_status(at, params.field("taskId"), params.field("status"), ctx);
                 }
             }
             _ => {}
         }
         if self.era() == Some(Era::Modern) && side == Side::Server {
-            self.subscription(msg, report, findings);
+            self.subscription(msg, ctx);
         }
     }
 
-    fn cancelled(
-        &mut self,
-        at: &At,
-        side: Side,
-        msg: &Message,
-        report: Report,
-        findings: &mut Findings,
-    ) {
+    fn cancelled(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         let Some(id) = msg
             .params()
             .and_then(|p| p.field("requestId"))
@@ -456,10 +439,10 @@ impl Session {
                 Some(open) => format!("the client's `{}` (line {})", open.method, open.line),
                 None => format!("request {id}, which is no open `subscriptions/listen`"),
             };
-            findings.push(report(
+            ctx.fire(
                 Rule::ServerCancelNotListen,
                 format!("the server cancelled {what}; in 2026-07-28 a server sends `notifications/cancelled` only to end a `subscriptions/listen`"),
-            ));
+            );
             return;
         }
         let legacy_2025_11_25 = self.revision() == Some(Revision::V2025_11_25);
@@ -467,17 +450,17 @@ impl Session {
             && self.init_id.as_ref() == Some(&id)
             && self.era() != Some(Era::Modern)
         {
-            findings.push(report(
+            ctx.fire(
                 Rule::InitializeCancelled,
                 format!("client cancelled its `initialize` (id {id}); the session is left neither initialised nor closed"),
-            ));
+            );
         }
         let task = legacy_2025_11_25 && self.features.task_requests[side.index()].contains(&id);
         if task {
-            findings.push(report(
+            ctx.fire(
                 Rule::TaskCancelledByNotification,
                 format!("request {id} is task-augmented: `notifications/cancelled` does not stop its task; use `tasks/cancel`"),
-            ));
+            );
         }
         if let Some(open) = self.open.get_mut(side, &id) {
             open.cancelled = Some(at.clone());
@@ -519,10 +502,10 @@ impl Session {
                 side.as_str()
             ),
         };
-        findings.push(report(Rule::CancelUnknownRequest, message));
+        ctx.fire(Rule::CancelUnknownRequest, message);
     }
 
-    fn progress(&mut self, side: Side, msg: &Message, report: Report, findings: &mut Findings) {
+    fn progress(&mut self, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         let Some(params) = msg.params() else { return };
         let Some(token_id) = params.field("progressToken").and_then(RequestId::from_json) else {
             return;
@@ -535,20 +518,20 @@ impl Session {
             .filter(|t| t.requester != side)
         else {
             if !self.mid_session && side != Side::Unknown {
-                findings.push(report(
+                ctx.fire(
                     Rule::ProgressUnknownToken,
                     format!(
                         "{} reported progress for token {token_id}, which no request of the {} carried",
                         side.as_str(),
                         side.other().as_str()
                     ),
-                ));
+                );
             }
             return;
         };
         if let (Some(done), false) = (token.done, token.task) {
-            findings.push(
-                report(
+            ctx.findings.push(
+                ctx.finding(
                     Rule::ProgressAfterResponse,
                     format!(
                         "progress for token {token_id} after its request (line {}) was answered at line {done}",
@@ -560,10 +543,10 @@ impl Session {
         }
         if let Some(value) = value {
             if let Some(last) = token.last.filter(|last| value <= *last) {
-                findings.push(report(
+                ctx.fire(
                     Rule::ProgressNotIncreasing,
                     format!("progress for token {token_id} went from {last} to {value}; it must increase"),
-                ));
+                );
             }
             token.last = Some(value);
         }
@@ -574,8 +557,7 @@ impl Session {
         at: &At,
         task_id: Option<&Value>,
         status: Option<&Value>,
-        report: Report,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) {
         let (Some(task_id), Some(status)) = (
             task_id.and_then(Value::as_str),
@@ -586,8 +568,8 @@ impl Session {
         let f = &mut self.features;
         if let Some((old, line)) = f.tasks.get(task_id) {
             if is_terminal(old) && old != status {
-                findings.push(
-                    report(
+                ctx.findings.push(
+                    ctx.finding(
                         Rule::TaskStatusAfterTerminal,
                         format!(
                             "task {:?} moved from terminal status `{old}` (line {line}) to `{}`",
@@ -611,7 +593,7 @@ impl Session {
             .insert(task_id.to_string(), (status.to_string(), at.line));
     }
 
-    fn subscription(&mut self, msg: &Message, report: Report, findings: &mut Findings) {
+    fn subscription(&mut self, msg: &Message, ctx: &mut Ctx<'_>) {
         let method = msg.method.as_deref().unwrap_or_default();
         let stream_only = matches!(
             method,
@@ -626,10 +608,10 @@ impl Session {
             .and_then(RequestId::from_json)
         else {
             if stream_only {
-                findings.push(report(
+                ctx.fire(
                     Rule::SubscriptionNotificationUnacknowledged,
                     format!("`{method}` carries no `_meta` subscriptionId; in 2026-07-28 it belongs on a `subscriptions/listen` stream"),
-                ));
+                );
             }
             return;
         };
@@ -638,24 +620,24 @@ impl Session {
             .get(Side::Client, &sid)
             .is_some_and(|o| &*o.method == "subscriptions/listen");
         if !open {
-            findings.push(report(
+            ctx.fire(
                 Rule::SubscriptionNotificationUnacknowledged,
                 format!("`{method}` is tagged with subscription {sid}, which is no open `subscriptions/listen` request"),
-            ));
+            );
         } else if method == "notifications/subscriptions/acknowledged" {
             self.features.acked.insert(sid);
         } else {
             if !self.features.acked.contains(&sid) {
-                findings.push(report(
+                ctx.fire(
                     Rule::SubscriptionNotificationUnacknowledged,
                     format!("`{method}` on subscription {sid} came before its `notifications/subscriptions/acknowledged`"),
-                ));
+                );
             }
             if let Some(filter) = self.features.listens.get(&sid) {
                 if filter.asked(method, msg) == Some(false) {
                     let listen_line = self.open.get(Side::Client, &sid).map_or(0, |o| o.line);
-                    findings.push(
-                        report(
+                    ctx.findings.push(
+                        ctx.finding(
                             Rule::SubscriptionNotificationNotRequested,
                             format!(
                                 "`{method}` on subscription {sid}, whose `subscriptions/listen` (line {listen_line}) asked for {}",
@@ -670,7 +652,6 @@ impl Session {
     }
 
     /// Progress tokens end, tasks start or move, `input_required` is noted.
-    #[expect(clippy::too_many_arguments, reason = "the pieces of one pairing")]
     pub(super) fn response_features(
         &mut self,
         at: &At,
@@ -678,8 +659,7 @@ impl Session {
         id: &RequestId,
         open: &Open,
         msg: &Message,
-        report: Report,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) {
         let f = &mut self.features;
         let token_id = f.token_of.remove(&(requester, open.line));
@@ -706,28 +686,18 @@ impl Session {
         };
         let Some(result) = msg.result() else { return };
         match &*open.method {
-            "tasks/get" | "tasks/cancel" => self.task_status(
-                at,
-                result.field("taskId"),
-                result.field("status"),
-                report,
-                findings,
-            ),
+            "tasks/get" | "tasks/cancel" => {
+                self.task_status(at, result.field("taskId"), result.field("status"), ctx)
+            }
             _ => {
                 if let Some(task) = result.field("task") {
-                    self.task_status(
-                        at,
-                        task.field("taskId"),
-                        task.field("status"),
-                        report,
-                        findings,
-                    );
+                    self.task_status(at, task.field("taskId"), task.field("status"), ctx);
                 }
             }
         }
         if requester == Side::Client && self.era() == Some(Era::Modern) {
-            self.inputs_asked(at, open, result, declared, report, findings);
-            self.page_scope(at, open, result, report, findings);
+            self.inputs_asked(at, open, result, declared, ctx);
+            self.page_scope(at, open, result, ctx);
         }
         if requester == Side::Client
             && result.field("resultType").and_then(Value::as_str) == Some("input_required")
@@ -755,8 +725,7 @@ impl Session {
         open: &Open,
         result: &Value,
         declared: Option<u8>,
-        report: Report,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) {
         if result.field("resultType").and_then(Value::as_str) != Some("input_required") {
             return;
@@ -795,8 +764,8 @@ impl Session {
             }
         }
         if !problems.is_empty() {
-            findings.push(
-                report(
+            ctx.findings.push(
+                ctx.finding(
                     Rule::InputRequiredMisuse,
                     format!(
                         "the `input_required` answer to `{}`: {}",
@@ -811,14 +780,7 @@ impl Session {
 
     /// `cache-scope-changed`: the pages of one 2026 listing (followed by
     /// `cursor`) with different `cacheScope`s.
-    fn page_scope(
-        &mut self,
-        at: &At,
-        open: &Open,
-        result: &Value,
-        report: Report,
-        findings: &mut Findings,
-    ) {
+    fn page_scope(&mut self, at: &At, open: &Open, result: &Value, ctx: &mut Ctx<'_>) {
         if !matches!(
             &*open.method,
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
@@ -837,8 +799,8 @@ impl Session {
         };
         if let (Some((line, was)), Some(now)) = (&first, &scope) {
             if was != now {
-                findings.push(
-                    report(
+                ctx.findings.push(
+                    ctx.finding(
                         Rule::CacheScopeChanged,
                         format!(
                             "this page of `{}` has `cacheScope` {now}, the listing's first page (line {line}) {was}; every page must share one",

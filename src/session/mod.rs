@@ -1,10 +1,15 @@
 //! The session state machine: transport items -> findings and a summary.
 //!
 //! Tracks the handshake and era, the requests each side has open and the ids
-//! each side has used, and reports the envelope, lifecycle and pairing rules
-//! as it goes. At the end, what is still open becomes hangs. It does no I/O
-//! and never reads the clock: all time comes from the log's timestamps.
-//! Memory grows with open requests and used ids, not with the log's size.
+//! each side has used, and judges each message as it goes: its own rules
+//! (lifecycle, ids and pairing, tools, timing) and, through `features.rs`,
+//! capabilities, progress, tasks and the 2026 features; the per-message
+//! checks are `rules::checks`. Each rule reports through one [`Ctx`] (the
+//! message, and the findings behind the catalogue's gate: the revision the
+//! message is judged by, decided here once). At the end, what is still open
+//! becomes hangs. It does no I/O and never reads the clock: all time comes
+//! from the log's timestamps. Memory grows with open requests and used ids,
+//! not with the log's size.
 
 use serde_json::Value;
 
@@ -19,9 +24,11 @@ use crate::wire::event::EventKind;
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
+use ctx::{Ctx, request_subject};
 use hash::HashMap;
 
 mod crash;
+mod ctx;
 mod features;
 mod hash;
 pub mod official;
@@ -778,31 +785,19 @@ impl Session {
             Kind::Notification => false,
         };
         findings.judge_under(self.judged_by(declared, handshake));
-        let report = |rule: Rule, text: String| {
-            // The tool or resource a request names, read only for a finding.
-            let subject = match msg.kind {
-                Kind::Request => request_subject(&msg),
-                _ => None,
-            };
-            Finding::new(rule, at.line, text)
-                .time(at.time.as_ref())
-                .dir(dir)
-                .id(msg.id.id())
-                .method(msg.method.as_deref())
-                .subject(subject.as_deref())
-        };
+        let mut ctx = Ctx::new(at, dir, &msg, findings);
         let request_method = match msg.kind {
             Kind::Request => {
-                self.request(at, side, &msg, &report, findings);
+                self.request(at, side, &msg, &mut ctx);
                 None
             }
             Kind::Notification => {
-                self.notification(at, side, &msg, &report, findings);
+                self.notification(at, side, &msg, &mut ctx);
                 None
             }
             Kind::Response => {
                 self.counts.responses[side.index()] += 1;
-                self.response(at, side, &msg, &report, findings)
+                self.response(at, side, &msg, &mut ctx)
             }
         };
         // The message on its own, judged with what the conversation tells.
@@ -820,16 +815,17 @@ impl Session {
             side,
             request_method: request_method.as_deref(),
         };
-        findings.judge_under(self.config.revision.or(declared).or(context.revision));
+        ctx.findings
+            .judge_under(self.config.revision.or(declared).or(context.revision));
         for hit in checks::message(&msg, &context) {
-            let mut finding = report(hit.rule, hit.message);
+            let mut finding = ctx.finding(hit.rule, hit.message);
             if let Some(severity) = hit.severity {
                 finding.severity = severity;
             }
             if request_method.is_some() && finding.method.is_none() {
                 finding.method = request_method.as_deref().map(str::to_owned);
             }
-            findings.push(finding);
+            ctx.push(finding);
         }
         if side == Side::Server {
             self.stalls.wrote(at.time.as_ref());
@@ -979,14 +975,7 @@ impl Session {
         side.dir()
     }
 
-    fn request(
-        &mut self,
-        at: &At,
-        side: Side,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn request(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         let method = msg.method.as_deref().unwrap_or_default();
         if self.repeats_initialize(side, method) {
             // A client starting over: its ids start over too. One
@@ -996,8 +985,8 @@ impl Session {
         let awaited = pairing::awaited(msg);
         match (awaited, msg.id.id()) {
             (Some(id), _) => {
-                self.retry_check(side, id, msg, report, findings);
-                self.track(at, side, id, msg, report, findings);
+                self.retry_check(side, id, msg, ctx);
+                self.track(at, side, id, msg, ctx);
             }
             // A notification sent with an id (`notification-with-id`): a
             // peer that answers it treats it as a request, which is no
@@ -1007,15 +996,12 @@ impl Session {
             }
             _ => {}
         }
-        self.lifecycle(side, msg, report, findings);
-        self.gate(side, msg, report, findings);
+        self.lifecycle(side, msg, ctx);
+        self.gate(side, msg, ctx);
         if let Some(id) = awaited {
             self.request_features(at, side, id, msg);
         }
-        if side == Side::Client
-            && method == "tools/call"
-            && self.call_arguments(msg, report, findings)
-        {
+        if side == Side::Client && method == "tools/call" && self.call_arguments(msg, ctx) {
             if let Some(open) = msg.id.id().and_then(|id| self.open.get_mut(side, id)) {
                 open.bad_arguments = true;
             }
@@ -1024,12 +1010,7 @@ impl Session {
 
     /// A `tools/call`'s arguments against the tool's listed `inputSchema`.
     /// True when they break it.
-    fn call_arguments(
-        &self,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) -> bool {
+    fn call_arguments(&self, msg: &Message, ctx: &mut Ctx<'_>) -> bool {
         if !self.config.schema_check {
             return false;
         }
@@ -1065,7 +1046,7 @@ impl Session {
             )),
         };
         if let Some((text, listing)) = unlisted {
-            findings.push(report(Rule::UnlistedToolCalled, text).related(listing));
+            ctx.push(ctx.finding(Rule::UnlistedToolCalled, text).related(listing));
         }
         // Read whole: a call's `arguments` are not built for the checks.
         let whole = msg.whole_params();
@@ -1080,8 +1061,8 @@ impl Session {
             Some(r) => format!("; under {r} the server answers with an `isError: true` result"),
             None => String::new(),
         };
-        findings.push(
-            report(
+        ctx.findings.push(
+            ctx.finding(
                 Rule::ArgumentsViolateInputSchema,
                 format!(
                     "`{}`'s arguments break the inputSchema listed at line {}: {}{}{answer}",
@@ -1099,14 +1080,7 @@ impl Session {
     /// A `tools/call` failure answered on the other channel than the spec
     /// assigns (`unknown-tool-as-tool-error`, `invalid-arguments-wrong-channel`);
     /// a `tools/list` result's names kept for it.
-    fn tool_error_channel(
-        &mut self,
-        at: &At,
-        open: &Open,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn tool_error_channel(&mut self, at: &At, open: &Open, msg: &Message, ctx: &mut Ctx<'_>) {
         if &*open.method == "tools/list" {
             if let Some(result) = msg.result() {
                 self.listing.page(at.line, result);
@@ -1126,7 +1100,7 @@ impl Session {
         };
         let revision = self.revision();
         let report_on = |rule: Rule, text: String| {
-            report(rule, text)
+            ctx.finding(rule, text)
                 .method(Some("tools/call"))
                 .related(open.line)
         };
@@ -1149,7 +1123,7 @@ impl Session {
                     Some(line) => format!("the tools listed at line {line} do not include it"),
                     None => format!("its text says {:?}", excerpt(&text)),
                 };
-                findings.push(report_on(
+                ctx.findings.push(report_on(
                     Rule::UnknownToolAsToolError,
                     format!(
                         "`tools/call` of `{}` (line {}) is answered with `isError: true`, and {evidence}: an unknown tool is a -32602 protocol error in every revision",
@@ -1161,7 +1135,7 @@ impl Session {
             }
             if let Some(rev) = revision.filter(|r| *r <= Revision::V2025_06_18) {
                 if open.bad_arguments || tool_errors::says_invalid_arguments(&text) {
-                    findings.push(report_on(
+                    ctx.findings.push(report_on(
                         Rule::InvalidArgumentsWrongChannel,
                         format!(
                             "`tools/call` of `{}` (line {}) had invalid arguments and is answered with `isError: true`; under {rev} invalid arguments are a -32602 protocol error",
@@ -1187,7 +1161,7 @@ impl Session {
             return;
         }
         if open.bad_arguments || tool_errors::says_invalid_arguments(message) {
-            findings.push(report_on(
+            ctx.findings.push(report_on(
                 Rule::InvalidArgumentsWrongChannel,
                 format!(
                     "`tools/call` of `{}` (line {}) had invalid arguments and is answered with a -32602 error; from 2025-11-25 (this session: {rev}) input validation failures are an `isError: true` result, which the model sees and can correct",
@@ -1200,14 +1174,7 @@ impl Session {
 
     /// A `tools/call` result against the tool's listed `outputSchema`, and
     /// a `tools/list` result's schemas kept.
-    fn tool_results(
-        &mut self,
-        at: &At,
-        open: &Open,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn tool_results(&mut self, at: &At, open: &Open, msg: &Message, ctx: &mut Ctx<'_>) {
         // Compiling and validating listed schemas reads those messages
         // whole and costs more than the rest of the check: opt-in.
         if !self.config.schema_check || msg.result().is_none() {
@@ -1253,7 +1220,7 @@ impl Session {
                     0 => String::new(),
                     n => format!("; and {n} more tools"),
                 };
-                findings.push(report(
+                ctx.push(ctx.finding(
                     Rule::UnportableToolSchema,
                     format!(
                         "tool schemas with constructs clients handle inconsistently: {}{more}; `mcpdbg explain unportable-tool-schema` says why each matters",
@@ -1294,8 +1261,8 @@ impl Session {
                         v.listed_at,
                     ),
                 };
-                findings.push(
-                    report(Rule::StructuredContentMismatch, text)
+                ctx.findings.push(
+                    ctx.finding(Rule::StructuredContentMismatch, text)
                         .method(Some("tools/call"))
                         .subject(Some(name))
                         .related(line),
@@ -1318,19 +1285,11 @@ impl Session {
             && !self.mid_session
     }
 
-    fn track(
-        &mut self,
-        at: &At,
-        side: Side,
-        id: &RequestId,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn track(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message, ctx: &mut Ctx<'_>) {
         let method = msg.method.as_deref().unwrap_or_default();
         if let Some(prev) = self.open.get(side, id) {
-            findings.push(
-                report(
+            ctx.findings.push(
+                ctx.finding(
                     Rule::IdReuse,
                     format!(
                         "{} reused id {id} for `{method}` while its `{}` from line {} is still unanswered; a response cannot tell them apart",
@@ -1346,8 +1305,8 @@ impl Session {
                 let rev = self
                     .revision()
                     .map_or("the legacy revisions".to_string(), |r| r.to_string());
-                findings.push(
-                    report(
+                ctx.findings.push(
+                    ctx.finding(
                         Rule::IdReuse,
                         format!(
                             "{} reused id {id} (first used at line {}) for `{method}`; ids must be unique for the session under {rev}",
@@ -1380,13 +1339,13 @@ impl Session {
         if let Opened::Full = self.open.open(side, id, request) {
             self.unfollowed[side.index()] += 1;
             if self.unfollowed[side.index()] == 1 {
-                findings.push(report(
+                ctx.fire(
                     Rule::OpenRequestLimit,
                     format!(
                         "{} has {MAX_OPEN} requests open at once; from here on its new requests are not followed (their answers are accepted unchecked, their hangs not reported)",
                         side.as_str()
                     ),
-                ));
+                );
             }
             self.used[side.index()].insert(id, at.line, true);
             return;
@@ -1394,17 +1353,10 @@ impl Session {
         self.used[side.index()].insert(id, at.line, false);
     }
 
-    fn notification(
-        &mut self,
-        at: &At,
-        side: Side,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
-        self.lifecycle(side, msg, report, findings);
-        self.gate(side, msg, report, findings);
-        self.notification_features(at, side, msg, report, findings);
+    fn notification(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
+        self.lifecycle(side, msg, ctx);
+        self.gate(side, msg, ctx);
+        self.notification_features(at, side, msg, ctx);
         if side == Side::Server && msg.method.as_deref() == Some("notifications/tools/list_changed")
         {
             self.tools.changed();
@@ -1413,13 +1365,7 @@ impl Session {
     }
 
     /// The handshake, for client messages and early server requests.
-    fn lifecycle(
-        &mut self,
-        side: Side,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn lifecycle(&mut self, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         let method = msg.method.as_deref().unwrap_or_default();
         if side == Side::Server {
             let before_initialized = !matches!(self.phase, Phase::Ready) && !self.mid_session;
@@ -1428,10 +1374,10 @@ impl Session {
                 && before_initialized
                 && self.era() == Some(Era::Legacy)
             {
-                findings.push(report(
+                ctx.fire(
                     Rule::RequestBeforeInitialized,
                     format!("server sent `{method}` before the client completed the handshake with `notifications/initialized`"),
-                ));
+                );
             }
             return;
         }
@@ -1443,11 +1389,11 @@ impl Session {
             .map(str::to_owned);
         match (&self.phase, method) {
             (Phase::Fresh | Phase::Probing | Phase::Failed, "initialize") => {
-                self.start_initialize(msg, report, findings)
+                self.start_initialize(msg, ctx)
             }
             (Phase::Fresh, "server/discover") => {
                 self.phase = Phase::Probing;
-                self.set_requested(modern_version, report, findings);
+                self.set_requested(modern_version, ctx);
                 self.client = self
                     .client
                     .take()
@@ -1456,7 +1402,7 @@ impl Session {
             (Phase::Fresh | Phase::Probing, _) if modern_version.is_some() => {
                 self.era = Some(Era::Modern);
                 self.phase = Phase::Ready;
-                self.set_requested(modern_version, report, findings);
+                self.set_requested(modern_version, ctx);
                 self.client = self
                     .client
                     .take()
@@ -1466,28 +1412,28 @@ impl Session {
                 self.era = Some(Era::Legacy);
                 self.phase = Phase::Ready;
                 if self.known_start {
-                    findings.push(report(
+                    ctx.fire(
                         Rule::MissingInitialize,
                         format!("the session starts with `{method}` instead of `initialize`; the server has not been initialised"),
-                    ));
+                    );
                 } else {
                     self.mid_session = true;
-                    findings.push(report(
+                    ctx.fire(
                         Rule::StartsMidSession,
                         format!(
                             "the first client message is `{method}`, not a handshake: the capture starts mid-session, so handshake and revision rules stay silent{}",
                             if self.config.revision.is_some() { "" } else { " (set --revision to enable the revision rules)" }
                         ),
-                    ));
+                    );
                 }
             }
             (_, "initialize") if self.repeats_initialize(side, method) => {
-                findings.push(report(
+                ctx.fire(
                     Rule::InitializeRepeated,
                     "`initialize` sent again in a session that was already initialised; mcpdbg follows the new handshake, and judges the ids after it afresh".to_string(),
-                ));
+                );
                 self.reinit_from = Some(self.phase.clone());
-                self.start_initialize(msg, report, findings);
+                self.start_initialize(msg, ctx);
             }
             (Phase::AwaitInitialized { .. }, "notifications/initialized") => {
                 self.phase = Phase::Ready
@@ -1505,21 +1451,16 @@ impl Session {
                 } else {
                     "before the server answered `initialize`"
                 };
-                findings.push(report(
+                ctx.fire(
                     Rule::RequestBeforeInitialized,
                     format!("client sent `{method}` {waiting_for}"),
-                ));
+                );
             }
             _ => {}
         }
     }
 
-    fn start_initialize(
-        &mut self,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn start_initialize(&mut self, msg: &Message, ctx: &mut Ctx<'_>) {
         self.era = Some(Era::Legacy);
         self.phase = Phase::Initializing;
         let params = msg.params();
@@ -1527,27 +1468,22 @@ impl Session {
             .and_then(|p| p.field("protocolVersion"))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        self.set_requested(version, report, findings);
+        self.set_requested(version, ctx);
         self.client = Implementation::from_value(params.and_then(|p| p.field("clientInfo")));
         self.init_id = msg.id.id().cloned();
         self.features.client_caps = params.and_then(|p| p.field("capabilities")).cloned();
     }
 
-    fn set_requested(
-        &mut self,
-        version: Option<String>,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn set_requested(&mut self, version: Option<String>, ctx: &mut Ctx<'_>) {
         if let Some(v) = &version {
             if Revision::parse(v).is_none() && self.requested.as_deref() != Some(v) {
-                findings.push(report(
+                ctx.fire(
                     Rule::UnknownProtocolVersion,
                     format!(
                         "client asked for protocol version {:?}, which is not a released revision",
                         excerpt(v)
                     ),
-                ));
+                );
             }
         }
         if version.is_some() {
@@ -1561,8 +1497,7 @@ impl Session {
         at: &At,
         side: Side,
         msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) -> Option<MethodName> {
         let requester = side.other();
         // A missing, null or unusable id is an envelope matter (`checks`).
@@ -1574,7 +1509,7 @@ impl Session {
         if let Some(open) = self.open.answer(requester, id) {
             self.used[requester.index()].answer(id, at.line);
             let method = open.method.clone();
-            self.answered(at, requester, id, open, msg, report, findings);
+            self.answered(at, requester, id, open, msg, ctx);
             return Some(method);
         }
         if let Some(used) = self.used[requester.index()]
@@ -1590,8 +1525,8 @@ impl Session {
             .get(id)
             .filter(|u| u.answered.is_some())
         {
-            findings.push(
-                report(
+            ctx.findings.push(
+                ctx.finding(
                     Rule::DuplicateResponse,
                     format!(
                         "{} answered {} request {id} (line {}) a second time; it was already answered at line {}",
@@ -1609,8 +1544,8 @@ impl Session {
         // requests are open.
         if let Some((request_id, open)) = self.open.answer_loosely(requester, id) {
             self.used[requester.index()].answer(&request_id, at.line);
-            findings.push(
-                report(
+            ctx.findings.push(
+                ctx.finding(
                     Rule::IdTypeMismatch,
                     format!(
                         "response id {id} does not equal request id {request_id} of `{}` (line {}); the {} cannot match it, so that request hangs",
@@ -1625,14 +1560,14 @@ impl Session {
         }
         let modern_client = self.era() == Some(Era::Modern) && side == Side::Client;
         if !self.mid_session && side != Side::Unknown && !modern_client {
-            findings.push(report(
+            ctx.fire(
                 Rule::OrphanResponse,
                 format!(
                     "{} response id {id} matches no request the {} sent",
                     side.as_str(),
                     requester.as_str()
                 ),
-            ));
+            );
         }
         None
     }
@@ -1651,8 +1586,7 @@ impl Session {
         open: &Open,
         start: &Timestamp,
         end: &Timestamp,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) {
         let took = start.seconds_until(end);
         let with_start =
@@ -1707,14 +1641,14 @@ impl Session {
                 })
         };
         let slow = message.map(|m| {
-            report(Rule::SlowResponse, m)
+            ctx.finding(Rule::SlowResponse, m)
                 .method(Some(&open.method))
                 .subject(open.subject.as_deref())
                 .related(open.line)
         });
         if requester != Side::Client {
             if let Some(f) = slow {
-                findings.push(f);
+                ctx.findings.push(f);
             }
             return;
         }
@@ -1738,14 +1672,10 @@ impl Session {
         let mut out = Vec::new();
         self.stalls.answer(answer, slow, base, &mut out);
         for f in out {
-            findings.push(f);
+            ctx.findings.push(f);
         }
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the pieces of one pairing; bundling them would only rename them"
-    )]
     fn answered(
         &mut self,
         at: &At,
@@ -1753,15 +1683,14 @@ impl Session {
         id: &RequestId,
         open: Open,
         msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
+        ctx: &mut Ctx<'_>,
     ) {
         if let (Some(start), Some(end)) = (&open.time, &at.time) {
-            self.judge_time(at, requester, id, &open, start, end, report, findings);
+            self.judge_time(at, requester, id, &open, start, end, ctx);
         }
         if let Some(cancel) = &open.cancelled {
-            findings.push(
-                report(
+            ctx.findings.push(
+                ctx.finding(
                     Rule::ResponseAfterCancel,
                     format!(
                         "`{}` (id {id}) was answered after the {} cancelled it at line {}; the answer is ignored",
@@ -1775,13 +1704,13 @@ impl Session {
                 .related(cancel.line),
             );
         }
-        self.response_features(at, requester, id, &open, msg, report, findings);
+        self.response_features(at, requester, id, &open, msg, ctx);
         let ping_required = self.era() != Some(Era::Modern)
             && self.revision().is_none_or(|r| r <= Revision::V2025_11_25);
         if &*open.method == "ping" && ping_required {
             if let Some(error) = msg.error() {
-                findings.push(
-                    report(
+                ctx.findings.push(
+                    ctx.finding(
                         Rule::PingNotAnswered,
                         format!(
                             "the {} answered the {}'s `ping` (id {id}, line {}) with error {}: {:?} instead of an empty result; a peer that pings for liveness takes this as a dead connection",
@@ -1800,12 +1729,10 @@ impl Session {
         if requester != Side::Client {
             return;
         }
-        self.tool_results(at, &open, msg, report, findings);
-        self.tool_error_channel(at, &open, msg, report, findings);
+        self.tool_results(at, &open, msg, ctx);
+        self.tool_error_channel(at, &open, msg, ctx);
         match (&*open.method, &self.phase) {
-            ("initialize", Phase::Initializing) => {
-                self.initialize_answered(at, msg, report, findings)
-            }
+            ("initialize", Phase::Initializing) => self.initialize_answered(at, msg, ctx),
             ("server/discover", _) => {
                 if let Some((_, answer @ None)) = &mut self.probe {
                     *answer = Some(msg.result().is_some());
@@ -1861,13 +1788,7 @@ impl Session {
         }
     }
 
-    fn initialize_answered(
-        &mut self,
-        at: &At,
-        msg: &Message,
-        report: &dyn Fn(Rule, String) -> Finding,
-        findings: &mut Findings,
-    ) {
+    fn initialize_answered(&mut self, at: &At, msg: &Message, ctx: &mut Ctx<'_>) {
         let reinit_from = self.reinit_from.take();
         let Some(result) = msg.result() else {
             if let Some(phase) = reinit_from {
@@ -1880,7 +1801,7 @@ impl Session {
                 code: None,
                 message: None,
             });
-            findings.push(report(
+            ctx.fire(
                 Rule::InitializeFailed,
                 format!(
                     "server rejected `initialize` with error {}: {:?}",
@@ -1889,7 +1810,7 @@ impl Session {
                         .map_or("without a code".to_string(), |c| c.to_string()),
                     excerpt(error.message.as_deref().unwrap_or(""))
                 ),
-            ));
+            );
             self.phase = Phase::Failed;
             return;
         };
@@ -1905,20 +1826,20 @@ impl Session {
             .map(str::to_owned);
         if let Some(v) = &answered {
             match (Revision::parse(v), self.requested.as_deref().and_then(Revision::parse)) {
-                (None, _) => findings.push(report(
+                (None, _) => ctx.fire(
                     Rule::UnknownProtocolVersion,
                     format!("server answered protocol version {:?}, which is not a released revision", excerpt(v)),
-                )),
-                (Some(got), Some(asked)) if got < asked => findings.push(report(
+                ),
+                (Some(got), Some(asked)) if got < asked => ctx.fire(
                     Rule::VersionDowngrade,
                     format!("client asked for {asked} and the server answered {got}: features newer than {got} are off for this session"),
-                )),
+                ),
                 (Some(got), Some(asked)) if got > asked => {
                     self.upgraded = Some(self.counts.messages[Side::Client.index()]);
-                    findings.push(report(
+                    ctx.fire(
                         Rule::VersionUpgrade,
                         format!("client asked for {asked} and the server answered the newer {got}: a client that does not support {got} must disconnect"),
-                    ))
+                    )
                 }
                 _ => {}
             }
@@ -1935,7 +1856,7 @@ impl Session {
                     .iter()
                     .flat_map(|c| checks::capability_revision_problems(c, side, rev))
                 {
-                    findings.push(report(Rule::CapabilityRevisionMismatch, problem));
+                    ctx.fire(Rule::CapabilityRevisionMismatch, problem);
                 }
             }
         }
@@ -2433,17 +2354,6 @@ fn plural(n: u64) -> &'static str {
 fn declared_revision(msg: &Message) -> Option<Revision> {
     msg.meta_str(protocol::META_PROTOCOL_VERSION)
         .and_then(Revision::parse)
-}
-
-/// What a request is about: its params' `name` (a tool, a prompt) or `uri`
-/// (a resource), cut to an excerpt.
-fn request_subject(msg: &Message) -> Option<std::borrow::Cow<'_, str>> {
-    msg.params().and_then(|p| {
-        ["name", "uri"]
-            .iter()
-            .find_map(|k| p.field(k).and_then(Value::as_str))
-            .map(crate::text::excerpt_cow)
-    })
 }
 
 #[cfg(test)]

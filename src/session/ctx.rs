@@ -1,0 +1,77 @@
+//! The context the session's rules are checked in: the message at hand,
+//! where it is, and the findings. A rule words a finding about the message
+//! with [`Ctx::finding`] (its line, time, direction, id, method and, for a
+//! request, subject) and reports it with [`Ctx::push`] or [`Ctx::fire`];
+//! what is reported passes the catalogue's gate ([`Findings::judge_under`],
+//! set by the session to the revision the message is judged by).
+
+use crate::finding::{Finding, Findings};
+use crate::rules::Rule;
+use crate::transport::At;
+use crate::wire::dir::Dir;
+use serde_json::Value;
+
+use crate::wire::message::{Field, Kind, Message};
+
+pub(crate) struct Ctx<'a> {
+    at: &'a At,
+    dir: Dir,
+    msg: &'a Message,
+    /// What the rules report into (and ask whether a rule is still
+    /// listed, [`Findings::wants`]).
+    pub(crate) findings: &'a mut Findings,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(
+        at: &'a At,
+        dir: Dir,
+        msg: &'a Message,
+        findings: &'a mut Findings,
+    ) -> Ctx<'a> {
+        Ctx {
+            at,
+            dir,
+            msg,
+            findings,
+        }
+    }
+
+    /// A finding of `rule` about the message, not yet reported.
+    pub(crate) fn finding(&self, rule: Rule, text: String) -> Finding {
+        let msg = self.msg;
+        // The tool or resource a request names, read only for a finding.
+        let subject = match msg.kind {
+            Kind::Request => request_subject(msg),
+            _ => None,
+        };
+        Finding::new(rule, self.at.line, text)
+            .time(self.at.time.as_ref())
+            .dir(self.dir)
+            .id(msg.id.id())
+            .method(msg.method.as_deref())
+            .subject(subject.as_deref())
+    }
+
+    /// Reports a finding.
+    pub(crate) fn push(&mut self, finding: Finding) {
+        self.findings.push(finding);
+    }
+
+    /// Reports a finding of `rule` about the message ([`Ctx::finding`]).
+    pub(crate) fn fire(&mut self, rule: Rule, text: String) {
+        let finding = self.finding(rule, text);
+        self.findings.push(finding);
+    }
+}
+
+/// What a request is about: its params' `name` (a tool, a prompt) or `uri`
+/// (a resource), cut to an excerpt.
+pub(crate) fn request_subject(msg: &Message) -> Option<std::borrow::Cow<'_, str>> {
+    msg.params().and_then(|p| {
+        ["name", "uri"]
+            .iter()
+            .find_map(|k| p.field(k).and_then(Value::as_str))
+            .map(crate::text::excerpt_cow)
+    })
+}
