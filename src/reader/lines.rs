@@ -14,7 +14,7 @@ const CHUNK: usize = 1 << 20;
 /// The longest line held, in bytes: 256 MiB, or `MCPDBG_MAX_LINE` (bytes,
 /// with an optional `K`, `M` or `G` suffix for KiB, MiB, GiB). A longer line
 /// is cut: its first [`HEAD`] bytes are kept, the rest is skipped, and a
-/// [`Body::Overlong`] record says so.
+/// [`Body::Overlong`](super::record::Body::Overlong) record says so.
 pub fn max_line() -> usize {
     static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *MAX.get_or_init(|| {

@@ -37,7 +37,7 @@ pub enum Body {
     /// record of such an input): the decoder's words, and how many lines
     /// were read before.
     Undecodable { error: String, lines_read: u64 },
-    /// A line longer than the line cap ([`max_line`]): its length in bytes.
+    /// A line longer than the line cap ([`max_line`](super::lines::max_line)): its length in bytes.
     /// The line itself follows as its head only.
     Overlong { length: u64 },
     /// A line the format cannot interpret, kept for the report.
