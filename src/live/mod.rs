@@ -5,6 +5,7 @@
 
 pub mod follow;
 pub mod probe;
+mod process;
 pub mod progress;
 pub mod record;
 pub mod replay;

@@ -24,13 +24,15 @@ use std::ffi::OsString;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::process;
+use super::signal_name;
 use super::transcript::Transcript;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -357,22 +359,7 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     transcript.event(&crate::wire::event::text::start(&shown.join(" ")))?;
-    let child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(e) => {
-            let text = format!("cannot start {}: {e}", program.to_string_lossy());
-            transcript.event(&format!("probe: {text}"))?;
-            transcript.flush()?;
-            return Err(io::Error::new(e.kind(), text));
-        }
-    };
+    let mut child = process::spawn(program, args, &mut transcript, "probe")?;
     let (tx, rx) = mpsc::channel();
     pump(child.stdout.take().expect("piped"), false, tx.clone());
     pump(child.stderr.take().expect("piped"), true, tx);
@@ -498,23 +485,10 @@ fn converse(host: &mut Host, options: &ProbeOptions) -> io::Result<()> {
     Ok(())
 }
 
-fn signal_name(n: i32) -> &'static str {
-    match n {
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGINT => "SIGINT",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGPIPE => "SIGPIPE",
-        _ => "signal",
-    }
-}
-
 /// Waits for the server to exit after stdin closed: SIGTERM to its process
 /// group after `grace` seconds, SIGKILL after another `grace`. `abrupt`:
 /// SIGTERM at once (stdin still open), SIGKILL after `grace`.
 fn end(host: &mut Host, child: &mut Child, grace: f64, abrupt: bool) -> io::Result<()> {
-    let group = child.id() as i32;
     let grace = Duration::from_secs_f64(grace);
     let mut start = Instant::now();
     let mut signalled = 0;
@@ -524,8 +498,7 @@ fn end(host: &mut Host, child: &mut Child, grace: f64, abrupt: bool) -> io::Resu
             host.result.timed_out.join(", ")
         ));
         host.transcript.event("probe: sent SIGTERM")?;
-        // SAFETY: kill(2) on the process group we created; no memory involved.
-        unsafe { libc::kill(-group, libc::SIGTERM) };
+        process::signal_group(child, libc::SIGTERM);
         signalled = 1;
         // SIGKILL one grace period from now.
         start = start.checked_sub(grace).unwrap_or(start);
@@ -541,13 +514,11 @@ fn end(host: &mut Host, child: &mut Child, grace: f64, abrupt: bool) -> io::Resu
                 crate::text::duration(grace.as_secs_f64())
             ));
             host.transcript.event("probe: sent SIGTERM")?;
-            // SAFETY: kill(2) with a process group id we created; no memory involved.
-            unsafe { libc::kill(-group, libc::SIGTERM) };
+            process::signal_group(child, libc::SIGTERM);
             signalled = 1;
         } else if signalled == 1 && waited > grace * 2 {
             host.transcript.event("probe: sent SIGKILL")?;
-            // SAFETY: as above.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
+            process::signal_group(child, libc::SIGKILL);
             signalled = 2;
         } else if waited > grace * 2 + Duration::from_secs(5) {
             break None;

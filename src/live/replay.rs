@@ -13,15 +13,16 @@ use std::ffi::OsString;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ExitStatus};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::process;
 use super::transcript::Transcript;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -617,7 +618,6 @@ fn cancel_due(run: &Run<'_>, request: usize, s: &Send) -> Cancel {
 /// Waits for the server to end, recording what it still writes; after
 /// `patience`, stops its process group (SIGTERM, then SIGKILL).
 fn end(run: &mut Run<'_>, child: &mut Child, rx: &Receiver<Event>) -> io::Result<()> {
-    let group = child.id() as i32;
     let start = Instant::now();
     let mut signalled = 0;
     let status = loop {
@@ -630,12 +630,10 @@ fn end(run: &mut Run<'_>, child: &mut Child, rx: &Receiver<Event>) -> io::Result
                 "the server did not exit within 3 s of its stdin closing; mcpdbg sent SIGTERM"
                     .to_string(),
             );
-            // SAFETY: kill(2) on the process group mcpdbg started.
-            unsafe { libc::kill(-group, libc::SIGTERM) };
+            process::signal_group(child, libc::SIGTERM);
             signalled = 1;
         } else if signalled == 1 && waited > Duration::from_secs(5) {
-            // SAFETY: as above.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
+            process::signal_group(child, libc::SIGKILL);
             signalled = 2;
         } else if waited > Duration::from_secs(10) {
             break None;
@@ -710,22 +708,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             "replay of a capture that starts after the handshake: {command}"
         ))?;
     }
-    let child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(e) => {
-            let text = format!("cannot start {}: {e}", program.to_string_lossy());
-            transcript.event(&format!("replay: {text}"))?;
-            transcript.flush()?;
-            return Err(io::Error::new(e.kind(), text));
-        }
-    };
+    let mut child = process::spawn(program, args, &mut transcript, "replay")?;
     let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
     let stdin = writer(child.stdin.take().expect("piped"), tx.clone());
     pump(
