@@ -25,11 +25,13 @@ use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
 use ctx::{Ctx, request_subject};
+pub use hang::{FollowStop, LogCut};
 use hash::HashMap;
 
 mod crash;
 mod ctx;
 mod features;
+mod hang;
 mod hash;
 pub mod official;
 pub mod pairing;
@@ -387,26 +389,6 @@ struct Inference {
     first_unplaced: Option<u64>,
     text_lines: u64,
     first_text: Option<u64>,
-}
-
-/// How a log was cut short ([`Session::log_cut`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogCut {
-    /// It ends in the middle of a message (`truncated-line`).
-    MidMessage,
-    /// The compressed input could not be decoded to its end
-    /// (`corrupt-compressed-input`).
-    Undecodable,
-}
-
-/// Where `check --follow` was stopped (Ctrl-C) while the log went on.
-#[derive(Clone, Debug)]
-pub struct FollowStop {
-    /// The log's newest timestamp and the seconds since its line was read,
-    /// when the log has timestamps: an open request's wait runs on them to
-    /// when following stopped (as the status line counts it), not to the
-    /// last line.
-    pub clock: Option<(Timestamp, f64)>,
 }
 
 /// One MCP session being analysed.
@@ -2009,281 +1991,45 @@ impl Session {
             && !(side == Side::Server && self.era() == Some(Era::Modern))
     }
 
-    /// The finding for a request still open at the end of the log.
+    /// The finding for a request still open at the end of the log (none for
+    /// a `subscriptions/listen`, long-lived by design, nor for a 2026
+    /// server's request, which `server-sent-request` reported: no 2026
+    /// client answers it), worded by [`hang::finding`] from what the
+    /// session saw.
     fn hang(&self, side: Side, id: &RequestId, open: &Open, end_line: u64) -> Option<Finding> {
-        if &*open.method == "subscriptions/listen" {
-            return None; // long-lived by design
+        if !self.hang_counts(side, open) {
+            return None;
         }
-        if side == Side::Server && self.era() == Some(Era::Modern) {
-            return None; // `server-sent-request` said it: no 2026 client answers
-        }
-        let owner = side.other();
-        let end_time = self.last.as_ref().and_then(|a| a.time.as_ref());
-        let waited = |until: Option<&Timestamp>| match (&open.time, until) {
-            (Some(start), Some(end)) => Some(duration(start.seconds_until(end).max(0.0))),
-            _ => None,
+        let owner = side.other().index();
+        let (now, then) = (&self.counts, &open.counts);
+        let request = hang::Request {
+            line: open.line,
+            time: open.time.as_ref(),
+            method: &open.method,
+            subject: open.subject.as_deref(),
+            cancelled: open.cancelled.as_ref(),
+            chosen: open.chosen.as_deref(),
+            timed_out: open.timed_out.as_deref(),
+            reused: open.reused,
+            after: hang::Activity {
+                answered: now.responses[owner] - then.responses[owner],
+                sent: now.messages[owner] - then.messages[owner],
+                noise: now.noise[owner] - then.noise[owner],
+                stderr: now.stderr - then.stderr,
+            },
         };
-        let what = match &open.subject {
-            Some(s) => format!("`{}` {s:?}", open.method),
-            None => format!("`{}`", open.method),
+        let evidence = hang::Evidence {
+            end_line,
+            end_time: self.last.as_ref().and_then(|a| a.time.as_ref()),
+            ends: &self.ends,
+            stderr_errors: &self.stderr_errors,
+            last_stderr: &self.last_stderr,
+            crashes: &self.crashes,
+            cut: self.cut,
+            cut_text: self.cut_text,
+            follow_stopped: self.follow_stopped.as_ref(),
         };
-        let finding = if let Some(cancel) = &open.cancelled {
-            let after =
-                waited(cancel.time.as_ref()).map_or(String::new(), |w| format!(" after {w}"));
-            Finding::new(
-                Rule::CancelledRequest,
-                open.line,
-                match &open.chosen {
-                    Some(reason) => format!(
-                        "{} cancelled {what} (id {id}) at line {}{after} ({reason:?}), its own choice rather than a timeout; it was never answered",
-                        side.as_str(),
-                        cancel.line
-                    ),
-                    None => {
-                        let why = open
-                            .timed_out
-                            .as_ref()
-                            .map_or(String::new(), |r| format!(" ({r:?}: its timeout)"));
-                        let mut text = format!(
-                            "{} cancelled {what} (id {id}) at line {}{after}{why}; it was never answered",
-                            side.as_str(),
-                            cancel.line
-                        );
-                        // The hang behind the timeout: what the owner did meanwhile.
-                        if owner != Side::Unknown {
-                            text.push_str(&self.since(owner, open));
-                        }
-                        text
-                    }
-                },
-            )
-            .severity_if(open.chosen.is_some(), crate::rules::Severity::Info)
-            .related(cancel.line)
-        } else {
-            let (never, ends) = if self.follow_stopped.is_some() {
-                ("not", "following stopped")
-            } else {
-                ("never", "the log ends")
-            };
-            let mut text = if side == Side::Unknown {
-                format!("request {what} (id {id}) from an unknown side was {never} answered")
-            } else {
-                format!(
-                    "{} request {what} (id {id}) was {never} answered: the {} owes the reply",
-                    side.as_str(),
-                    owner.as_str()
-                )
-            };
-            let clock = self.follow_stopped.as_ref().and_then(|s| s.clock.as_ref());
-            let waited = match (&open.time, clock) {
-                (Some(start), Some((newest, since))) => Some(duration(
-                    start.seconds_until(newest).max(0.0) + since.max(0.0),
-                )),
-                _ => waited(end_time),
-            };
-            match waited {
-                Some(w) => text.push_str(&format!(
-                    "; it had waited {w} when {ends} at line {end_line}"
-                )),
-                None => text.push_str(&format!("; {ends} at line {end_line}")),
-            }
-            if owner != Side::Unknown {
-                text.push_str(&self.since(owner, open));
-            }
-            Finding::new(Rule::UnansweredRequest, open.line, text)
-        };
-        Some(
-            finding
-                .time(open.time.as_ref())
-                .dir(side.dir())
-                .id(Some(id))
-                .method(Some(&open.method))
-                .subject(open.subject.as_deref()),
-        )
-    }
-
-    /// After `line`, the server's stdin was closed and it then exited with
-    /// status 0: it was alive, and it left when asked.
-    fn exited_when_asked(&self, line: u64) -> bool {
-        let closed = self
-            .ends
-            .iter()
-            .find(|(l, what)| *l > line && what.contains("stdin closed"))
-            .map(|(l, _)| *l);
-        closed.is_some_and(|closed| {
-            self.ends
-                .iter()
-                .any(|(l, what)| *l > closed && what.ends_with("exited with status 0"))
-        })
-    }
-
-    /// What the owing side did after a request: the hang's context.
-    fn since(&self, owner: Side, open: &Open) -> String {
-        let i = owner.index();
-        let answered = self.counts.responses[i] - open.counts.responses[i];
-        let sent = self.counts.messages[i] - open.counts.messages[i];
-        // A message cut where the log stops is no text on the stream.
-        let cut = self
-            .cut_text
-            .is_some_and(|(line, side)| side == owner && line > open.line);
-        let noise = (self.counts.noise[i] - open.counts.noise[i]).saturating_sub(u64::from(cut));
-        let stderr = self.counts.stderr - open.counts.stderr;
-        let mut parts = Vec::new();
-        if answered > 0 {
-            parts.push(format!(
-                "answered {answered} later request{}",
-                plural(answered)
-            ));
-        }
-        if sent > answered {
-            parts.push(format!(
-                "sent {} other message{}",
-                sent - answered,
-                plural(sent - answered)
-            ));
-        }
-        if noise > 0 {
-            parts.push(format!(
-                "wrote {noise} non-message line{} on its JSON stream",
-                plural(noise)
-            ));
-        }
-        if owner == Side::Server && stderr > 0 {
-            let error = self
-                .stderr_errors
-                .iter()
-                .find(|(line, _)| *line > open.line);
-            let last = match (error, &self.last_stderr) {
-                (Some((el, et)), Some((ll, lt))) if el != ll => {
-                    format!(" (first error at line {el}: {et:?}; last at line {ll}: {lt:?})")
-                }
-                (Some((line, text)), _) | (None, Some((line, text))) => {
-                    format!(" (last at line {line}: {text:?})")
-                }
-                (None, None) => String::new(),
-            };
-            parts.push(format!(
-                "wrote {stderr} stderr line{}{last}",
-                plural(stderr)
-            ));
-        }
-        let mut text = if parts.is_empty() {
-            format!("; after it the {} sent nothing", owner.as_str())
-        } else {
-            format!("; after it the {} {}", owner.as_str(), parts.join(", "))
-        };
-        let ends: Vec<String> = self
-            .ends
-            .iter()
-            .filter(|(line, _)| *line > open.line)
-            .map(|(line, what)| format!("line {line}: {what}"))
-            .collect();
-        if !ends.is_empty() {
-            text.push_str(&format!("; then {}", ends.join(", ")));
-        }
-        // The likely cause, where the evidence points at one.
-        let alive = owner == Side::Server && self.exited_when_asked(open.line);
-        let died = !alive
-            && self.ends.iter().any(|(line, what)| {
-                *line > open.line
-                    && (what.contains("exit")
-                        || what.contains("killed")
-                        || what.contains("dropped")
-                        || what.contains("closed unexpectedly"))
-            });
-        let first_error = self
-            .stderr_errors
-            .iter()
-            .find(|(line, _)| *line > open.line);
-        let crash = self
-            .crashes
-            .iter()
-            .find(|(line, ..)| *line > open.line)
-            .filter(|_| owner == Side::Server);
-        let cut_after = self.cut.filter(|(line, _)| *line > open.line);
-        let cause = match (open.reused, noise > 0, first_error, died, answered > 0) {
-            (true, ..) => Some(
-                "its id was used twice, so its answer may have gone to the other request"
-                    .to_string(),
-            ),
-            _ if crash.is_some() => crash.map(|(line, kind, text)| {
-                // Node.js prints the error a few lines after its crash
-                // marker: quote the error line when there is one.
-                let (line, text) = self
-                    .stderr_errors
-                    .iter()
-                    .find(|(l, _)| *l >= *line && *l <= line + 8)
-                    .map_or((line, text), |(l, t)| (l, t));
-                if died {
-                    format!(
-                        "the server crashed with the request open: it {} (line {line}: {text:?})",
-                        kind.verb()
-                    )
-                } else {
-                    format!(
-                        "the handler {} (line {line}: {text:?}) and never answered",
-                        kind.verb()
-                    )
-                }
-            }),
-            // The log stops there: what is missing may hold the answer.
-            _ if !died && cut_after.is_some() => cut_after.map(|(line, how)| match how {
-                LogCut::MidMessage => {
-                    let writer = self.cut_text.map_or(owner, |(_, writer)| writer);
-                    let answer = if writer == owner {
-                        "that message or come after it"
-                    } else {
-                        "in what is missing"
-                    };
-                    let w = writer.as_str();
-                    if self.follow_stopped.is_some() {
-                        format!(
-                            "following stopped in the middle of a {w} message at line {line} (it was still being written): the answer may be {answer}"
-                        )
-                    } else {
-                        format!(
-                            "the log ends in the middle of a {w} message at line {line} (a capture cut short, or a {w} that stopped while writing): the answer may be {answer}"
-                        )
-                    }
-                }
-                LogCut::Undecodable => format!(
-                    "the log is cut short: the compressed input could not be decoded past line {line}, and the answer may be in what is missing"
-                ),
-            }),
-            // The host saw the process go: that, not the stray text before
-            // it, is why the request stayed open.
-            (_, true, None, true, false) => Some(format!(
-                "the {} died with the request open (it had written non-message text on its JSON stream after it)",
-                owner.as_str()
-            )),
-            (_, true, ..) => Some(format!(
-                "the {} wrote non-message text on its JSON stream after it, which the reader may have choked on",
-                owner.as_str()
-            )),
-            (_, _, Some((line, err)), true, _) => Some(format!(
-                "the {} died with the request open (its error, line {line}: {err:?})",
-                owner.as_str()
-            )),
-            (_, _, Some((line, err)), false, _) => Some(format!(
-                "the handler failed (line {line}: {err:?}) and never answered"
-            )),
-            (_, _, None, _, true) => Some(format!(
-                "the {} is stuck on this request (it kept answering later ones)",
-                owner.as_str()
-            )),
-            (_, _, None, true, false) => {
-                Some(format!("the {} died with the request open", owner.as_str()))
-            }
-            (_, _, None, false, false) if alive => Some(
-                "the handler never finished: the server was alive (it exited with status 0 once its stdin closed), so the handler waits on something that never comes (an event, a lock, a call without a timeout)"
-                    .to_string(),
-            ),
-            _ => None,
-        };
-        if let Some(cause) = cause {
-            text.push_str(&format!("; likely: {cause}"));
-        }
-        text
+        Some(hang::finding(&evidence, side, id, &request))
     }
 }
 
@@ -2343,10 +2089,6 @@ pub(crate) fn looks_like_error(text: &str) -> bool {
         || t.starts_with("fatal:")
         || t.contains("[error]")
         || t.contains(" ERROR ")
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// The revision a request's `_meta` declares (2026-07-28 requests carry

@@ -1,0 +1,433 @@
+//! The hang model's words: a request still open when the log ends is a
+//! `cancelled-request` (its sender gave up on it) or an `unanswered-request`,
+//! and its story says what the owing side did after it (answers, other
+//! messages, stray text, stderr, the process's end) and the likely cause.
+//! Pure: the session decides which requests hang and gathers the
+//! [`Evidence`]; this file words it, for every input format alike.
+
+use std::collections::VecDeque;
+
+use super::crash::Crash;
+use crate::finding::Finding;
+use crate::rules::Rule;
+use crate::text::duration;
+use crate::transport::At;
+use crate::wire::dir::Side;
+use crate::wire::message::RequestId;
+use crate::wire::time::Timestamp;
+
+/// How a log was cut short ([`super::Session::log_cut`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogCut {
+    /// It ends in the middle of a message (`truncated-line`).
+    MidMessage,
+    /// The compressed input could not be decoded to its end
+    /// (`corrupt-compressed-input`).
+    Undecodable,
+}
+
+/// Where `check --follow` was stopped (Ctrl-C) while the log went on.
+#[derive(Clone, Debug)]
+pub struct FollowStop {
+    /// The log's newest timestamp and the seconds since its line was read,
+    /// when the log has timestamps: an open request's wait runs on them to
+    /// when following stopped (as the status line counts it), not to the
+    /// last line.
+    pub clock: Option<(Timestamp, f64)>,
+}
+
+/// A request still open at the end, as its story reads it.
+pub(crate) struct Request<'a> {
+    pub line: u64,
+    pub time: Option<&'a Timestamp>,
+    pub method: &'a str,
+    pub subject: Option<&'a str>,
+    /// Where its sender cancelled it.
+    pub cancelled: Option<&'a At>,
+    /// The cancel's reason when it was the sender's choice, not a timeout.
+    pub chosen: Option<&'a str>,
+    /// The cancel's reason when it was a timeout.
+    pub timed_out: Option<&'a str>,
+    /// Its id was in use when it was sent.
+    pub reused: bool,
+    /// What the side that owes its answer did after it.
+    pub after: Activity,
+}
+
+/// What a side did after a request: later answers, other messages, lines
+/// on its JSON stream that were no message, stderr lines.
+pub(crate) struct Activity {
+    pub answered: u64,
+    pub sent: u64,
+    pub noise: u64,
+    pub stderr: u64,
+}
+
+/// What the session saw that may explain a hang (its bounded records).
+pub(crate) struct Evidence<'a> {
+    /// The log's last line and time.
+    pub end_line: u64,
+    pub end_time: Option<&'a Timestamp>,
+    /// The lifecycle events: a stream closed, the process's exit, a host's
+    /// transport closing.
+    pub ends: &'a [(u64, String)],
+    /// Stderr lines that read like errors, and the last stderr line.
+    pub stderr_errors: &'a VecDeque<(u64, String)>,
+    pub last_stderr: &'a Option<(u64, String)>,
+    /// Stderr lines that report a crash.
+    pub crashes: &'a VecDeque<(u64, Crash, String)>,
+    /// Where and how the log was cut short, and the side whose message was
+    /// cut.
+    pub cut: Option<(u64, LogCut)>,
+    pub cut_text: Option<(u64, Side)>,
+    /// Where following stopped (`check --follow`, Ctrl-C).
+    pub follow_stopped: Option<&'a FollowStop>,
+}
+
+/// The finding for a request of `side` still open at the end of the log:
+/// `cancelled-request` when its sender gave up on it, else
+/// `unanswered-request`, each with the story of what the owing side did
+/// after it.
+pub(crate) fn finding(
+    ev: &Evidence<'_>,
+    side: Side,
+    id: &RequestId,
+    open: &Request<'_>,
+) -> Finding {
+    let owner = side.other();
+    let end_time = ev.end_time;
+    let end_line = ev.end_line;
+    let waited = |until: Option<&Timestamp>| match (open.time, until) {
+        (Some(start), Some(end)) => Some(duration(start.seconds_until(end).max(0.0))),
+        _ => None,
+    };
+    let what = match &open.subject {
+        Some(s) => format!("`{}` {s:?}", open.method),
+        None => format!("`{}`", open.method),
+    };
+    let finding = if let Some(cancel) = open.cancelled {
+        let after = waited(cancel.time.as_ref()).map_or(String::new(), |w| format!(" after {w}"));
+        Finding::new(
+            Rule::CancelledRequest,
+            open.line,
+            match open.chosen {
+                Some(reason) => format!(
+                    "{} cancelled {what} (id {id}) at line {}{after} ({reason:?}), its own choice rather than a timeout; it was never answered",
+                    side.as_str(),
+                    cancel.line
+                ),
+                None => {
+                    let why = open
+                        .timed_out
+                        .map_or(String::new(), |r| format!(" ({r:?}: its timeout)"));
+                    let mut text = format!(
+                        "{} cancelled {what} (id {id}) at line {}{after}{why}; it was never answered",
+                        side.as_str(),
+                        cancel.line
+                    );
+                    // The hang behind the timeout: what the owner did meanwhile.
+                    if owner != Side::Unknown {
+                        text.push_str(&story(ev, owner, open));
+                    }
+                    text
+                }
+            },
+        )
+        .severity_if(open.chosen.is_some(), crate::rules::Severity::Info)
+        .related(cancel.line)
+    } else {
+        let (never, ends) = if ev.follow_stopped.is_some() {
+            ("not", "following stopped")
+        } else {
+            ("never", "the log ends")
+        };
+        let mut text = if side == Side::Unknown {
+            format!("request {what} (id {id}) from an unknown side was {never} answered")
+        } else {
+            format!(
+                "{} request {what} (id {id}) was {never} answered: the {} owes the reply",
+                side.as_str(),
+                owner.as_str()
+            )
+        };
+        let clock = ev.follow_stopped.and_then(|s| s.clock.as_ref());
+        let waited = match (open.time, clock) {
+            (Some(start), Some((newest, since))) => Some(duration(
+                start.seconds_until(newest).max(0.0) + since.max(0.0),
+            )),
+            _ => waited(end_time),
+        };
+        match waited {
+            Some(w) => text.push_str(&format!(
+                "; it had waited {w} when {ends} at line {end_line}"
+            )),
+            None => text.push_str(&format!("; {ends} at line {end_line}")),
+        }
+        if owner != Side::Unknown {
+            text.push_str(&story(ev, owner, open));
+        }
+        Finding::new(Rule::UnansweredRequest, open.line, text)
+    };
+    finding
+        .time(open.time)
+        .dir(side.dir())
+        .id(Some(id))
+        .method(Some(open.method))
+        .subject(open.subject)
+}
+
+/// After `line`, the server's stdin was closed and it then exited with
+/// status 0: it was alive, and it left when asked.
+fn exited_when_asked(ev: &Evidence<'_>, line: u64) -> bool {
+    let closed = ev
+        .ends
+        .iter()
+        .find(|(l, what)| *l > line && what.contains("stdin closed"))
+        .map(|(l, _)| *l);
+    closed.is_some_and(|closed| {
+        ev.ends
+            .iter()
+            .any(|(l, what)| *l > closed && what.ends_with("exited with status 0"))
+    })
+}
+
+/// What the owing side did after a request, and the likely cause: the
+/// hang's story.
+fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
+    let Activity {
+        answered,
+        sent,
+        noise,
+        stderr,
+    } = open.after;
+    // A message cut where the log stops is no text on the stream.
+    let cut = ev
+        .cut_text
+        .is_some_and(|(line, side)| side == owner && line > open.line);
+    let noise = noise.saturating_sub(u64::from(cut));
+    let mut parts = Vec::new();
+    if answered > 0 {
+        parts.push(format!(
+            "answered {answered} later request{}",
+            plural(answered)
+        ));
+    }
+    if sent > answered {
+        parts.push(format!(
+            "sent {} other message{}",
+            sent - answered,
+            plural(sent - answered)
+        ));
+    }
+    if noise > 0 {
+        parts.push(format!(
+            "wrote {noise} non-message line{} on its JSON stream",
+            plural(noise)
+        ));
+    }
+    if owner == Side::Server && stderr > 0 {
+        let error = ev.stderr_errors.iter().find(|(line, _)| *line > open.line);
+        let last = match (error, &ev.last_stderr) {
+            (Some((el, et)), Some((ll, lt))) if el != ll => {
+                format!(" (first error at line {el}: {et:?}; last at line {ll}: {lt:?})")
+            }
+            (Some((line, text)), _) | (None, Some((line, text))) => {
+                format!(" (last at line {line}: {text:?})")
+            }
+            (None, None) => String::new(),
+        };
+        parts.push(format!(
+            "wrote {stderr} stderr line{}{last}",
+            plural(stderr)
+        ));
+    }
+    let mut text = if parts.is_empty() {
+        format!("; after it the {} sent nothing", owner.as_str())
+    } else {
+        format!("; after it the {} {}", owner.as_str(), parts.join(", "))
+    };
+    let ends: Vec<String> = ev
+        .ends
+        .iter()
+        .filter(|(line, _)| *line > open.line)
+        .map(|(line, what)| format!("line {line}: {what}"))
+        .collect();
+    if !ends.is_empty() {
+        text.push_str(&format!("; then {}", ends.join(", ")));
+    }
+    // The likely cause, where the evidence points at one.
+    let alive = owner == Side::Server && exited_when_asked(ev, open.line);
+    let died = !alive
+        && ev.ends.iter().any(|(line, what)| {
+            *line > open.line
+                && (what.contains("exit")
+                    || what.contains("killed")
+                    || what.contains("dropped")
+                    || what.contains("closed unexpectedly"))
+        });
+    let first_error = ev.stderr_errors.iter().find(|(line, _)| *line > open.line);
+    let crash = ev
+        .crashes
+        .iter()
+        .find(|(line, ..)| *line > open.line)
+        .filter(|_| owner == Side::Server);
+    let cut_after = ev.cut.filter(|(line, _)| *line > open.line);
+    let cause = match (open.reused, noise > 0, first_error, died, answered > 0) {
+        (true, ..) => Some(
+            "its id was used twice, so its answer may have gone to the other request"
+                .to_string(),
+        ),
+        _ if crash.is_some() => crash.map(|(line, kind, text)| {
+            // Node.js prints the error a few lines after its crash
+            // marker: quote the error line when there is one.
+            let (line, text) = ev
+                .stderr_errors
+                .iter()
+                .find(|(l, _)| *l >= *line && *l <= line + 8)
+                .map_or((line, text), |(l, t)| (l, t));
+            if died {
+                format!(
+                    "the server crashed with the request open: it {} (line {line}: {text:?})",
+                    kind.verb()
+                )
+            } else {
+                format!(
+                    "the handler {} (line {line}: {text:?}) and never answered",
+                    kind.verb()
+                )
+            }
+        }),
+        // The log stops there: what is missing may hold the answer.
+        _ if !died && cut_after.is_some() => cut_after.map(|(line, how)| match how {
+            LogCut::MidMessage => {
+                let writer = ev.cut_text.map_or(owner, |(_, writer)| writer);
+                let answer = if writer == owner {
+                    "that message or come after it"
+                } else {
+                    "in what is missing"
+                };
+                let w = writer.as_str();
+                if ev.follow_stopped.is_some() {
+                    format!(
+                        "following stopped in the middle of a {w} message at line {line} (it was still being written): the answer may be {answer}"
+                    )
+                } else {
+                    format!(
+                        "the log ends in the middle of a {w} message at line {line} (a capture cut short, or a {w} that stopped while writing): the answer may be {answer}"
+                    )
+                }
+            }
+            LogCut::Undecodable => format!(
+                "the log is cut short: the compressed input could not be decoded past line {line}, and the answer may be in what is missing"
+            ),
+        }),
+        // The host saw the process go: that, not the stray text before
+        // it, is why the request stayed open.
+        (_, true, None, true, false) => Some(format!(
+            "the {} died with the request open (it had written non-message text on its JSON stream after it)",
+            owner.as_str()
+        )),
+        (_, true, ..) => Some(format!(
+            "the {} wrote non-message text on its JSON stream after it, which the reader may have choked on",
+            owner.as_str()
+        )),
+        (_, _, Some((line, err)), true, _) => Some(format!(
+            "the {} died with the request open (its error, line {line}: {err:?})",
+            owner.as_str()
+        )),
+        (_, _, Some((line, err)), false, _) => Some(format!(
+            "the handler failed (line {line}: {err:?}) and never answered"
+        )),
+        (_, _, None, _, true) => Some(format!(
+            "the {} is stuck on this request (it kept answering later ones)",
+            owner.as_str()
+        )),
+        (_, _, None, true, false) => {
+            Some(format!("the {} died with the request open", owner.as_str()))
+        }
+        (_, _, None, false, false) if alive => Some(
+            "the handler never finished: the server was alive (it exited with status 0 once its stdin closed), so the handler waits on something that never comes (an event, a lock, a call without a timeout)"
+                .to_string(),
+        ),
+        _ => None,
+    };
+    if let Some(cause) = cause {
+        text.push_str(&format!("; likely: {cause}"));
+    }
+    text
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(after: Activity) -> Request<'static> {
+        Request {
+            line: 10,
+            time: None,
+            method: "tools/call",
+            subject: Some("sync"),
+            cancelled: None,
+            chosen: None,
+            timed_out: None,
+            reused: false,
+            after,
+        }
+    }
+
+    fn story_of(ends: &[(u64, String)], after: Activity) -> String {
+        let (errors, crashes) = (VecDeque::new(), VecDeque::new());
+        let ev = Evidence {
+            end_line: 20,
+            end_time: None,
+            ends,
+            stderr_errors: &errors,
+            last_stderr: &None,
+            crashes: &crashes,
+            cut: None,
+            cut_text: None,
+            follow_stopped: None,
+        };
+        finding(&ev, Side::Client, &RequestId::Int(2), &request(after)).message
+    }
+
+    /// The story is a function of what the session saw: a server that kept
+    /// answering is stuck on the request; one whose process ended after it
+    /// died with it open.
+    #[test]
+    fn the_story_follows_the_evidence() {
+        let busy = Activity {
+            answered: 1,
+            sent: 1,
+            noise: 0,
+            stderr: 0,
+        };
+        let text = story_of(&[], busy);
+        assert!(
+            text.starts_with("client request `tools/call` \"sync\" (id 2) was never answered: the server owes the reply; the log ends at line 20; after it the server answered 1 later request"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "likely: the server is stuck on this request (it kept answering later ones)"
+            ),
+            "{text}"
+        );
+        let quiet = Activity {
+            answered: 0,
+            sent: 0,
+            noise: 0,
+            stderr: 0,
+        };
+        let ends = [(15, "server exited with status 1".to_string())];
+        let text = story_of(&ends, quiet);
+        assert!(
+            text.ends_with("after it the server sent nothing; then line 15: server exited with status 1; likely: the server died with the request open"),
+            "{text}"
+        );
+    }
+}
