@@ -174,7 +174,7 @@ impl Part {
             self.checker.push(record, &mut |lane, item| {
                 conversation.observe(lane, item);
                 if let Item::Event { at, event } = item {
-                    if event.kind == EventKind::End {
+                    if matches!(event.kind, EventKind::End(_)) {
                         let open = conversation
                             .open_in(lane)
                             .filter(|r| !r.open.cancelled)

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::lines::Lines;
 use super::record::{Body, LineParser, PartialWhy, Record};
 use crate::wire::dir::Dir;
-use crate::wire::event::{Event, Facts};
+use crate::wire::event::{Ending, Event, Facts};
 use crate::wire::time::Timestamp;
 
 /// Which of Claude Code's logs.
@@ -308,11 +308,13 @@ impl ClaudeCodeReader {
                     )))),
                 }
             }
-            Said::Dropped => out.push(Body::Event(Event::host_end(text))),
+            Said::Dropped => out.push(Body::Event(Event::host_end(text, Ending::Lost))),
             Said::ConnectFailed if !conn.connected => {
                 out.push(Body::Event(Event::start_failed(text)))
             }
-            Said::ConnectFailed | Said::Closing => out.push(Body::Event(Event::host_end(text))),
+            Said::ConnectFailed | Said::Closing => {
+                out.push(Body::Event(Event::host_end(text, Ending::Closed)))
+            }
             Said::Stderr(chunk) => out.push(Body::Line {
                 dir: Dir::Stderr,
                 bytes: chunk

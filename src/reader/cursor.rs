@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use super::lines::Lines;
 use super::record::{Body, LineParser, Record};
 use crate::wire::dir::Dir;
-use crate::wire::event::Event;
+use crate::wire::event::{Ending, Event};
 use crate::wire::time::Timestamp;
 
 /// Cursor's own words, which tell its log from VS Code's.
@@ -184,7 +184,7 @@ impl CursorReader {
             {
                 Body::HostParseError(what.to_string())
             } else if self.connected.contains(&source) {
-                Body::Event(Event::host_end(body))
+                Body::Event(Event::host_end(body, Ending::Closed))
             } else {
                 Body::Event(Event::start_failed(body))
             }
@@ -196,8 +196,10 @@ impl CursorReader {
                 self.connected.insert(source.clone());
             }
             Body::Event(Event::host(body))
-        } else if body.starts_with("Client closed for command") || body.contains("exited") {
-            Body::Event(Event::host_end(body))
+        } else if body.starts_with("Client closed for command") {
+            Body::Event(Event::host_end(body, Ending::Closed))
+        } else if body.contains("exited") {
+            Body::Event(Event::host_end(body, Ending::Exited(None)))
         } else if level == "error" {
             self.in_stderr = Some(source.clone());
             Body::Line {

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use super::lines::Lines;
 use super::record::{Body, LineParser, PartialWhy, Record};
 use crate::wire::dir::Dir;
-use crate::wire::event::Event;
+use crate::wire::event::{Ending, Event};
 use crate::wire::time::Timestamp;
 
 /// How a log's messages carry their ids.
@@ -385,9 +385,12 @@ impl EnvelopeReader {
                             )),
                             Failure::Closed => out.push((
                                 time,
-                                Body::Event(Event::host_end(format!(
-                                    "the server's connection closed unexpectedly with `{method}` (id {id}) open: {e}"
-                                ))),
+                                Body::Event(Event::host_end(
+                                    format!(
+                                        "the server's connection closed unexpectedly with `{method}` (id {id}) open: {e}"
+                                    ),
+                                    Ending::Lost,
+                                )),
                             )),
                             Failure::Error => {
                                 let json = serde_json::json!({

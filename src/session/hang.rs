@@ -13,6 +13,7 @@ use crate::rules::Rule;
 use crate::text::duration;
 use crate::transport::At;
 use crate::wire::dir::Side;
+use crate::wire::event::Ending;
 use crate::wire::message::RequestId;
 use crate::wire::time::Timestamp;
 
@@ -69,8 +70,8 @@ pub(crate) struct Evidence<'a> {
     pub end_line: u64,
     pub end_time: Option<&'a Timestamp>,
     /// The lifecycle events: a stream closed, the process's exit, a host's
-    /// transport closing.
-    pub ends: &'a [(u64, String)],
+    /// transport closing (how, typed; `None` for a failed start).
+    pub ends: &'a [(u64, Option<Ending>, String)],
     /// Stderr lines that read like errors, and the last stderr line.
     pub stderr_errors: &'a VecDeque<(u64, String)>,
     pub last_stderr: &'a Option<(u64, String)>,
@@ -182,12 +183,12 @@ fn exited_when_asked(ev: &Evidence<'_>, line: u64) -> bool {
     let closed = ev
         .ends
         .iter()
-        .find(|(l, what)| *l > line && what.contains("stdin closed"))
-        .map(|(l, _)| *l);
+        .find(|(l, ending, _)| *l > line && *ending == Some(Ending::StdinClosed))
+        .map(|(l, ..)| *l);
     closed.is_some_and(|closed| {
         ev.ends
             .iter()
-            .any(|(l, what)| *l > closed && what.ends_with("exited with status 0"))
+            .any(|(l, ending, _)| *l > closed && *ending == Some(Ending::Exited(Some(0))))
     })
 }
 
@@ -249,8 +250,8 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
     let ends: Vec<String> = ev
         .ends
         .iter()
-        .filter(|(line, _)| *line > open.line)
-        .map(|(line, what)| format!("line {line}: {what}"))
+        .filter(|(line, ..)| *line > open.line)
+        .map(|(line, _, what)| format!("line {line}: {what}"))
         .collect();
     if !ends.is_empty() {
         text.push_str(&format!("; then {}", ends.join(", ")));
@@ -258,13 +259,10 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
     // The likely cause, where the evidence points at one.
     let alive = owner == Side::Server && exited_when_asked(ev, open.line);
     let died = !alive
-        && ev.ends.iter().any(|(line, what)| {
-            *line > open.line
-                && (what.contains("exit")
-                    || what.contains("killed")
-                    || what.contains("dropped")
-                    || what.contains("closed unexpectedly"))
-        });
+        && ev
+            .ends
+            .iter()
+            .any(|(line, ending, _)| *line > open.line && ending.is_some_and(Ending::is_death));
     let first_error = ev.stderr_errors.iter().find(|(line, _)| *line > open.line);
     let crash = ev
         .crashes
@@ -379,7 +377,7 @@ mod tests {
         }
     }
 
-    fn story_of(ends: &[(u64, String)], after: Activity) -> String {
+    fn story_of(ends: &[(u64, Option<Ending>, String)], after: Activity) -> String {
         let (errors, crashes) = (VecDeque::new(), VecDeque::new());
         let ev = Evidence {
             end_line: 20,
@@ -423,7 +421,11 @@ mod tests {
             noise: 0,
             stderr: 0,
         };
-        let ends = [(15, "server exited with status 1".to_string())];
+        let ends = [(
+            15,
+            Some(Ending::Exited(Some(1))),
+            "server exited with status 1".to_string(),
+        )];
         let text = story_of(&ends, quiet);
         assert!(
             text.ends_with("after it the server sent nothing; then line 15: server exited with status 1; likely: the server died with the request open"),

@@ -20,7 +20,7 @@ use crate::rules::checks;
 use crate::text::{duration, excerpt};
 use crate::transport::{At, Item};
 use crate::wire::dir::{Dir, Side};
-use crate::wire::event::EventKind;
+use crate::wire::event::{Ending, EventKind};
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 use crate::wire::time::Timestamp;
 
@@ -88,7 +88,9 @@ impl Boundary {
                 self.ended = false;
                 return Some(Restart::Started);
             }
-            Item::Event { event, .. } if event.kind == EventKind::End && self.traffic => {
+            Item::Event { event, .. }
+                if matches!(event.kind, EventKind::End(_)) && self.traffic =>
+            {
                 self.ended = true;
             }
             _ => {}
@@ -419,8 +421,10 @@ pub struct Session {
     /// Stderr lines that report a crash (bounded), and the reader's state.
     crashes: std::collections::VecDeque<(u64, crash::Crash, String)>,
     crash_reader: crash::Reader,
-    /// Lifecycle events (stdin closed, exit, signals), bounded, for hang stories.
-    ends: Vec<(u64, String)>,
+    /// Lifecycle events (stdin closed, exit, signals, a host's word that the
+    /// server ended or did not start), with how the server ended, bounded,
+    /// for hang stories.
+    ends: Vec<(u64, Option<Ending>, String)>,
     /// Where the log was cut short, and how ([`Session::log_cut`]).
     cut: Option<(u64, LogCut)>,
     /// The cut line, when the log stops inside one, and who wrote it: it
@@ -643,11 +647,12 @@ impl Session {
                         )
                         .time(at.time.as_ref()),
                     ),
-                    EventKind::End => {
+                    EventKind::End(ending) => {
                         if self.ends.len() == ENDS_KEPT {
                             self.ends.remove(0);
                         }
-                        self.ends.push((at.line, excerpt(text.trim())));
+                        self.ends
+                            .push((at.line, Some(ending), excerpt(text.trim())));
                     }
                     EventKind::StartFailed => {
                         findings.push(
@@ -664,7 +669,7 @@ impl Session {
                         if self.ends.len() == ENDS_KEPT {
                             self.ends.remove(0);
                         }
-                        self.ends.push((at.line, excerpt(text.trim())));
+                        self.ends.push((at.line, None, excerpt(text.trim())));
                     }
                     EventKind::NoHandshake => {
                         if self.phase == Phase::Fresh {

@@ -21,8 +21,8 @@ pub enum EventKind {
     /// The next line of this stream ended without a newline.
     PartialLine(Dir),
     /// The server's process or transport ended, or was told to (exit,
-    /// signal, stdin closed, a host's "transport closed").
-    End,
+    /// signal, stdin closed, a host's "transport closed"): how, typed.
+    End(Ending),
     /// A host says the server did not start or its connection failed
     /// before any call (a failed launch, a failed handshake).
     StartFailed,
@@ -32,6 +32,36 @@ pub enum EventKind {
     NoHandshake,
     /// Anything else: shown, never judged.
     Note,
+}
+
+/// How a server's process or transport ended, by the words of whoever saw
+/// it (the recorder's grammar, a host's phrases): what the hang model
+/// reads, instead of matching the event's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The client closed the server's stdin (the recorder saw it).
+    StdinClosed,
+    /// The process exited, with this status when the log says.
+    Exited(Option<i32>),
+    /// The process was killed by a signal.
+    Killed,
+    /// A signal reached the recorder and was passed on to the server.
+    SignalForwarded,
+    /// The host lost the server: its transport closed without the host
+    /// closing it (Claude Desktop's "Server transport closed unexpectedly",
+    /// Claude Code's "STDIO connection dropped", a gateway's EOF).
+    Lost,
+    /// The host closed or stopped the connection, or says it is gone
+    /// without saying why ("Client transport closed", "Connection state:
+    /// Stopped", "Server disconnected").
+    Closed,
+}
+
+impl Ending {
+    /// Whether the server died (or was killed) rather than being let go.
+    pub fn is_death(self) -> bool {
+        matches!(self, Ending::Exited(_) | Ending::Killed | Ending::Lost)
+    }
 }
 
 /// One event: its meaning and its text as written.
@@ -55,30 +85,32 @@ pub struct Facts {
 }
 
 /// How hosts say that the server or its transport ended, matched at the
-/// start of the host's line (case aside): Claude Desktop's transport lines,
-/// VS Code's connection states and early exit, Cursor's closed client,
-/// Claude Code's dropped connection. A host line that only mentions such a
-/// word ("Received progress from the exit planner tool") is a note: a word
-/// anywhere in a line is no evidence that the server died.
-const HOST_ENDS: [&str; 9] = [
-    "server transport closed",
-    "client transport closed",
-    "server disconnected",
-    "server exited",
-    "client closed",
-    "connection state: stopped",
-    "connection state: error",
-    "extension host shut down",
-    "stdio connection dropped",
+/// start of the host's line (case aside), and what each means: Claude
+/// Desktop's transport lines and "Server disconnected", VS Code's
+/// connection states, early exit and extension host, Cursor's closed
+/// client, Claude Code's dropped connection. A host line that only mentions
+/// such a word ("Received progress from the exit planner tool") is a note:
+/// a word anywhere in a line is no evidence that the server died. The
+/// first phrase that matches wins.
+const HOST_ENDS: [(&str, Ending); 10] = [
+    ("server transport closed unexpectedly", Ending::Lost),
+    ("server transport closed", Ending::Closed),
+    ("client transport closed", Ending::Closed),
+    ("server disconnected", Ending::Closed),
+    ("server exited", Ending::Exited(None)),
+    ("client closed", Ending::Closed),
+    ("connection state: stopped", Ending::Closed),
+    ("connection state: error", Ending::Closed),
+    ("extension host shut down", Ending::Closed),
+    ("stdio connection dropped", Ending::Lost),
 ];
 
-/// How hosts say it inside a sentence about one server: `MCP server notes
-/// exited with code 1` (JetBrains), a process `killed by signal 9`.
-const HOST_END_CLAUSES: [&str; 3] = [
-    " exited with code ",
-    " exited with status ",
-    " killed by signal ",
-];
+/// How hosts say it inside a sentence about one server, checked first:
+/// `MCP server notes exited with code 1` (JetBrains), `Connection state:
+/// Error Process exited with code 1` (VS Code), a process `killed by
+/// signal 9`.
+const EXITED_WITH: [&str; 2] = [" exited with code ", " exited with status "];
+const KILLED_BY: &str = " killed by signal ";
 
 impl Event {
     /// A recorder's event (a `#` line of the native transcript).
@@ -96,8 +128,8 @@ impl Event {
                 "stderr" => EventKind::PartialLine(Dir::Stderr),
                 _ => EventKind::Note,
             }
-        } else if recorder_end(trimmed) {
-            EventKind::End
+        } else if let Some(ending) = recorder_end(trimmed) {
+            EventKind::End(ending)
         } else {
             EventKind::Note
         };
@@ -113,11 +145,7 @@ impl Event {
     /// or partial-line mark.
     pub fn host(text: impl Into<String>) -> Event {
         let text = text.into();
-        let kind = if host_end(text.trim()) {
-            EventKind::End
-        } else {
-            EventKind::Note
-        };
+        let kind = host_end(text.trim()).map_or(EventKind::Note, EventKind::End);
         Event {
             kind,
             text,
@@ -135,10 +163,11 @@ impl Event {
         }
     }
 
-    /// A host's line that says the server or its connection ended.
-    pub fn host_end(text: impl Into<String>) -> Event {
+    /// A host's line that says the server or its connection ended, and
+    /// how (the reader knows its host's words).
+    pub fn host_end(text: impl Into<String>, ending: Ending) -> Event {
         Event {
-            kind: EventKind::End,
+            kind: EventKind::End(ending),
             text: text.into(),
             facts: None,
         }
@@ -187,22 +216,43 @@ impl fmt::Display for Event {
     }
 }
 
-/// Whether a recorder's event is one of its ends, as [`text`] writes them:
-/// a stream closed on stdin, the server's exit or signal, a signal
-/// forwarded. Other event text is kept and ignored (docs/formats.md).
-fn recorder_end(text: &str) -> bool {
-    text == text::closed("stdin")
-        || text.starts_with("server exited with status ")
-        || text.starts_with("server killed by signal ")
-        || text.ends_with(" received; forwarded to the server")
+/// A recorder's end, as [`text`] writes them: stdin closed, the server's
+/// exit or signal, a signal forwarded. Other event text is kept and
+/// ignored (docs/formats.md).
+fn recorder_end(text: &str) -> Option<Ending> {
+    if text == text::closed("stdin") {
+        Some(Ending::StdinClosed)
+    } else if let Some(status) = text.strip_prefix("server exited with status ") {
+        Some(Ending::Exited(status.trim().parse().ok()))
+    } else if text.starts_with("server killed by signal ") {
+        Some(Ending::Killed)
+    } else if text.ends_with(" received; forwarded to the server") {
+        Some(Ending::SignalForwarded)
+    } else {
+        None
+    }
 }
 
-/// Whether a host's line says the server or its transport ended
-/// ([`HOST_ENDS`], [`HOST_END_CLAUSES`]).
-fn host_end(text: &str) -> bool {
+/// How a host's line says the server or its transport ended, if it does
+/// ([`EXITED_WITH`], [`KILLED_BY`], then [`HOST_ENDS`]).
+fn host_end(text: &str) -> Option<Ending> {
     let lower = text.to_ascii_lowercase();
-    HOST_ENDS.iter().any(|p| lower.starts_with(p))
-        || HOST_END_CLAUSES.iter().any(|c| lower.contains(c))
+    for clause in EXITED_WITH {
+        if let Some(at) = lower.find(clause) {
+            let rest = &lower[at + clause.len()..];
+            let digits = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+                .map_or(rest, |end| &rest[..end]);
+            return Some(Ending::Exited(digits.parse().ok()));
+        }
+    }
+    if lower.contains(KILLED_BY) {
+        return Some(Ending::Killed);
+    }
+    HOST_ENDS
+        .iter()
+        .find(|(phrase, _)| lower.starts_with(phrase))
+        .map(|(_, ending)| *ending)
 }
 
 const PARTIAL_LINE: &str = "partial line follows on ";
@@ -262,10 +312,13 @@ mod tests {
                 text::partial_line("stdin"),
                 EventKind::PartialLine(Dir::ClientToServer),
             ),
-            (text::closed("stdin"), EventKind::End),
-            (text::exited(0), EventKind::End),
-            (text::killed(15, "SIGTERM"), EventKind::End),
-            (text::forwarded("SIGINT"), EventKind::End),
+            (text::closed("stdin"), EventKind::End(Ending::StdinClosed)),
+            (text::exited(0), EventKind::End(Ending::Exited(Some(0)))),
+            (text::killed(15, "SIGTERM"), EventKind::End(Ending::Killed)),
+            (
+                text::forwarded("SIGINT"),
+                EventKind::End(Ending::SignalForwarded),
+            ),
             ("replay: no answer".to_string(), EventKind::Note),
         ];
         for (text, kind) in cases {
@@ -284,10 +337,13 @@ mod tests {
         ] {
             assert_eq!(Event::host(line).kind, EventKind::Note, "{line}");
         }
-        assert_eq!(Event::host("Server transport closed").kind, EventKind::End);
+        assert_eq!(
+            Event::host("Server transport closed").kind,
+            EventKind::End(Ending::Closed)
+        );
         assert_eq!(
             Event::host("Connection state: Stopped").kind,
-            EventKind::End
+            EventKind::End(Ending::Closed)
         );
     }
 
@@ -295,18 +351,37 @@ mod tests {
     /// happens to contain.
     #[test]
     fn a_host_line_ends_the_server_only_in_the_hosts_words() {
-        for line in [
-            "Server transport closed unexpectedly, this is likely due to the process exiting early.",
-            "Client transport closed",
-            "Server disconnected. For troubleshooting guidance, please visit our debugging documentation",
-            "Connection state: Error Process exited with code 1",
-            "Server exited before responding to `initialize` request.",
-            "Extension host shut down, server will stop.",
-            "MCP server notes exited with code 1",
-            "Client closed for command",
-            "STDIO connection dropped after 4s uptime",
+        for (line, ending) in [
+            (
+                "Server transport closed unexpectedly, this is likely due to the process exiting early.",
+                Ending::Lost,
+            ),
+            ("Client transport closed", Ending::Closed),
+            (
+                "Server disconnected. For troubleshooting guidance, please visit our debugging documentation",
+                Ending::Closed,
+            ),
+            (
+                "Connection state: Error Process exited with code 1",
+                Ending::Exited(Some(1)),
+            ),
+            (
+                "Server exited before responding to `initialize` request.",
+                Ending::Exited(None),
+            ),
+            (
+                "Extension host shut down, server will stop.",
+                Ending::Closed,
+            ),
+            (
+                "MCP server notes exited with code 1",
+                Ending::Exited(Some(1)),
+            ),
+            ("Client closed for command", Ending::Closed),
+            ("STDIO connection dropped after 4s uptime", Ending::Lost),
+            ("server killed by signal 9 (SIGKILL)", Ending::Killed),
         ] {
-            assert_eq!(Event::host(line).kind, EventKind::End, "{line}");
+            assert_eq!(Event::host(line).kind, EventKind::End(ending), "{line}");
         }
         for line in [
             "Received progress from the exit planner tool",
