@@ -121,12 +121,8 @@ impl ClaudeReader {
 
     fn read(&mut self, line_no: u64, bytes: LineBytes, terminated: bool) {
         let record =
-            |time: Option<Timestamp>, body: Body, source: Option<super::record::Source>| Record {
-                line: line_no,
-                time,
-                body,
-                terminated,
-                source,
+            |time: Option<Timestamp>, body: Body, source: Option<super::record::Source>| {
+                Record::new(line_no, time, body, terminated, source)
             };
         let text = super::record::text(&bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);

@@ -205,13 +205,8 @@ impl ClaudeCodeReader {
         t: bool,
         source: &Option<super::record::Source>,
     ) {
-        self.queue.push_back(Record {
-            line,
-            time,
-            body,
-            terminated: t,
-            source: source.clone(),
-        });
+        self.queue
+            .push_back(Record::new(line, time, body, t, source.clone()));
     }
 
     /// One host text of a server (`source`), with its level.

@@ -100,36 +100,25 @@ impl CodexReader {
                     Body::Note("Codex CLI logs no MCP messages: only each server's stderr (by program) and start failures (by server name); no message, pairing or handshake rule can be judged".into()),
                     Body::Event(Event::no_handshake("Codex's log of a server")),
                 ] {
-                    self.queue.push_back(Record {
-                        line,
-                        time: None,
-                        body,
-                        terminated: t,
-                        source: source.clone(),
-                    });
+                    self.queue.push_back(Record::new(line, None, body, t, source.clone()));
                 }
             }
         }
-        self.queue.push_back(Record {
-            line,
-            time,
-            body,
-            terminated: t,
-            source,
-        });
+        self.queue
+            .push_back(Record::new(line, time, body, t, source));
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], t: bool) {
         let text = super::record::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let unreadable = |reader: &mut CodexReader| {
-            reader.queue.push_back(Record {
-                line: line_no,
-                time: None,
-                body: Body::Unreadable(bytes.to_vec()),
-                terminated: t,
-                source: None,
-            })
+            reader.queue.push_back(Record::new(
+                line_no,
+                None,
+                Body::Unreadable(bytes.to_vec()),
+                t,
+                None,
+            ))
         };
         let Some((time, _level, rest)) = prefix(text) else {
             // A continuation or not Codex's; a broken line of its MCP texts

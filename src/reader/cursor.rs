@@ -134,22 +134,11 @@ impl CursorReader {
                 Body::Note("Cursor logs no MCP messages: its lifecycle, the server's stderr and its own parse errors for stray stdout; times are local without a zone; no message, pairing or handshake rule can be judged".into()),
                 Body::Event(Event::no_handshake("Cursor's log of a server")),
             ] {
-                self.queue.push_back(Record {
-                    line,
-                    time: None,
-                    body,
-                    terminated: t,
-                    source: source.clone(),
-                });
+                self.queue.push_back(Record::new(line, None, body, t, source.clone()));
             }
         }
-        self.queue.push_back(Record {
-            line,
-            time,
-            body,
-            terminated: t,
-            source,
-        });
+        self.queue
+            .push_back(Record::new(line, time, body, t, source));
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], t: bool) {

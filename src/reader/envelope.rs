@@ -59,13 +59,13 @@ impl McpsnoopReader {
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
         let Ok(Value::Object(env)) = serde_json::from_slice::<Value>(bytes) else {
             if !bytes.iter().all(u8::is_ascii_whitespace) {
-                self.queue.push_back(Record {
-                    line: line_no,
-                    time: None,
-                    body: Body::Unreadable(bytes.to_vec()),
+                self.queue.push_back(Record::new(
+                    line_no,
+                    None,
+                    Body::Unreadable(bytes.to_vec()),
                     terminated,
-                    source: None,
-                });
+                    None,
+                ));
             }
             return;
         };
@@ -154,13 +154,8 @@ impl McpsnoopReader {
         terminated: bool,
         source: Option<super::record::Source>,
     ) {
-        self.queue.push_back(Record {
-            line,
-            time,
-            body,
-            terminated,
-            source,
-        });
+        self.queue
+            .push_back(Record::new(line, time, body, terminated, source));
     }
 }
 
@@ -273,13 +268,8 @@ impl InspectorReader {
     }
 
     fn record(&mut self, line: u64, time: Option<Timestamp>, body: Body) {
-        self.queue.push_back(Record {
-            line,
-            time,
-            body,
-            terminated: true,
-            source: None,
-        });
+        self.queue
+            .push_back(Record::new(line, time, body, true, None));
     }
 }
 

@@ -185,13 +185,8 @@ impl EnvelopeReader {
         t: bool,
         source: &Option<super::record::Source>,
     ) {
-        self.queue.push_back(Record {
-            line,
-            time,
-            body,
-            terminated: t,
-            source: source.clone(),
-        });
+        self.queue
+            .push_back(Record::new(line, time, body, t, source.clone()));
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
@@ -494,12 +489,8 @@ impl GhAwServerReader {
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
         let text = super::record::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
-        let record = |time: Option<Timestamp>, body: Body| Record {
-            line: line_no,
-            time,
-            body,
-            terminated,
-            source: None,
+        let record = |time: Option<Timestamp>, body: Body| {
+            Record::new(line_no, time, body, terminated, None)
         };
         let Some((time, level, message)) = server_log_prefix(text) else {
             return; // the continuation of a multi-line entry

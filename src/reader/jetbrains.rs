@@ -69,12 +69,8 @@ impl JetBrainsReader {
         let Some((time, tag, message)) = prefix(&text) else {
             return; // the continuation of a multi-line entry
         };
-        let record = |time: Option<Timestamp>, body: Body| Record {
-            line: line_no,
-            time,
-            body,
-            terminated,
-            source: None,
+        let record = |time: Option<Timestamp>, body: Body| {
+            Record::new(line_no, time, body, terminated, None)
         };
         if !self.noted {
             self.noted = true;

@@ -450,13 +450,7 @@ impl DecodeTail {
             return None;
         }
         cuts.pop_front();
-        Some(Record {
-            line: at,
-            time: None,
-            body: Body::Overlong { length },
-            terminated: true,
-            source: None,
-        })
+        Some(Record::new(at, None, Body::Overlong { length }, true, None))
     }
 }
 
@@ -490,13 +484,13 @@ impl Iterator for DecodeTail {
                 let error = self.error.borrow().clone()?;
                 self.reported = true;
                 let lines_read = self.lines.get();
-                Some(Ok(Record {
-                    line: lines_read.max(1),
-                    time: None,
-                    body: Body::Undecodable { error, lines_read },
-                    terminated: true,
-                    source: None,
-                }))
+                Some(Ok(Record::new(
+                    lines_read.max(1),
+                    None,
+                    Body::Undecodable { error, lines_read },
+                    true,
+                    None,
+                )))
             }
             other => other,
         }

@@ -103,13 +103,13 @@ impl Iterator for NativeReader {
             Err(e) => return Some(Err(e)),
         };
         let Some((time, mark, start)) = parse_prefix(&bytes) else {
-            return Some(Ok(Record {
+            return Some(Ok(Record::new(
                 line,
-                time: None,
-                body: Body::Unreadable(bytes.into_vec()),
+                None,
+                Body::Unreadable(bytes.into_vec()),
                 terminated,
-                source: None,
-            }));
+                None,
+            )));
         };
         // Only the raw line is kept, still in the chunk it was read into.
         let raw = bytes.skip(start);
@@ -117,13 +117,7 @@ impl Iterator for NativeReader {
             Marker::Line(dir) => Body::Line { dir, bytes: raw },
             Marker::Event => Body::Event(Event::recorder(String::from_utf8_lossy(&raw))),
         };
-        Some(Ok(Record {
-            line,
-            time,
-            body,
-            terminated,
-            source: None,
-        }))
+        Some(Ok(Record::new(line, time, body, terminated, None)))
     }
 }
 

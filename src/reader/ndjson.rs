@@ -24,16 +24,16 @@ impl Iterator for NdjsonReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.lines.next_shared() {
-            Ok(Some((line, bytes, terminated))) => Some(Ok(Record {
+            Ok(Some((line, bytes, terminated))) => Some(Ok(Record::new(
                 line,
-                time: None,
-                body: Body::Line {
+                None,
+                Body::Line {
                     dir: Dir::Unknown,
                     bytes,
                 },
                 terminated,
-                source: None,
-            })),
+                None,
+            ))),
             Ok(None) => None,
             Err(e) => Some(Err(e)),
         }

@@ -79,6 +79,27 @@ pub struct Record {
     pub source: Option<Source>,
 }
 
+impl Record {
+    /// A record of line `line` (1-based), at `time` when the log says,
+    /// `terminated` unless the input ended without a newline after it, of
+    /// the session `source` in a log of several.
+    pub fn new(
+        line: u64,
+        time: Option<Timestamp>,
+        body: Body,
+        terminated: bool,
+        source: Option<Source>,
+    ) -> Record {
+        Record {
+            line,
+            time,
+            body,
+            terminated,
+            source,
+        }
+    }
+}
+
 /// A reader that turns each line into zero or more records, queued: the
 /// readers of host logs, which skip, split or join lines.
 pub trait LineParser {

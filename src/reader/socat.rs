@@ -121,16 +121,16 @@ impl SocatReader {
         for &b in bytes {
             if b == b'\n' {
                 let line = std::mem::take(&mut self.pending[Self::slot(dir)]);
-                self.queue.push_back(Record {
-                    line: line_no,
-                    time: time.clone(),
-                    body: Body::Line {
+                self.queue.push_back(Record::new(
+                    line_no,
+                    time.clone(),
+                    Body::Line {
                         dir,
                         bytes: line.into(),
                     },
-                    terminated: true,
-                    source: None,
-                });
+                    true,
+                    None,
+                ));
             } else {
                 self.pending[Self::slot(dir)].push(b);
             }
@@ -141,15 +141,9 @@ impl SocatReader {
         self.last_line = line_no;
         if !self.noted {
             self.noted = true;
-            self.queue.push_back(Record {
-                line: line_no,
-                time: None,
-                body: Body::Note(
+            self.queue.push_back(Record::new(line_no, None, Body::Note(
                     "socat -v replaces every non-ASCII byte with `.`, so UTF-8 text and invalid bytes cannot be judged; times are local without a zone".into(),
-                ),
-                terminated,
-                source: None,
-            });
+                ), terminated, None));
         }
         let mut rest: &[u8] = &bytes;
         loop {
@@ -198,16 +192,16 @@ impl SocatReader {
             }
             // Text between chunks: the server's stderr or socat's own messages.
             if !rest.is_empty() {
-                self.queue.push_back(Record {
-                    line: line_no,
-                    time: None,
-                    body: Body::Line {
+                self.queue.push_back(Record::new(
+                    line_no,
+                    None,
+                    Body::Line {
                         dir: Dir::Stderr,
                         bytes: rest.to_vec().into(),
                     },
                     terminated,
-                    source: None,
-                });
+                    None,
+                ));
             }
             return;
         }
@@ -228,16 +222,16 @@ impl LineParser for SocatReader {
         for dir in [Dir::ClientToServer, Dir::ServerToClient] {
             let rest = std::mem::take(&mut self.pending[Self::slot(dir)]);
             if !rest.is_empty() {
-                self.queue.push_back(Record {
-                    line: self.last_line,
-                    time: None,
-                    body: Body::Line {
+                self.queue.push_back(Record::new(
+                    self.last_line,
+                    None,
+                    Body::Line {
                         dir,
                         bytes: rest.into(),
                     },
-                    terminated: false,
-                    source: None,
-                });
+                    false,
+                    None,
+                ));
             }
         }
     }

@@ -227,13 +227,8 @@ impl StraceReader {
                 ts
             })
         });
-        self.queue.push_back(Record {
-            line,
-            time,
-            body,
-            terminated,
-            source: None,
-        });
+        self.queue
+            .push_back(Record::new(line, time, body, terminated, None));
     }
 
     fn protocol(&mut self, line: u64, call: &Call, role: Role) {

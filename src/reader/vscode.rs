@@ -61,12 +61,8 @@ impl VsCodeReader {
         let Some((time, message)) = prefix(text) else {
             return; // the continuation of a multi-line message
         };
-        let record = |time: Option<Timestamp>, body: Body| Record {
-            line: line_no,
-            time,
-            body,
-            terminated,
-            source: None,
+        let record = |time: Option<Timestamp>, body: Body| {
+            Record::new(line_no, time, body, terminated, None)
         };
         if !self.noted {
             self.noted = true;

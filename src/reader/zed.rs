@@ -67,12 +67,8 @@ impl ZedLogReader {
         let Some((time, target, message)) = prefix(text.trim_end_matches('\r')) else {
             return; // a wrapped continuation, or the blank line after `recv:`
         };
-        let record = |body: Body, time: Option<Timestamp>| Record {
-            line: line_no,
-            time,
-            body,
-            terminated,
-            source: None,
+        let record = |body: Body, time: Option<Timestamp>| {
+            Record::new(line_no, time, body, terminated, None)
         };
         let body = if let Some(json) = message.strip_prefix("outgoing message: ") {
             // The same message logged by the client and by the transport.
@@ -152,31 +148,25 @@ impl ZedRpcReader {
         }
         if !self.noted {
             self.noted = true;
-            self.queue.push_back(Record {
-                line,
-                time: None,
-                body: Body::Note(
+            self.queue.push_back(Record::new(line, None, Body::Note(
                     "Zed's RPC view pretty-prints messages and has no times: messages are re-serialised, framing rules cannot be judged, and latencies are unknown".into(),
-                ),
-                terminated: true,
-                source: None,
-            });
+                ), true, None));
         }
         // Re-serialise compactly: the view's layout is Zed's, not the wire's.
         let bytes = match serde_json::from_str::<serde_json::Value>(&text) {
             Ok(value) => value.to_string().into_bytes(),
             Err(_) => text.into_bytes(),
         };
-        self.queue.push_back(Record {
+        self.queue.push_back(Record::new(
             line,
-            time: None,
-            body: Body::Line {
+            None,
+            Body::Line {
                 dir,
                 bytes: bytes.into(),
             },
-            terminated: true,
-            source: None,
-        });
+            true,
+            None,
+        ));
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8]) {
