@@ -974,7 +974,13 @@ fn parse_lines(s: &str) -> Result<(u64, u64), String> {
     Ok((a, b))
 }
 
-/// Seconds, bare (`5`, `0.5`) or with a unit: `2s`, `500ms`, `1m`.
+/// The longest time any option takes: about 31 years, which is "never" to
+/// a debugging session, and far from where a deadline would overflow the
+/// clock (`--timeout 1e19` panicked once the server had started).
+const MAX_SECONDS: f64 = 1e9;
+
+/// Seconds, bare (`5`, `0.5`) or with a unit: `2s`, `500ms`, `1m`; at most
+/// [`MAX_SECONDS`].
 fn parse_seconds(s: &str) -> Result<f64, String> {
     let t = s.trim();
     let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
@@ -987,7 +993,10 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         (t, 1.0)
     };
     match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * scale),
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= MAX_SECONDS => Ok(v * scale),
+        Ok(v) if v.is_finite() && v >= 0.0 => {
+            Err(format!("at most {MAX_SECONDS:.0} seconds (about 31 years)"))
+        }
         _ => Err("expected seconds, such as 5, 0.5, 2s, 500ms or 1m".into()),
     }
 }

@@ -2855,6 +2855,24 @@ fn files_from_reads_lines_or_nul_separated_paths_with_jobs() {
     );
     let out = run_stdin(&["check", "--format", "jsonl", "--files-from", "-"], b"-\n");
     assert_eq!(jsonl_of(&out)[0]["type"], "error");
+    // A list that names no file (empty, or blank lines only) checked
+    // nothing: exit 2 and the reason, in every output format (it exited 0
+    // with "0 errors", so a CI step that gathered no logs passed).
+    for (format, list) in [
+        ("table", &b""[..]),
+        ("json", b"\n\n"),
+        ("jsonl", b""),
+        ("sarif", b"\r\n"),
+    ] {
+        let out = run_stdin(&["check", "--format", format, "--files-from", "-"], list);
+        assert_eq!(out.status.code(), Some(2), "{format}: {}", transcript(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("the list on standard input names no file, so nothing was checked"),
+            "{format}: {}",
+            transcript(&out)
+        );
+    }
     // An entry longer than any path is an error of its own, bounded, and
     // the next entry is still checked.
     let mut long = vec![b'a'; 70_000];

@@ -1336,3 +1336,37 @@ for line in sys.stdin:
         "{new}"
     );
 }
+
+/// Absurd times are refused when parsed (exit 2, the limit said), for
+/// replay and probe alike; the largest allowed one works against a live
+/// server (`--timeout 1e19` panicked, exit 101, once the server had
+/// started: its deadline overflowed the clock).
+#[test]
+fn absurd_times_are_refused_and_the_largest_allowed_works() {
+    for args in [
+        &["replay", "--timeout", "1e19"][..],
+        &["replay", "--start-timeout", "1e19"],
+        &["replay", "--grace", "1e19"],
+        &["probe", "--timeout", "1e19"],
+        &["probe", "--start-timeout", "1e19"],
+        &["probe", "--grace", "1e19"],
+    ] {
+        let mut all = args.to_vec();
+        if all[0] == "replay" {
+            all.push("fixtures/sample-session.log");
+        }
+        all.extend(["--", "true"]);
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", transcript(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("at most 1000000000 seconds"),
+            "{args:?}: {}",
+            transcript(&out)
+        );
+    }
+    let dir = scratch("largest-timeout");
+    let log = record(&dir, "session", "legacy", "");
+    let (code, doc, _) = replay(&log, "", &["--timeout", "1e9", "--grace", "1e9"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(doc["verdict"], "same");
+}

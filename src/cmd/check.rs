@@ -144,6 +144,9 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
                 },
             )
         })?;
+        if listed_nothing(&check.input, &paths) {
+            return Ok(ExitStatus::Error);
+        }
         return Ok(status(worst, check.output.fail_on, failed));
     }
     let mut results: Vec<Option<Result<FileReport, Failure>>> = Vec::new();
@@ -163,6 +166,9 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
             },
         )
     })?;
+    if listed_nothing(&check.input, &paths) {
+        return Ok(ExitStatus::Error);
+    }
     for result in results.into_iter().flatten() {
         match result.and_then(|f| has_messages(f, options.format.is_some())) {
             Ok(file) => report.files.push(file),
@@ -178,6 +184,27 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
         return Ok(ExitStatus::Error);
     }
     emit(&report, &check.output, &options.filter, failed)
+}
+
+/// A `--files-from` list that named no file at all: said on stderr, so
+/// that a CI step whose log collection found nothing does not pass with
+/// "0 errors" (exit 2 follows).
+fn listed_nothing(input: &Input, paths: &Mutex<(usize, Paths)>) -> bool {
+    let Input::FilesFrom { list, .. } = input else {
+        return false;
+    };
+    let named = paths.lock().unwrap_or_else(|p| p.into_inner()).0;
+    if named == 0 {
+        let list = match list.to_str() {
+            Some("-") => "the list on standard input".to_string(),
+            _ => list.display().to_string(),
+        };
+        eprintln!(
+            "mcpdbg: {} names no file, so nothing was checked (an empty list is an error: a CI step that gathered no logs should not pass)",
+            crate::text::escape_control(&list)
+        );
+    }
+    named == 0
 }
 
 /// A file in which no MCP message was found (and nothing else went wrong:
