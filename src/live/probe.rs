@@ -80,12 +80,10 @@ pub struct ProbeOptions {
 }
 
 /// Where a probe is written when `--out` is not given: `probe-TIME.log`
-/// in the working directory (UTC).
+/// in the working directory (UTC; `probe-TIME-2.log` and so on when a
+/// probe of the same second is there).
 pub fn default_out() -> PathBuf {
-    PathBuf::from(format!(
-        "probe-{}.log",
-        chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
-    ))
+    super::transcript::fresh_name(|stamp| PathBuf::from(format!("probe-{stamp}.log")))
 }
 
 /// What happened, besides the transcript.

@@ -34,12 +34,14 @@ use crate::wire::event::text as event;
 use crate::wire::message::RequestId;
 
 /// Where a replay of `log` is written when `--out` is not given: beside
-/// it, stamped with the time (UTC) of the replay.
+/// it, stamped with the time (UTC) of the replay (`-2` and so on after
+/// the stamp when a replay of the same second is there).
 pub fn default_out(log: &Path) -> PathBuf {
-    let stamp = Utc::now().format("%Y%m%dT%H%M%SZ");
-    let mut path = log.as_os_str().to_owned();
-    path.push(format!(".replay-{stamp}.log"));
-    PathBuf::from(path)
+    super::transcript::fresh_name(|stamp| {
+        let mut path = log.as_os_str().to_owned();
+        path.push(format!(".replay-{stamp}.log"));
+        PathBuf::from(path)
+    })
 }
 
 /// Where `replay --redact` records the session before it is redacted: a

@@ -5,9 +5,28 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
+
+/// How many names [`fresh_name`] tries before it gives the last one (whose
+/// creation then fails and says why).
+const NAMES_TRIED: u32 = 1000;
+
+/// A default transcript name stamped with the UTC time that no file has
+/// yet: `name(STAMP)`, else `name(STAMP-2)`, `name(STAMP-3)`, ...; two runs
+/// in one second (probes back to back) no longer collide.
+pub(crate) fn fresh_name(name: impl Fn(&str) -> PathBuf) -> PathBuf {
+    let stamp = Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let taken = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    let mut path = name(&stamp);
+    let mut n = 2;
+    while taken(&path) && n <= NAMES_TRIED {
+        path = name(&format!("{stamp}-{n}"));
+        n += 1;
+    }
+    path
+}
 
 /// A transcript being written.
 pub(crate) struct Transcript {
@@ -61,4 +80,27 @@ impl Transcript {
 
 fn stamp(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    /// Runs back to back get names of their own: the second never takes
+    /// the first's file (it exited 2, "File exists", and started no server).
+    #[test]
+    fn back_to_back_runs_get_fresh_names() {
+        let dir = std::env::temp_dir().join(format!("mcpdbg-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let name = |stamp: &str| dir.join(format!("probe-{stamp}.log"));
+        let mut taken = Vec::new();
+        for _ in 0..3 {
+            let path = fresh_name(name);
+            assert!(!taken.contains(&path), "{path:?} given twice");
+            Transcript::create(&path).expect("a fresh name is free");
+            taken.push(path);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
