@@ -950,3 +950,57 @@ fn the_outputs_of_the_sample_and_the_hostile_log_match_their_snapshots() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A newline in a method, an id, a tool name or the file's name writes no
+/// line of its own into any output: JUnit's text wrote it as is, so the log
+/// could forge a `PATH:LINE: error RULE: ...` line there.
+#[test]
+fn a_newline_from_the_log_writes_no_line_of_its_own_in_any_format() {
+    let dir = scratch("forged-lines");
+    let log = dir.join("forge\nforged.log:96: error forged-path: x.log");
+    let forge = |n: u32, what: &str| format!("x\\nforged.log:{n}: error forged-{what}: pwned");
+    let text = format!(
+        "# start x\n\
+         > {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"id\":\"{}\",\"method\":\"tools/{}\",\"params\":{{}}}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"{}\",\"arguments\":{{}}}}}}\n",
+        forge(98, "id"),
+        forge(99, "method"),
+        forge(97, "tool"),
+    );
+    fs::write(&log, text).expect("write");
+    let mut runs: Vec<Vec<&str>> = [
+        "table", "concise", "github", "junit", "sarif", "json", "jsonl",
+    ]
+    .into_iter()
+    .map(|f| vec!["check", "--format", f])
+    .collect();
+    runs.extend([
+        vec!["timeline"],
+        vec!["timeline", "--full"],
+        vec!["timeline", "--format", "mermaid"],
+        vec!["stats"],
+    ]);
+    for args in runs {
+        let mut all: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        all.push(log.as_os_str());
+        let out = run_os(&all);
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {}",
+            transcript(&out)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("forged.log:99"),
+            "{args:?}: the method is not shown: {stdout}"
+        );
+        let forged: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with("forged.log:"))
+            .collect();
+        assert!(forged.is_empty(), "{args:?}: forged lines {forged:?}");
+    }
+}

@@ -158,12 +158,20 @@ impl<'a> Suite<'a> {
     }
 
     /// A finding in words: `PATH:LINE: SEVERITY RULE: MESSAGE`, then what
-    /// else is known of it, one item per line.
+    /// else is known of it, one item per line. What comes from the log or
+    /// the command line (the path, the message, an id, a method) has its
+    /// control characters escaped: a newline in a method name must not
+    /// write a line that reads as another finding.
     fn describe(&self, f: &Finding) -> String {
+        use crate::text::escape_control as esc;
         let path = f.file.as_deref().unwrap_or(&self.file.path);
         let mut s = format!(
-            "{path}:{}: {} {}: {}\n",
-            f.line, f.severity, f.rule, f.message
+            "{}:{}: {} {}: {}\n",
+            esc(path),
+            f.line,
+            f.severity,
+            f.rule,
+            esc(&f.message)
         );
         if !f.related.is_empty() {
             let lines: Vec<String> = f.related.iter().map(u64::to_string).collect();
@@ -182,13 +190,13 @@ impl<'a> Suite<'a> {
             );
         }
         if let Some(id) = &f.id {
-            about.push(format!("id {id}"));
+            about.push(format!("id {}", esc(&id.to_string())));
         }
         if let Some(m) = &f.method {
-            about.push(format!("method {m}"));
+            about.push(format!("method {}", esc(m)));
         }
         if let Some(t) = &f.time {
-            about.push(format!("at {}", t.text));
+            about.push(format!("at {}", esc(&t.text)));
         }
         let _ = writeln!(s, "{}", about.join(", "));
         s
