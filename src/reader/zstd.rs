@@ -75,81 +75,85 @@ impl<R: Read> Zstd<R> {
     /// Reads the next frame's header and starts decoding it. `Ok(false)` at
     /// the end of the input.
     fn start_frame(&mut self) -> Result<bool, String> {
-        let mut magic = [0u8; 4];
-        let got = self.fill(&mut magic).map_err(|e| e.to_string())?;
-        if got == 0 {
-            return Ok(false);
-        }
-        let which = self.frames + 1;
-        if got < 4 {
-            return Err(format!("zstd input cut inside the header of frame {which}"));
-        }
-        let magic_num = u32::from_le_bytes(magic);
-        if is_skippable(magic_num) {
-            let mut size = [0u8; 4];
-            if self.fill(&mut size).map_err(|e| e.to_string())? < 4 {
-                return Err("zstd input cut inside a skippable frame".into());
+        // A loop, not a call per skippable frame: 50,000 empty ones (400 KB)
+        // overflowed the stack.
+        loop {
+            let mut magic = [0u8; 4];
+            let got = self.fill(&mut magic).map_err(|e| e.to_string())?;
+            if got == 0 {
+                return Ok(false);
             }
-            let size = u64::from(u32::from_le_bytes(size));
-            let skipped = io::copy(&mut (&mut self.source).take(size), &mut io::sink())
-                .map_err(|e| e.to_string())?;
-            if skipped < size {
-                return Err("zstd input cut inside a skippable frame".into());
+            let which = self.frames + 1;
+            if got < 4 {
+                return Err(format!("zstd input cut inside the header of frame {which}"));
             }
-            return self.start_frame();
+            let magic_num = u32::from_le_bytes(magic);
+            if is_skippable(magic_num) {
+                let mut size = [0u8; 4];
+                if self.fill(&mut size).map_err(|e| e.to_string())? < 4 {
+                    return Err("zstd input cut inside a skippable frame".into());
+                }
+                let size = u64::from(u32::from_le_bytes(size));
+                let skipped = io::copy(&mut (&mut self.source).take(size), &mut io::sink())
+                    .map_err(|e| e.to_string())?;
+                if skipped < size {
+                    return Err("zstd input cut inside a skippable frame".into());
+                }
+                continue;
+            }
+            if magic_num != MAGIC {
+                return Err(format!(
+                    "bytes after zstd frame {} are not a zstd frame",
+                    self.frames
+                ));
+            }
+            // Frame header descriptor, then the window descriptor, the
+            // dictionary id and the content size, as the descriptor says.
+            let mut header = magic.to_vec();
+            let mut fhd = [0u8; 1];
+            if self.fill(&mut fhd).map_err(|e| e.to_string())? < 1 {
+                return Err(format!("zstd input cut inside the header of frame {which}"));
+            }
+            let fhd = fhd[0];
+            header.push(fhd);
+            let single_segment = fhd & 0x20 != 0;
+            let dict_len = [0, 1, 2, 4][usize::from(fhd & 3)];
+            let fcs_len = match fhd >> 6 {
+                0 => usize::from(single_segment),
+                1 => 2,
+                2 => 4,
+                _ => 8,
+            };
+            let rest = usize::from(!single_segment) + dict_len + fcs_len;
+            let mut more = vec![0u8; rest];
+            if self.fill(&mut more).map_err(|e| e.to_string())? < rest {
+                return Err(format!("zstd input cut inside the header of frame {which}"));
+            }
+            header.extend_from_slice(&more);
+            let window = if single_segment {
+                let fcs = &more[dict_len..];
+                let mut bytes = [0u8; 8];
+                bytes[..fcs.len()].copy_from_slice(fcs);
+                let size = u64::from_le_bytes(bytes);
+                if fcs.len() == 2 { size + 256 } else { size }
+            } else {
+                let descriptor = more[0];
+                let base = 1u64 << (10 + u32::from(descriptor >> 3));
+                base + base / 8 * u64::from(descriptor & 7)
+            };
+            if window > MAX_WINDOW {
+                return Err(format!(
+                    "zstd frame {which} needs a window of {} MiB, over mcpdbg's limit of {} MiB (a file made with `zstd --long`): decompress it with `zstd -d --long=31` and check that",
+                    window.div_ceil(1 << 20),
+                    MAX_WINDOW >> 20
+                ));
+            }
+            self.decoder
+                .init(io::Cursor::new(header))
+                .map_err(|e| format!("zstd frame {which}: {e}"))?;
+            self.frames += 1;
+            return Ok(true);
         }
-        if magic_num != MAGIC {
-            return Err(format!(
-                "bytes after zstd frame {} are not a zstd frame",
-                self.frames
-            ));
-        }
-        // Frame header descriptor, then the window descriptor, the
-        // dictionary id and the content size, as the descriptor says.
-        let mut header = magic.to_vec();
-        let mut fhd = [0u8; 1];
-        if self.fill(&mut fhd).map_err(|e| e.to_string())? < 1 {
-            return Err(format!("zstd input cut inside the header of frame {which}"));
-        }
-        let fhd = fhd[0];
-        header.push(fhd);
-        let single_segment = fhd & 0x20 != 0;
-        let dict_len = [0, 1, 2, 4][usize::from(fhd & 3)];
-        let fcs_len = match fhd >> 6 {
-            0 => usize::from(single_segment),
-            1 => 2,
-            2 => 4,
-            _ => 8,
-        };
-        let rest = usize::from(!single_segment) + dict_len + fcs_len;
-        let mut more = vec![0u8; rest];
-        if self.fill(&mut more).map_err(|e| e.to_string())? < rest {
-            return Err(format!("zstd input cut inside the header of frame {which}"));
-        }
-        header.extend_from_slice(&more);
-        let window = if single_segment {
-            let fcs = &more[dict_len..];
-            let mut bytes = [0u8; 8];
-            bytes[..fcs.len()].copy_from_slice(fcs);
-            let size = u64::from_le_bytes(bytes);
-            if fcs.len() == 2 { size + 256 } else { size }
-        } else {
-            let descriptor = more[0];
-            let base = 1u64 << (10 + u32::from(descriptor >> 3));
-            base + base / 8 * u64::from(descriptor & 7)
-        };
-        if window > MAX_WINDOW {
-            return Err(format!(
-                "zstd frame {which} needs a window of {} MiB, over mcpdbg's limit of {} MiB (a file made with `zstd --long`): decompress it with `zstd -d --long=31` and check that",
-                window.div_ceil(1 << 20),
-                MAX_WINDOW >> 20
-            ));
-        }
-        self.decoder
-            .init(io::Cursor::new(header))
-            .map_err(|e| format!("zstd frame {which}: {e}"))?;
-        self.frames += 1;
-        Ok(true)
     }
 }
 
@@ -230,6 +234,28 @@ mod tests {
                 Err(e) => return (out, Some(e.to_string())),
             }
         }
+    }
+
+    /// 50,000 empty skippable frames (400 KB) overflowed the stack (a call
+    /// per frame) and took a whole `--files-from` run down; a loop reads
+    /// past them to the data. Run on a thread with a small stack, as a
+    /// worker's, so that a recursion per frame would still overflow it.
+    #[test]
+    fn many_skippable_frames_are_skipped_in_a_loop() {
+        let data = lines(0, 100);
+        let mut input = Vec::new();
+        for _ in 0..50_000 {
+            input.extend([0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]);
+        }
+        input.extend(compress(&data));
+        let (out, error) = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || decode(input))
+            .expect("thread")
+            .join()
+            .expect("no overflow");
+        assert_eq!(error, None);
+        assert_eq!(out, data);
     }
 
     #[test]
