@@ -185,7 +185,20 @@ impl<R: Read> Read for Zstd<R> {
                         if n > 0 {
                             return Ok(n);
                         }
-                        self.state = State::Header;
+                        // Every byte of the frame is out: its content
+                        // checksum, when it has one, says whether they are
+                        // the bytes that were compressed (as gzip's CRC).
+                        let stored = self.decoder.get_checksum_from_data();
+                        let computed = self.decoder.get_calculated_checksum();
+                        self.state = match (stored, computed) {
+                            (Some(stored), Some(computed)) if stored != computed => {
+                                State::Failed(format!(
+                                    "zstd frame {}: content checksum mismatch (stored {stored:08x}, computed {computed:08x}): the data is damaged",
+                                    self.frames
+                                ))
+                            }
+                            _ => State::Header,
+                        };
                         continue;
                     }
                     let ready = self.decoder.can_collect();
@@ -256,6 +269,27 @@ mod tests {
             .expect("no overflow");
         assert_eq!(error, None);
         assert_eq!(out, data);
+    }
+
+    /// A frame whose content does not match its checksum is an error (it was
+    /// analysed silently: a false hang, a false orphan), after the bytes it
+    /// gave; a frame without a checksum, or with a right one, is not.
+    #[test]
+    fn a_content_checksum_mismatch_is_an_error() {
+        let data = lines(0, 2000);
+        let good = compress(&data);
+        let (out, error) = decode(good.clone());
+        assert_eq!((out, error), (data.clone(), None));
+        let mut bad = good;
+        let last = bad.len() - 1;
+        bad[last] ^= 0x55;
+        let (out, error) = decode(bad);
+        assert_eq!(out, data, "the bytes come out first");
+        let error = error.expect("an error");
+        assert!(
+            error.starts_with("zstd frame 1: content checksum mismatch"),
+            "{error}"
+        );
     }
 
     #[test]
