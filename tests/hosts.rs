@@ -523,3 +523,82 @@ fn a_host_line_that_mentions_exit_is_not_the_server_ending() {
     assert!(!message.contains("exit planner"), "{message}");
     assert!(!message.contains("the server died"), "{message}");
 }
+
+/// gh-aw: only the gateway's own transport errors are a hang or a crash.
+/// A server's error answer quoted in the record's `error` field that says
+/// "timed out" or "EOF:" is the server's error result: no hang, no crash
+/// (it was drawn as `unanswered-request` and as the server dying).
+#[test]
+fn a_gh_aw_server_error_that_mentions_timeout_or_eof_is_an_error_answer() {
+    let dir = root().join("target/test-scratch/gh-aw-words");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let record = |t: &str, event: &str, dir: &str, extra: &str, payload: &str| {
+        format!(
+            "{{\"timestamp\":\"2026-11-03T10:00:{t}Z\",\"event\":\"{event}\",\"_schema\":\"rpc-message/v2\",\"direction\":\"{dir}\",\"server_id\":\"notes\"{extra},\"payload\":{payload}}}\n"
+        )
+    };
+    let call = |name: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{{\"arguments\":{{}},\"name\":\"{name}\"}}}}"
+        )
+    };
+    let failed = r#"{"_error":"invalid JSON","_raw":""}"#;
+    let mut log = String::new();
+    log += &record(
+        "00.100",
+        "rpc_request",
+        "OUT",
+        ",\"method\":\"tools/list\"",
+        r#"{"jsonrpc":"2.0","method":"tools/list","params":null}"#,
+    );
+    log += &record(
+        "00.180",
+        "rpc_response",
+        "IN",
+        "",
+        r#"{"id":1,"jsonrpc":"2.0","result":{"tools":[{"inputSchema":{"type":"object"},"name":"search"},{"inputSchema":{"type":"object"},"name":"reindex"}]}}"#,
+    );
+    log += &record(
+        "01.000",
+        "rpc_request",
+        "OUT",
+        ",\"method\":\"tools/call\"",
+        &call("search"),
+    );
+    log += &record(
+        "02.000",
+        "rpc_response",
+        "IN",
+        ",\"error\":\"calling \\\"tools/call\\\": upstream search timed out after 1s\"",
+        failed,
+    );
+    log += &record(
+        "03.000",
+        "rpc_request",
+        "OUT",
+        ",\"method\":\"tools/call\"",
+        &call("reindex"),
+    );
+    log += &record(
+        "03.500",
+        "rpc_response",
+        "IN",
+        ",\"error\":\"calling \\\"tools/call\\\": EOF: unexpected end of the index file\"",
+        failed,
+    );
+    let path = dir.join("rpc-messages.jsonl");
+    std::fs::write(&path, log).expect("write");
+    let path = path.to_str().expect("utf-8 path");
+    let fired: Vec<String> = findings(&[path])
+        .into_iter()
+        .map(|(rule, ..)| rule)
+        .collect();
+    for rule in ["unanswered-request", "cancelled-request", "server-stalled"] {
+        assert!(!fired.iter().any(|r| r == rule), "{rule} in {fired:?}");
+    }
+    let timeline = run(&["timeline", path]);
+    let text = String::from_utf8_lossy(&timeline.stdout);
+    assert!(text.contains("every request was answered"), "{text}");
+    assert!(!text.contains("closed unexpectedly"), "{text}");
+}

@@ -146,22 +146,24 @@ enum Failure {
     Error,
 }
 
+///
+/// Only the gateway's own transport errors mean a timeout or a lost
+/// server: Go's `context deadline exceeded`, and an `EOF`, a broken pipe or
+/// a closed connection or file, each as the last cause of the error chain
+/// (Go wraps a cause as `calling "tools/call": CAUSE`). A server's error
+/// answer is quoted in the same field and may say "timeout" or "EOF:"
+/// anywhere (`upstream API timeout`, `EOF: unexpected end of the index`):
+/// that is the server's error result, not a hang or a crash.
 fn failure(text: &str) -> Failure {
-    let lower = text.to_ascii_lowercase();
-    if lower.contains("deadline exceeded")
-        || lower.contains("timeout")
-        || lower.contains("timed out")
-    {
-        Failure::Timeout
-    } else if lower.ends_with("eof")
-        || lower.contains("eof:")
-        || lower.contains("broken pipe")
-        || lower.contains("connection closed")
-        || lower.contains("file already closed")
-    {
-        Failure::Closed
-    } else {
-        Failure::Error
+    let lower = text.trim().to_ascii_lowercase();
+    let cause = lower.rsplit(": ").next().unwrap_or(&lower);
+    match cause {
+        "context deadline exceeded" => Failure::Timeout,
+        "eof" | "unexpected eof" | "broken pipe" | "connection closed" | "file already closed" => {
+            Failure::Closed
+        }
+        _ if cause.ends_with("write: broken pipe") => Failure::Closed,
+        _ => Failure::Error,
     }
 }
 
@@ -588,10 +590,32 @@ mod tests {
     #[test]
     fn failures() {
         assert_eq!(failure("context deadline exceeded"), Failure::Timeout);
+        assert_eq!(
+            failure("calling \"tools/call\": context deadline exceeded"),
+            Failure::Timeout
+        );
         assert_eq!(failure("calling \"tools/call\": EOF"), Failure::Closed);
+        assert_eq!(failure("EOF"), Failure::Closed);
+        assert_eq!(
+            failure("calling \"tools/call\": write |1: broken pipe"),
+            Failure::Closed
+        );
+        assert_eq!(
+            failure("calling \"tools/call\": connection closed"),
+            Failure::Closed
+        );
         assert_eq!(
             failure("calling \"tools/call\": unknown tool"),
             Failure::Error
         );
+        // A server's own error answer, whatever words it uses.
+        for text in [
+            "calling \"tools/call\": upstream API timeout",
+            "calling \"tools/call\": the search timed out, try a narrower query",
+            "calling \"tools/call\": EOF: unexpected end of the index",
+            "calling \"tools/call\": timeout waiting for lock",
+        ] {
+            assert_eq!(failure(text), Failure::Error, "{text}");
+        }
     }
 }
