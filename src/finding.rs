@@ -99,11 +99,42 @@ impl Finding {
 /// How many findings of one rule a file lists before it only counts them.
 pub const PER_RULE_LIMIT: usize = 200;
 
-/// Collects the findings of one file, at most [`PER_RULE_LIMIT`] per rule.
+/// How often a rule fired in a file: in all, where first, and how many of
+/// each severity are listed.
+#[derive(Debug)]
+struct Tally {
+    total: usize,
+    first_line: u64,
+    /// Listed, by [`Severity`] (info, warning, error).
+    listed: [usize; 3],
+}
+
+impl Tally {
+    fn new(first_line: u64) -> Tally {
+        Tally {
+            total: 0,
+            first_line,
+            listed: [0; 3],
+        }
+    }
+}
+
+fn slot(severity: Severity) -> usize {
+    match severity {
+        Severity::Info => 0,
+        Severity::Warning => 1,
+        Severity::Error => 2,
+    }
+}
+
+/// Collects the findings of one file, at most [`PER_RULE_LIMIT`] per rule
+/// and severity: a rule whose severity varies (`invalid-id-type` is info for
+/// `1.0`, an error for `7.5`) lists its errors even after 200 notes, so the
+/// cap never hides a more severe finding (nor the exit status it sets).
 #[derive(Debug, Default)]
 pub struct Findings {
     list: Vec<Finding>,
-    per_rule: IndexMap<Rule, (usize, u64)>,
+    per_rule: IndexMap<Rule, Tally>,
     session: usize,
     /// The revision what is pushed now is judged by, while the session
     /// judges a message: a rule whose catalogue row does not apply to it is
@@ -132,13 +163,13 @@ impl Findings {
             .is_none_or(|revision| rule.info().revisions.applies(revision))
     }
 
-    /// Whether a finding of `rule` would still be listed (under the per-rule
-    /// limit). When it would not, [`Findings::count`] records it without the
-    /// cost of building its message.
-    pub fn wants(&self, rule: Rule) -> bool {
+    /// Whether a finding of `rule` at `severity` would still be listed
+    /// (under the limit). When it would not, [`Findings::count`] records it
+    /// without the cost of building its message.
+    pub fn wants(&self, rule: Rule, severity: Severity) -> bool {
         self.per_rule
             .get(&rule)
-            .is_none_or(|(count, _)| *count < PER_RULE_LIMIT)
+            .is_none_or(|t| t.listed[slot(severity)] < PER_RULE_LIMIT)
     }
 
     /// Counts a finding of `rule` at `line` without listing it.
@@ -146,7 +177,10 @@ impl Findings {
         if !self.applies(rule) {
             return;
         }
-        self.per_rule.entry(rule).or_insert((0, line)).0 += 1;
+        self.per_rule
+            .entry(rule)
+            .or_insert_with(|| Tally::new(line))
+            .total += 1;
     }
 
     pub fn push(&mut self, mut finding: Finding) {
@@ -154,12 +188,14 @@ impl Findings {
             return;
         }
         finding.session = self.session;
-        let entry = self
+        let tally = self
             .per_rule
             .entry(finding.rule)
-            .or_insert((0, finding.line));
-        entry.0 += 1;
-        if entry.0 <= PER_RULE_LIMIT {
+            .or_insert_with(|| Tally::new(finding.line));
+        tally.total += 1;
+        let listed = &mut tally.listed[slot(finding.severity)];
+        if *listed < PER_RULE_LIMIT {
+            *listed += 1;
             self.list.push(finding);
         }
     }
@@ -179,17 +215,25 @@ impl Findings {
         self.list.iter_mut().find(|f| pred(f))
     }
 
-    /// The findings sorted by line, then by rule, with a `too-many-findings`
-    /// note for each rule that went over the limit.
+    /// The findings sorted by line (those of one line in the order they
+    /// were found, a `too-many-findings` note after them), with that note
+    /// for each rule that went over the limit.
     pub fn finish(mut self) -> Vec<Finding> {
-        for (rule, (count, first_line)) in &self.per_rule {
-            if *count > PER_RULE_LIMIT {
+        for (rule, tally) in &self.per_rule {
+            let listed: usize = tally.listed.iter().sum();
+            if tally.total > listed {
+                let (count, first_line) = (tally.total, tally.first_line);
+                let of_each = if tally.listed.iter().filter(|n| **n > 0).count() > 1 {
+                    format!(" (at most {PER_RULE_LIMIT} of each severity)")
+                } else {
+                    String::new()
+                };
                 let mut note = Finding::new(
                     Rule::TooManyFindings,
-                    *first_line,
+                    first_line,
                     format!(
-                        "{rule} fired {count} times; the first {PER_RULE_LIMIT} are listed, {} more are not",
-                        count - PER_RULE_LIMIT
+                        "{rule} fired {count} times; the first {listed} are listed{of_each}, {} more are not",
+                        count - listed
                     ),
                 );
                 note.session = self.session;

@@ -3513,3 +3513,43 @@ fn invalid_json_columns_in_host_logs_count_in_the_line() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The per-rule cap never hides a more severe finding: 205 request ids
+/// written `N.0` (each `invalid-id-type` as info, twice: request and
+/// answer) and then one `7.5` (an error) said "0 errors" and exited 0; the
+/// errors are listed past the notes' cap, and the exit status is 1.
+#[test]
+fn the_finding_cap_never_hides_a_more_severe_finding() {
+    let mut log = String::from(
+        "# start x\n\
+         > {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n\
+         < {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n\
+         > {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+    );
+    for id in (1..=205)
+        .map(|n| format!("{n}.0"))
+        .chain(["7.5".to_string()])
+    {
+        log += &format!("> {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+        log += &format!("< {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n");
+    }
+    let out = run_stdin(&["check", "--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+    let doc = json_of(&out);
+    assert_eq!(doc["summary"]["error"], 2, "{}", doc["summary"]);
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let errors: Vec<u64> = findings
+        .iter()
+        .filter(|f| f["rule"] == "invalid-id-type" && f["severity"] == "error")
+        .map(|f| f["line"].as_u64().expect("line"))
+        .collect();
+    assert_eq!(errors, [415, 416]);
+    let note = findings
+        .iter()
+        .find(|f| f["rule"] == "too-many-findings")
+        .expect("the cap's note");
+    assert_eq!(
+        note["message"],
+        "invalid-id-type fired 412 times; the first 202 are listed (at most 200 of each severity), 210 more are not"
+    );
+}

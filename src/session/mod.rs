@@ -1922,7 +1922,14 @@ impl Session {
                 } else {
                     Rule::UnansweredRequest
                 };
-                if !findings.wants(rule) {
+                // What hang::finding reports it as: a cancel by choice is a
+                // note.
+                let severity = if open.chosen.is_some() {
+                    crate::rules::Severity::Info
+                } else {
+                    rule.info().severity
+                };
+                if !findings.wants(rule, severity) {
                     // Past the listing limit: count it, skip building its story.
                     if self.hang_counts(side, open) {
                         findings.count(rule, open.line);
