@@ -236,6 +236,11 @@ impl StraceReader {
             Role::ClientToServer => (0, Dir::ClientToServer),
             Role::ServerToClient => (1, Dir::ServerToClient),
         };
+        // What was pending before holds no newline (each was taken): only
+        // the new bytes are searched, and the lines they end are taken out
+        // at once (a search of everything pending after every write call
+        // made a long message quadratic: 48 MB in 10 s and more).
+        let start = self.pending[slot].len();
         self.pending[slot].extend_from_slice(&call.data);
         if call.cut {
             // The rest of this call's bytes are unknown: keep what the head shows.
@@ -258,16 +263,37 @@ impl StraceReader {
             self.record(line, &call.time, body, true);
             return;
         }
-        while let Some(i) = self.pending[slot].iter().position(|&b| b == b'\n') {
-            let rest = self.pending[slot].split_off(i + 1);
-            let mut done = std::mem::replace(&mut self.pending[slot], rest);
-            done.pop();
+        let pending = &mut self.pending[slot];
+        let ends: Vec<usize> = memchr::memchr_iter(b'\n', &pending[start..])
+            .map(|i| start + i)
+            .collect();
+        let Some(&last) = ends.last() else {
+            return;
+        };
+        // The complete lines, taken whole: a long message that ends its
+        // write is handed on without a copy; what follows its newline stays.
+        let rest = pending.split_off(last + 1);
+        let mut complete = std::mem::replace(pending, rest);
+        let done: Vec<Vec<u8>> = if ends.len() == 1 {
+            complete.pop();
+            vec![complete]
+        } else {
+            let mut from = 0;
+            ends.iter()
+                .map(|&end| {
+                    let line = complete[from..end].to_vec();
+                    from = end + 1;
+                    line
+                })
+                .collect()
+        };
+        for bytes in done {
             self.record(
                 line,
                 &call.time,
                 Body::Line {
                     dir,
-                    bytes: done.into(),
+                    bytes: bytes.into(),
                 },
                 true,
             );
