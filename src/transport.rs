@@ -212,6 +212,9 @@ pub struct Transport {
     /// The line where the input ended in the middle of a message
     /// (`truncated-line`), if it did, and who wrote it.
     cut: Option<(u64, Dir)>,
+    /// A line longer than the line limit (`line-too-long`): its head comes
+    /// next, and is read as a message cut short, not as broken JSON.
+    overlong: Option<u64>,
 }
 
 fn slot(dir: Dir) -> usize {
@@ -264,6 +267,7 @@ impl Transport {
             exact: false,
             build: Build::Checks,
             cut: None,
+            overlong: None,
         }
     }
 
@@ -319,6 +323,21 @@ impl Transport {
             } => {
                 let text = excerpt_bytes(bytes.strip_suffix(b"\r").unwrap_or(&bytes));
                 out.push(Item::Stderr { at, text });
+            }
+            Body::Line { dir, bytes } if self.overlong.take_if(|l| *l == at.line).is_some() => {
+                // The head of a line over the limit: `line-too-long` said
+                // so; the message's id and method, when the head holds
+                // them, still pair it (its answer is no orphan), and its
+                // cut JSON is no `invalid-json`.
+                let head = String::from_utf8_lossy(&bytes);
+                let rebuilt = crate::reader::claude::rebuild_cut(head.trim_start());
+                let frame = rebuilt
+                    .and_then(|json| serde_json::from_str::<Value>(&json).ok())
+                    .map(message::classify);
+                if let Some(Frame::Message(mut msg)) = frame {
+                    msg.partial = true;
+                    return Some(Item::Message { at, dir, msg });
+                }
             }
             Body::Line { dir, bytes } => {
                 let terminated =
@@ -390,7 +409,10 @@ impl Transport {
             Body::Undecodable { error, lines_read } => {
                 findings.push(undecodable(&error, lines_read))
             }
-            Body::Overlong { length } => findings.push(overlong(at.line, length)),
+            Body::Overlong { length } => {
+                self.overlong = Some(at.line);
+                findings.push(overlong(at.line, length))
+            }
             Body::Unreadable(bytes) => {
                 let message = match crate::reader::native::bad_timestamp(&bytes) {
                     Some(stamp) => format!(

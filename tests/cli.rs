@@ -3553,3 +3553,42 @@ fn the_finding_cap_never_hides_a_more_severe_finding() {
         "invalid-id-type fired 412 times; the first 202 are listed (at most 200 of each severity), 210 more are not"
     );
 }
+
+/// A line cut at the line limit is one finding, `line-too-long`: its head
+/// is not the client's broken JSON (`invalid-json`), and the request it
+/// holds is recovered from the head, so its answer is no `orphan-response`
+/// (two false errors before). With one thread and with the read-ahead.
+#[test]
+fn a_line_cut_at_the_limit_is_one_finding_and_its_request_pairs() {
+    let blob = "x".repeat(2_000_000);
+    let log = format!(
+        "# start x\n\
+         > {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n\
+         > {{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{{\"name\":\"put\",\"arguments\":{{\"blob\":\"{blob}\"}}}}}}\n\
+         < {{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"stored\"}}]}}}}\n"
+    );
+    let dir = root().join("target/test-scratch/overlong");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join("overlong.log");
+    std::fs::write(&path, log).expect("write");
+    for jobs in ["1", "2"] {
+        let out = mcpdbg()
+            .env("MCPDBG_MAX_LINE", "1M")
+            .args(["check", "--format", "json", "--jobs", jobs])
+            .arg(&path)
+            .output()
+            .expect("runs");
+        let doc = json_of(&out);
+        let fired: Vec<(&str, u64)> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(fired, [("line-too-long", 5)], "--jobs {jobs}");
+        assert_eq!(doc["files"][0]["sessions"][0]["pending_total"], 0);
+    }
+}

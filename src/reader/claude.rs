@@ -307,7 +307,7 @@ fn summary(text: &str) -> Option<String> {
 
 /// The top-level `id`, `method`, and `result`/`error` presence of a JSON
 /// object cut in the middle, as minimal JSON.
-pub(super) fn rebuild_cut(head: &str) -> Option<String> {
+pub(crate) fn rebuild_cut(head: &str) -> Option<String> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
