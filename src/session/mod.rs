@@ -802,8 +802,7 @@ impl Session {
             side,
             request_method: request_method.as_deref(),
         };
-        ctx.findings
-            .judge_under(self.config.revision.or(declared).or(context.revision));
+        ctx.findings.judge_under(self.judged_by(declared, proposal));
         for hit in checks::message(&msg, &context) {
             let mut finding = ctx.finding(hit.rule, hit.message);
             if let Some(severity) = hit.severity {

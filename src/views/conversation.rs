@@ -444,13 +444,6 @@ impl Conversations {
         entries
     }
 
-    /// The requests still open in every lane, oldest first.
-    pub fn open(&self) -> impl Iterator<Item = OpenRequest> + '_ {
-        let mut all: Vec<OpenRequest> = self.lanes.iter().flat_map(Conversation::open).collect();
-        all.sort_by_key(|r| r.open.line);
-        all.into_iter()
-    }
-
     /// How many lanes were seen.
     pub fn lanes(&self) -> usize {
         self.lanes.len()
@@ -473,12 +466,6 @@ impl Conversations {
             .collect();
         all.sort_by_key(|r| r.open.line);
         all
-    }
-
-    /// How many requests each side owes over every lane: `[server, client]`
-    /// (see [`Conversation::owed`]).
-    pub fn owed(&self) -> [usize; 2] {
-        self.owed
     }
 }
 
