@@ -27,7 +27,7 @@ use std::hash::{Hash, Hasher};
 use serde_json::{Map, Value};
 
 use crate::finding::Finding;
-use crate::session::Summary;
+use crate::report::Summary;
 use crate::text::{EXCERPT_CHARS, head};
 use crate::transport::Item;
 use crate::wire::message::{IdField, Message, RequestId};

@@ -4,11 +4,14 @@
 use std::time::Duration;
 
 use crate::finding::Finding;
+use crate::protocol::Era;
 use crate::protocol::Revision;
 use crate::rules::Severity;
-use crate::session::Summary;
 use crate::wire::dir::Dir;
+use crate::wire::message::Field;
 use crate::wire::message::RequestId;
+use crate::wire::time::Timestamp;
+use serde_json::Value;
 
 /// The analysis of one input file (or, for `validate`, one message).
 #[derive(Debug)]
@@ -96,4 +99,71 @@ impl FileReport {
     pub fn worst(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).max()
     }
+}
+
+/// A peer's `name` and `version` as it declared them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementation {
+    pub name: String,
+    pub version: Option<String>,
+}
+
+impl Implementation {
+    pub(crate) fn from_value(v: Option<&Value>) -> Option<Implementation> {
+        let v = v?;
+        Some(Implementation {
+            name: v.field("name")?.as_str()?.to_string(),
+            version: v
+                .field("version")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        })
+    }
+}
+
+/// Running counts, per side, used for the summary and for hang stories
+/// ("after the request, the server answered 3 others").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Messages sent, indexed by [`Side`].
+    pub messages: [u64; 3],
+    /// Responses sent, indexed by [`Side`].
+    pub responses: [u64; 3],
+    /// Lines on a JSON stream that were not messages, indexed by [`Side`].
+    pub noise: [u64; 3],
+    pub stderr: u64,
+}
+
+/// A request still open when the log ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenRequest {
+    pub id: RequestId,
+    pub method: String,
+    pub dir: Dir,
+    pub line: u64,
+}
+
+/// What the session established, for the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// The server's name, in logs that interleave several servers.
+    pub name: Option<String>,
+    pub era: Option<Era>,
+    pub requested_version: Option<String>,
+    pub protocol_version: Option<String>,
+    /// The revision the rules were gated on.
+    pub revision: Option<Revision>,
+    pub client: Option<Implementation>,
+    pub server: Option<Implementation>,
+    pub counts: Counts,
+    /// The first [`PENDING_LISTED`] requests still open at the end.
+    pub pending: Vec<OpenRequest>,
+    /// How many requests were still open at the end (listed or not).
+    pub pending_total: usize,
+    pub first_line: Option<u64>,
+    pub last_line: Option<u64>,
+    pub first_time: Option<Timestamp>,
+    pub last_time: Option<Timestamp>,
+    pub mid_session: bool,
 }

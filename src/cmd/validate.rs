@@ -159,7 +159,8 @@ fn judge(msg: &Message, side: Side, line: u64, options: &ValidateOptions, findin
         _ => None,
     };
     if let Some((caps, owner)) = caps {
-        for problem in checks::capability_revision_problems(caps, owner, options.revision) {
+        for problem in crate::rules::capabilities::revision_problems(caps, owner, options.revision)
+        {
             findings.push(Finding::new(
                 Rule::CapabilityRevisionMismatch,
                 line,

@@ -14,8 +14,8 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use crate::report::Implementation;
 use crate::rules::Severity;
-use crate::session::Implementation;
 use crate::text::{duration, escape_control};
 use crate::views::conversation::{Entry, EntryKind, OtherKind};
 use crate::views::passes::Prepared;

@@ -30,8 +30,8 @@ use serde_json::{Map, Value, json};
 
 use crate::finding::Finding;
 use crate::report::{FileReport, MessageReport, Report};
+use crate::report::{Implementation, Summary};
 use crate::rules::Rule;
-use crate::session::{Implementation, Summary};
 use crate::wire::dir::Side;
 
 /// The version of the JSON schema. Bump it when a field changes meaning or

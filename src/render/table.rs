@@ -10,8 +10,8 @@ use tabled::settings::{Style as TableStyle, Width};
 
 use crate::finding::Finding;
 use crate::report::{FileReport, MessageReport, Report};
+use crate::report::{Implementation, Summary};
 use crate::rules::{Rule, Severity};
-use crate::session::{Implementation, Summary};
 use crate::text::{escape_control, wrap};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;

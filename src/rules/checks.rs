@@ -1061,39 +1061,6 @@ pub fn internals(text: &str) -> Option<&'static str> {
     None
 }
 
-/// Capabilities a side declares that do not exist in `rev`.
-pub fn capability_revision_problems(caps: &Value, side: Side, rev: Revision) -> Vec<String> {
-    let Value::Object(caps) = caps else {
-        return Vec::new();
-    };
-    let table: &[(&str, Revision)] = match side {
-        Side::Client => &[
-            ("elicitation", Revision::V2025_06_18),
-            ("tasks", Revision::V2025_11_25),
-        ],
-        _ => &[
-            ("completions", Revision::V2025_03_26),
-            ("tasks", Revision::V2025_11_25),
-        ],
-    };
-    let mut problems = Vec::new();
-    for (key, since) in table {
-        if caps.has(key) && rev < *since {
-            problems.push(format!(
-                "{} declares capability `{key}`, which {rev} does not have (it exists from {since})",
-                side.as_str()
-            ));
-        }
-    }
-    if rev >= Revision::V2026_07_28 && caps.has("tasks") {
-        problems.push(format!(
-            "{} declares capability `tasks`, which is no longer core in {rev} (tasks moved to an extension)",
-            side.as_str()
-        ));
-    }
-    problems
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

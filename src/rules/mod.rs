@@ -1,17 +1,27 @@
-//! The rule catalogue: every rule's stable name, default severity, the
-//! revisions it applies to, a one-line summary, why it matters, how to fix
-//! it, the spec sentence it enforces and an example transcript that triggers
-//! it, each in one table row.
+//! The rule catalogue and the rule families.
 //!
-//! The name is the rule's id in every output and never changes. This module
-//! does not decide when a rule fires: `checks.rs` (one message in its
-//! context), `session/` (the session's state), `transport` (framing and
-//! encoding), and for their own rules `views/baseline.rs`, `pipeline.rs`,
-//! `finding.rs` and the `check`, `diff` and `validate` commands do; a test
-//! fails on a row no code fires. A row's revisions are applied in one place,
-//! `Findings::judge_under`, to whatever the session reports.
+//! The catalogue: every rule's stable name, default severity, the revisions
+//! it applies to, a one-line summary, why it matters, how to fix it, the
+//! spec sentence it enforces and an example transcript that triggers it,
+//! each in one table row. The name is the rule's id in every output and
+//! never changes. A row's revisions are applied in one place,
+//! `Findings::judge_under`, to whatever is reported.
+//!
+//! The families decide when a rule fires, each with its own state, words and
+//! tests, called by the session in a fixed order: `capabilities`,
+//! `utilities` (progress, cancellation, tasks), `modern` (2026-07-28),
+//! `tools`, `timing`, and `checks` (one message in its context). The
+//! lifecycle and pairing rules are still fired by `session/`; framing by
+//! `transport`; and for their own rules `views/baseline.rs`, `pipeline.rs`,
+//! `finding.rs` and the `check`, `diff` and `validate` commands. A test fails
+//! on a row no code fires.
 
+pub(crate) mod capabilities;
 pub mod checks;
+pub(crate) mod modern;
+pub(crate) mod timing;
+pub(crate) mod tools;
+pub(crate) mod utilities;
 
 use std::fmt;
 

@@ -37,6 +37,11 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Where the message is.
+    pub(crate) fn at(&self) -> &'a At {
+        self.at
+    }
+
     /// A finding of `rule` about the message, not yet reported.
     pub(crate) fn finding(&self, rule: Rule, text: String) -> Finding {
         let msg = self.msg;

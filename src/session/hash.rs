@@ -4,3 +4,17 @@
 type Hasher = foldhash::fast::RandomState;
 pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
 pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
+
+/// Inserts into a table kept below `cap` entries (emptied when full: what
+/// it remembers is the recent past).
+pub(crate) fn bounded_insert<K: std::hash::Hash + Eq, V>(
+    map: &mut HashMap<K, V>,
+    cap: usize,
+    key: K,
+    value: V,
+) {
+    if map.len() >= cap {
+        map.clear();
+    }
+    map.insert(key, value);
+}

@@ -1,10 +1,12 @@
 //! The session state machine: transport items -> findings and a summary.
 //!
 //! Tracks the handshake and era, the requests each side has open and the ids
-//! each side has used, and judges each message as it goes: its own rules
-//! (lifecycle, ids and pairing, tools, timing) and, through `features.rs`,
-//! capabilities, progress, tasks and the 2026 features; the per-message
-//! checks are `rules::checks`. Each rule reports through one [`Ctx`] (the
+//! each side has used (`core`), and hands each message to the rule families
+//! of `rules/` in a fixed order: on a request, the 2026 retry checks, the
+//! lifecycle, capabilities, then the families that remember (2026, progress
+//! and tasks) and tool calls; on an answer, timing, progress and tasks, the
+//! 2026 answers, tool calls, then the lifecycle; then every message's own
+//! checks (`rules::checks`). Each family reports through one [`Ctx`] (the
 //! message, and the findings behind the catalogue's gate: the revision the
 //! message is judged by, decided here once). At the end, what is still open
 //! becomes hangs. It does no I/O and never reads the clock: all time comes
@@ -17,36 +19,31 @@ use crate::finding::{Finding, Findings};
 use crate::protocol::{self, Era, Revision};
 use crate::rules::Rule;
 use crate::rules::checks;
-use crate::text::{duration, excerpt};
+use crate::text::excerpt;
 use crate::transport::{At, Item};
 use crate::wire::dir::{Dir, Side};
 use crate::wire::event::{Ending, EventKind};
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
-use crate::wire::time::Timestamp;
 
+pub use crate::report::{Counts, Implementation, OpenRequest, Summary};
+use crate::rules::{capabilities, modern, timing, tools, utilities};
+use core::{
+    Facts, Inference, MethodName, Open, Phase, SubjectText, UsedIds, declared_revision, method_name,
+};
 use ctx::{Ctx, request_subject};
 pub use hang::{FollowStop, LogCut};
-use hash::HashMap;
 
+pub(crate) mod core;
 mod crash;
-mod ctx;
-mod features;
+pub(crate) mod ctx;
 mod hang;
-mod hash;
+pub(crate) mod hash;
 pub mod official;
 pub mod pairing;
 pub mod schemas;
-mod stall;
-mod tool_errors;
 
 pub use pairing::MAX_OPEN;
 
-/// The least time a handshake request sent as the server starts (after a
-/// recorder's `start` event) is judged against by `slow-response`: its
-/// time includes the server's own start (an interpreter loading its SDK
-/// takes seconds, more on a loaded machine), which the handler cannot
-/// make faster. Hosts wait for `initialize` far longer than for a call.
-pub const START_SLOW_SECONDS: f64 = 30.0;
 use pairing::{Opened, Pairing};
 
 /// Where one server process's session ends and the next begins: a
@@ -147,252 +144,6 @@ impl Default for Config {
     }
 }
 
-/// A peer's `name` and `version` as it declared them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Implementation {
-    pub name: String,
-    pub version: Option<String>,
-}
-
-impl Implementation {
-    fn from_value(v: Option<&Value>) -> Option<Implementation> {
-        let v = v?;
-        Some(Implementation {
-            name: v.field("name")?.as_str()?.to_string(),
-            version: v
-                .field("version")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
-        })
-    }
-}
-
-/// Running counts, per side, used for the summary and for hang stories
-/// ("after the request, the server answered 3 others").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Messages sent, indexed by [`Side`].
-    pub messages: [u64; 3],
-    /// Responses sent, indexed by [`Side`].
-    pub responses: [u64; 3],
-    /// Lines on a JSON stream that were not messages, indexed by [`Side`].
-    pub noise: [u64; 3],
-    pub stderr: u64,
-}
-
-/// A request's method as the session keeps it: the protocol table's own
-/// name when the method is in it (most are), so that following a request
-/// allocates nothing for its name; else the name as sent.
-type MethodName = std::borrow::Cow<'static, str>;
-
-/// A request's tool, prompt or resource name as the session keeps it: in
-/// place when it is as short as most are.
-type SubjectText = crate::text::InlineText<30>;
-
-fn method_name(method: &str) -> MethodName {
-    match protocol::method(method) {
-        Some(info) => MethodName::Borrowed(info.name),
-        None => MethodName::Owned(method.to_owned()),
-    }
-}
-
-/// A request waiting for its response.
-#[derive(Clone, Debug)]
-struct Open {
-    line: u64,
-    time: Option<Timestamp>,
-    method: MethodName,
-    /// The tool, prompt or resource it is about, when the params say.
-    subject: Option<SubjectText>,
-    cancelled: Option<At>,
-    /// The cancellation's reason when it is not a timeout ("no longer
-    /// needed", a user's abort): the canceller's choice, not a hang.
-    chosen: Option<Box<str>>,
-    /// The cancellation's reason when it is a timeout ("timed out after
-    /// 2.0s"), quoted in the hang story.
-    timed_out: Option<Box<str>>,
-    counts: Counts,
-    /// A list request that carried a `cursor` (a later page).
-    paged: bool,
-    /// `--schema-check` found its `tools/call` arguments breaking the
-    /// listed `inputSchema`.
-    bad_arguments: bool,
-    /// Its id was already in use when it was sent (`id-reuse`).
-    reused: bool,
-    /// The revision its `_meta` declares: it rules the request's exchange
-    /// (its answer, its cancellation, its hang), whatever the session's.
-    declared: Option<Revision>,
-}
-
-/// An id a side has used: where first, and where it was answered.
-#[derive(Clone, Copy, Debug)]
-struct Used {
-    line: u64,
-    answered: Option<u64>,
-    /// Sent past the open-request cap: not followed, so its answer is
-    /// accepted without a check.
-    forgotten: bool,
-}
-
-/// The ids a side has used, compactly: integer ids counted up from 0 or 1
-/// (what clients and SDKs send) in a vector indexed by the id, 8 bytes
-/// each; other integers in a map (about 34 bytes each with the table);
-/// string (and float) ids in a map by a 64-bit fingerprint, the same size
-/// whatever the id's length (two ids of one session share a fingerprint
-/// with odds of about 1 in 10^7 even among a million ids, and the seed
-/// differs on every run). Lines are kept as u32 (saturating).
-#[derive(Debug, Default)]
-struct UsedIds {
-    /// `dense[id]` for ids below its length; `(0, _)` is unused (lines
-    /// count from 1).
-    dense: Vec<(u32, u32)>,
-    ints: HashMap<i64, (u32, u32)>,
-    others: HashMap<u64, (u32, u32)>,
-    fingerprint: foldhash::quality::RandomState,
-}
-
-/// `answered` encoding: 0 none, `FORGOTTEN` not followed, else line + 1.
-const FORGOTTEN: u32 = u32::MAX;
-/// How far past the dense ids a new id may be and still extend them (the
-/// gap is filled with unused slots): a few skipped ids cost little, a jump
-/// to a large id goes to the map.
-const DENSE_GAP: usize = 64;
-
-fn line32(line: u64) -> u32 {
-    line.clamp(1, u64::from(u32::MAX - 2)) as u32
-}
-
-impl UsedIds {
-    /// Where `n` is in the dense ids, when it was kept there.
-    fn dense_index(&self, n: i64) -> Option<usize> {
-        usize::try_from(n)
-            .ok()
-            .filter(|&i| self.dense.get(i).is_some_and(|slot| slot.0 != 0))
-    }
-
-    fn slot(&mut self, id: &RequestId) -> Option<&mut (u32, u32)> {
-        match id {
-            RequestId::Int(n) => match self.dense_index(*n) {
-                Some(i) => Some(&mut self.dense[i]),
-                None => self.ints.get_mut(n),
-            },
-            other => {
-                let print = self.print(other);
-                self.others.get_mut(&print)
-            }
-        }
-    }
-
-    fn get(&self, id: &RequestId) -> Option<Used> {
-        let (line, answered) = *match id {
-            RequestId::Int(n) => match self.dense_index(*n) {
-                Some(i) => &self.dense[i],
-                None => self.ints.get(n)?,
-            },
-            other => self.others.get(&self.print(other))?,
-        };
-        Some(Used {
-            line: u64::from(line),
-            answered: (answered != 0 && answered != FORGOTTEN).then(|| u64::from(answered - 1)),
-            forgotten: answered == FORGOTTEN,
-        })
-    }
-
-    fn insert(&mut self, id: &RequestId, line: u64, forgotten: bool) {
-        let value = (line32(line), if forgotten { FORGOTTEN } else { 0 });
-        match id {
-            RequestId::Int(n) => match usize::try_from(*n) {
-                Ok(i) if i < self.dense.len() && !self.ints.contains_key(n) => {
-                    self.dense[i] = value
-                }
-                Ok(i) if i <= self.dense.len() + DENSE_GAP && !self.ints.contains_key(n) => {
-                    self.dense.resize(i, (0, 0));
-                    self.dense.push(value);
-                }
-                _ => {
-                    self.ints.insert(*n, value);
-                }
-            },
-            other => {
-                let print = self.print(other);
-                self.others.insert(print, value);
-            }
-        }
-    }
-
-    fn print(&self, id: &RequestId) -> u64 {
-        std::hash::BuildHasher::hash_one(&self.fingerprint, id)
-    }
-
-    fn answer(&mut self, id: &RequestId, line: u64) {
-        if let Some(slot) = self.slot(id) {
-            slot.1 = line32(line) + 1;
-        }
-    }
-}
-
-/// Where the handshake stands.
-#[derive(Clone, Debug, PartialEq)]
-enum Phase {
-    /// No client message yet.
-    Fresh,
-    /// The client probed with `server/discover` and waits for the answer.
-    Probing,
-    /// `initialize` sent; its answer is found by the request table.
-    Initializing,
-    /// `initialize` answered; waiting for `notifications/initialized`.
-    AwaitInitialized { result: At },
-    /// `initialize` was answered with an error; a retry is allowed.
-    Failed,
-    /// Working: handshake done, modern era, or a log that starts mid-session.
-    Ready,
-}
-
-/// A request still open when the log ended.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OpenRequest {
-    pub id: RequestId,
-    pub method: String,
-    pub dir: Dir,
-    pub line: u64,
-}
-
-/// What the session established, for the report.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Summary {
-    /// The server's name, in logs that interleave several servers.
-    pub name: Option<String>,
-    pub era: Option<Era>,
-    pub requested_version: Option<String>,
-    pub protocol_version: Option<String>,
-    /// The revision the rules were gated on.
-    pub revision: Option<Revision>,
-    pub client: Option<Implementation>,
-    pub server: Option<Implementation>,
-    pub counts: Counts,
-    /// The first [`PENDING_LISTED`] requests still open at the end.
-    pub pending: Vec<OpenRequest>,
-    /// How many requests were still open at the end (listed or not).
-    pub pending_total: usize,
-    pub first_line: Option<u64>,
-    pub last_line: Option<u64>,
-    pub first_time: Option<Timestamp>,
-    pub last_time: Option<Timestamp>,
-    pub mid_session: bool,
-}
-
-/// Direction inference bookkeeping for logs without markers.
-#[derive(Debug, Default)]
-struct Inference {
-    seen: u64,
-    placed: u64,
-    unplaced: u64,
-    first_unplaced: Option<u64>,
-    text_lines: u64,
-    first_text: Option<u64>,
-}
-
 /// One MCP session being analysed.
 pub struct Session {
     config: Config,
@@ -451,21 +202,20 @@ pub struct Session {
     /// count then): a client that disconnects instead of sending
     /// `notifications/initialized` does right.
     upgraded: Option<u64>,
-    /// Capabilities, progress tokens, tasks, subscriptions.
-    features: features::State,
+    /// The families that remember: what each side declared; progress
+    /// tokens and tasks; the 2026 retries, pages and listens.
+    capabilities: capabilities::State,
+    utilities: utilities::State,
+    modern: modern::State,
     name: Option<String>,
     /// The log holds the host's calls, not the wire: it has no handshake
     /// to miss, so the session is not said to start mid-way.
     no_handshake: bool,
-    /// The listed tools and their compiled schemas.
-    tools: Box<schemas::Tools>,
-    /// The names of the server's last complete `tools/list`.
-    listing: tool_errors::Listing,
+    /// The tool-call family: listed tools, their schemas.
+    tools: tools::State,
     /// Stalls: the server's silences, answer times per tool (bounded).
-    stalls: stall::Stalls,
-    /// The client's timeout, when a cancel showed it: seconds, the cancel's
-    /// line and its reason.
-    client_timeout: Option<(f64, u64, Box<str>)>,
+    /// The timing family: answer times, stalls, the client's timeout.
+    timing: timing::State,
     /// Messages `schema-violation` reported (`--schema-check`).
     violations: u64,
     /// Some request declared its revision in `_meta` (so an answer's or a
@@ -508,13 +258,13 @@ impl Session {
             probe: None,
             not_only_probe: false,
             upgraded: None,
-            features: features::State::default(),
+            capabilities: Default::default(),
+            utilities: Default::default(),
+            modern: Default::default(),
             name: None,
             no_handshake: false,
-            tools: Box::default(),
-            listing: Default::default(),
-            stalls: stall::Stalls::default(),
-            client_timeout: None,
+            tools: Default::default(),
+            timing: Default::default(),
             violations: 0,
             declares: false,
         }
@@ -568,6 +318,20 @@ impl Session {
         match self.revision() {
             Some(rev) => rev <= Revision::V2025_11_25,
             None => self.era() == Some(Era::Legacy),
+        }
+    }
+
+    /// What the rule families are judged with, as the session stands.
+    fn facts(&self) -> Facts {
+        Facts {
+            revision: self.revision(),
+            era: self.era(),
+            mid_session: self.mid_session,
+            no_handshake: self.no_handshake,
+            schema_check: self.config.schema_check,
+            known_start: self.known_start,
+            slow_seconds: self.config.slow_seconds,
+            client_open: self.open.len(Side::Client),
         }
     }
 
@@ -751,11 +515,7 @@ impl Session {
         };
         let side = Side::of(dir);
         self.counts.messages[side.index()] += 1;
-        let mut judged = Vec::new();
-        self.stalls.tick(at.time.as_ref(), &mut judged);
-        for f in judged {
-            findings.push(f);
-        }
+        self.timing.tick(at.time.as_ref(), findings);
         if side == Side::Client {
             if msg.kind == Kind::Request && msg.method.as_deref() == Some("server/discover") {
                 self.probe.get_or_insert_with(|| (at.clone(), None));
@@ -814,7 +574,7 @@ impl Session {
             ctx.push(finding);
         }
         if side == Side::Server {
-            self.stalls.wrote(at.time.as_ref());
+            self.timing.wrote(at.time.as_ref());
         }
         if self.config.schema_check && !msg.partial {
             self.official(at, dir, &mut msg, request_method.as_deref(), findings);
@@ -971,7 +731,7 @@ impl Session {
         let awaited = pairing::awaited(msg);
         match (awaited, msg.id.id()) {
             (Some(id), _) => {
-                self.retry_check(side, id, msg, ctx);
+                self.modern.retry(side, id, msg, ctx);
                 self.track(at, side, id, msg, ctx);
             }
             // A notification sent with an id (`notification-with-id`): a
@@ -983,278 +743,18 @@ impl Session {
             _ => {}
         }
         self.lifecycle(side, msg, ctx);
-        self.gate(side, msg, ctx);
+        self.capabilities.gate(&self.facts(), side, msg, ctx);
         if let Some(id) = awaited {
-            self.request_features(at, side, id, msg);
+            self.modern.request(side, id, msg);
+            self.utilities.request(at, side, id, msg);
         }
-        if side == Side::Client && method == "tools/call" && self.call_arguments(msg, ctx) {
+        if side == Side::Client
+            && method == "tools/call"
+            && self.tools.call(&self.facts(), msg, ctx)
+        {
             if let Some(open) = msg.id.id().and_then(|id| self.open.get_mut(side, id)) {
                 open.bad_arguments = true;
             }
-        }
-    }
-
-    /// A `tools/call`'s arguments against the tool's listed `inputSchema`.
-    /// True when they break it.
-    fn call_arguments(&self, msg: &Message, ctx: &mut Ctx<'_>) -> bool {
-        if !self.config.schema_check {
-            return false;
-        }
-        let tools = &self.tools;
-        let Some(params) = msg.params() else {
-            return false;
-        };
-        let Some(name) = params.field("name").and_then(Value::as_str) else {
-            return false;
-        };
-        // A host's log of its own calls shows no notifications: a list
-        // change would not be seen, so unlisted calls are not judged there.
-        let listed = if self.no_handshake {
-            schemas::Listed::Yes
-        } else {
-            tools.called(name)
-        };
-        let unlisted = match listed {
-            schemas::Listed::Yes => None,
-            schemas::Listed::Never { listing } => Some((
-                format!(
-                    "`{}` is not in the server's complete tool listing before this call (its last page at line {listing}); the server can only answer it with an unknown-tool error",
-                    excerpt(name)
-                ),
-                listing,
-            )),
-            schemas::Listed::Removed { listed, listing } => Some((
-                format!(
-                    "`{}` was listed at line {listed}, but the later listing at line {listing} no longer has it: the client calls a tool the server removed",
-                    excerpt(name)
-                ),
-                listing,
-            )),
-        };
-        if let Some((text, listing)) = unlisted {
-            ctx.push(ctx.finding(Rule::UnlistedToolCalled, text).related(listing));
-        }
-        // Read whole: a call's `arguments` are not built for the checks.
-        let whole = msg.whole_params();
-        let arguments = whole.as_deref().and_then(|p| p.field("arguments"));
-        let Some(v) = tools.arguments(name, arguments) else {
-            return false;
-        };
-        let answer = match self.revision() {
-            Some(r) if r <= Revision::V2025_06_18 => {
-                format!("; under {r} the server answers with a -32602 protocol error")
-            }
-            Some(r) => format!("; under {r} the server answers with an `isError: true` result"),
-            None => String::new(),
-        };
-        ctx.findings.push(
-            ctx.finding(
-                Rule::ArgumentsViolateInputSchema,
-                format!(
-                    "`{}`'s arguments break the inputSchema listed at line {}: {}{}{answer}",
-                    excerpt(name),
-                    v.listed_at,
-                    v.errors.join("; "),
-                    if v.more { "; and more" } else { "" }
-                ),
-            )
-            .related(v.listed_at),
-        );
-        true
-    }
-
-    /// A `tools/call` failure answered on the other channel than the spec
-    /// assigns (`unknown-tool-as-tool-error`, `invalid-arguments-wrong-channel`);
-    /// a `tools/list` result's names kept for it.
-    fn tool_error_channel(&mut self, at: &At, open: &Open, msg: &Message, ctx: &mut Ctx<'_>) {
-        if &*open.method == "tools/list" {
-            if let Some(result) = msg.result() {
-                self.listing.page(at.line, result);
-            }
-            return;
-        }
-        if &*open.method != "tools/call" {
-            return;
-        }
-        // A name cut to an excerpt is not compared with the listing.
-        let name = open.subject.as_deref().unwrap_or("");
-        let whole_name = !name.is_empty() && !name.ends_with('…');
-        let unlisted = if whole_name {
-            self.listing.lacks(name)
-        } else {
-            None
-        };
-        let revision = self.revision();
-        let report_on = |rule: Rule, text: String| {
-            ctx.finding(rule, text)
-                .method(Some("tools/call"))
-                .related(open.line)
-        };
-        if let Some(result) = msg.result() {
-            if result.field("isError") != Some(&Value::Bool(true))
-                || result
-                    .field("resultType")
-                    .is_some_and(|t| t.as_str() != Some("complete"))
-            {
-                return;
-            }
-            // The texts whole: the parser may have cut long ones.
-            let text = msg
-                .whole_result()
-                .map(|r| tool_errors::result_text(&r))
-                .unwrap_or_default();
-            let said = tool_errors::says_unknown_tool(&text, name);
-            if said || unlisted.is_some() {
-                let evidence = match unlisted {
-                    Some(line) => format!("the tools listed at line {line} do not include it"),
-                    None => format!("its text says {:?}", excerpt(&text)),
-                };
-                ctx.findings.push(report_on(
-                    Rule::UnknownToolAsToolError,
-                    format!(
-                        "`tools/call` of `{}` (line {}) is answered with `isError: true`, and {evidence}: an unknown tool is a -32602 protocol error in every revision",
-                        excerpt(name),
-                        open.line
-                    ),
-                ));
-                return;
-            }
-            if let Some(rev) = revision.filter(|r| *r <= Revision::V2025_06_18) {
-                if open.bad_arguments || tool_errors::says_invalid_arguments(&text) {
-                    ctx.findings.push(report_on(
-                        Rule::InvalidArgumentsWrongChannel,
-                        format!(
-                            "`tools/call` of `{}` (line {}) had invalid arguments and is answered with `isError: true`; under {rev} invalid arguments are a -32602 protocol error",
-                            excerpt(name),
-                            open.line
-                        ),
-                    ));
-                }
-            }
-            return;
-        }
-        let Some(error) = msg.error() else {
-            return;
-        };
-        let message = error.message.as_deref().unwrap_or("");
-        let Some(rev) = revision.filter(|r| *r >= Revision::V2025_11_25) else {
-            return;
-        };
-        if error.code != Some(-32602)
-            || unlisted.is_some()
-            || tool_errors::says_unknown_tool(message, name)
-        {
-            return;
-        }
-        if open.bad_arguments || tool_errors::says_invalid_arguments(message) {
-            ctx.findings.push(report_on(
-                Rule::InvalidArgumentsWrongChannel,
-                format!(
-                    "`tools/call` of `{}` (line {}) had invalid arguments and is answered with a -32602 error; from 2025-11-25 (this session: {rev}) input validation failures are an `isError: true` result, which the model sees and can correct",
-                    excerpt(name),
-                    open.line
-                ),
-            ));
-        }
-    }
-
-    /// A `tools/call` result against the tool's listed `outputSchema`, and
-    /// a `tools/list` result's schemas kept.
-    fn tool_results(&mut self, at: &At, open: &Open, msg: &Message, ctx: &mut Ctx<'_>) {
-        // Compiling and validating listed schemas reads those messages
-        // whole and costs more than the rest of the check: opt-in.
-        if !self.config.schema_check || msg.result().is_none() {
-            return;
-        }
-        let revision = self.revision();
-        let tools = &mut self.tools;
-        // The schemas and structured content whole: the parser may have
-        // left them out (read again only for a tool that declares an
-        // outputSchema).
-        let needs_whole = msg.is_cut()
-            && match &*open.method {
-                "tools/list" => true,
-                "tools/call" => open
-                    .subject
-                    .as_deref()
-                    .is_some_and(|name| tools.declares_output(name)),
-                _ => false,
-            };
-        let whole;
-        let result = if needs_whole {
-            whole = msg.whole_result();
-            whole.as_deref()
-        } else {
-            msg.result()
-        };
-        let Some(result) = result else {
-            return;
-        };
-        match &*open.method {
-            "tools/list" => {
-                let dialect = revision.is_some_and(|r| r >= Revision::V2025_11_25);
-                let lints = tools.listed(at.line, result, dialect);
-                if lints.tools.is_empty() {
-                    return;
-                }
-                let named: Vec<String> = lints
-                    .tools
-                    .iter()
-                    .map(|(name, found)| format!("`{name}` ({})", found.join("; ")))
-                    .collect();
-                let more = match lints.more {
-                    0 => String::new(),
-                    n => format!("; and {n} more tools"),
-                };
-                ctx.push(ctx.finding(
-                    Rule::UnportableToolSchema,
-                    format!(
-                        "tool schemas with constructs clients handle inconsistently: {}{more}; `mcpdbg explain unportable-tool-schema` says why each matters",
-                        named.join("; ")
-                    ),
-                ).method(Some("tools/list")));
-            }
-            "tools/call" => {
-                // Structured output is from 2025-06-18; an error result, a
-                // task or a 2026 input-required answer is not the tool's output.
-                let structured_era = revision.is_none_or(|r| r >= Revision::V2025_06_18);
-                let is_error = result.field("isError").and_then(Value::as_bool) == Some(true);
-                let output = result.field("content").is_some()
-                    || result.field("structuredContent").is_some();
-                let Some(name) = open.subject.as_deref() else {
-                    return;
-                };
-                if !structured_era || is_error || !output {
-                    return;
-                }
-                let (text, line) = match tools.output(name, result) {
-                    schemas::Output::Conforms => return,
-                    schemas::Output::Missing { listed_at } => (
-                        format!(
-                            "`{name}` (called at line {}) declared an outputSchema at line {listed_at}, but its result has no structuredContent",
-                            open.line
-                        ),
-                        listed_at,
-                    ),
-                    schemas::Output::Violates(v) => (
-                        format!(
-                            "`{name}`'s structuredContent (called at line {}) breaks the outputSchema listed at line {}: {}{}",
-                            open.line,
-                            v.listed_at,
-                            v.errors.join("; "),
-                            if v.more { "; and more" } else { "" }
-                        ),
-                        v.listed_at,
-                    ),
-                };
-                ctx.findings.push(
-                    ctx.finding(Rule::StructuredContentMismatch, text)
-                        .method(Some("tools/call"))
-                        .subject(Some(name))
-                        .related(line),
-                );
-            }
-            _ => {}
         }
     }
 
@@ -1341,13 +841,77 @@ impl Session {
 
     fn notification(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         self.lifecycle(side, msg, ctx);
-        self.gate(side, msg, ctx);
-        self.notification_features(at, side, msg, ctx);
+        self.capabilities.gate(&self.facts(), side, msg, ctx);
+        match msg.method.as_deref() {
+            Some("notifications/cancelled") => self.cancelled(at, side, msg, ctx),
+            Some("notifications/progress") => {
+                self.utilities.progress(&self.facts(), side, msg, ctx)
+            }
+            Some("notifications/tasks/status") => {
+                if let Some(params) = msg.params() {
+                    let (task, status) = (params.field("taskId"), params.field("status"));
+                    self.utilities.task_status(at, task, status, ctx);
+                }
+            }
+            _ => {}
+        }
+        if self.era() == Some(Era::Modern) && side == Side::Server {
+            self.modern.subscription(&self.open, msg, ctx);
+        }
         if side == Side::Server && msg.method.as_deref() == Some("notifications/tools/list_changed")
         {
-            self.tools.changed();
-            self.listing.changed();
+            self.tools.list_changed();
         }
+    }
+
+    /// `notifications/cancelled`: the request it names is marked
+    /// cancelled (by choice, or because the client timed out), or, in a
+    /// 2026 session, a server's cancel ends its `subscriptions/listen`.
+    fn cancelled(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
+        let Some(id) = msg
+            .params()
+            .and_then(|p| p.field("requestId"))
+            .and_then(RequestId::from_json)
+        else {
+            return;
+        };
+        let facts = self.facts();
+        if facts.era == Some(Era::Modern) && side == Side::Server {
+            let open = self.open.get(Side::Client, &id);
+            if open.is_some_and(|o| pairing::cancel_ends_listen(side, &o.method)) {
+                self.open.answer(Side::Client, &id);
+                self.modern.listen_ended(&id);
+            } else {
+                modern::State::server_cancelled(&id, open, ctx);
+            }
+            return;
+        }
+        let task = self
+            .utilities
+            .cancelled(&facts, side, &id, self.init_id.as_ref(), ctx);
+        if let Some(open) = self.open.get_mut(side, &id) {
+            open.cancelled = Some(at.clone());
+            let reason = msg
+                .params()
+                .and_then(|p| p.field("reason"))
+                .and_then(Value::as_str);
+            open.chosen = reason
+                .filter(|r| !utilities::is_timeout(r))
+                .map(|r| excerpt(r).into_boxed_str());
+            if let Some(r) = reason.filter(|r| utilities::is_timeout(r)) {
+                let r = excerpt(r).into_boxed_str();
+                if side == Side::Client {
+                    self.timing.client_gave_up(at, open.time.as_ref(), &r);
+                }
+                open.timed_out = Some(r);
+            }
+            return;
+        }
+        if task {
+            return; // answered with its task long ago: the rule above says it all
+        }
+        let used = self.used[side.index()].get(&id);
+        utilities::State::cancel_unknown(&facts, side, &id, used, ctx);
     }
 
     /// The handshake, for client messages and early server requests.
@@ -1457,7 +1021,8 @@ impl Session {
         self.set_requested(version, ctx);
         self.client = Implementation::from_value(params.and_then(|p| p.field("clientInfo")));
         self.init_id = msg.id.id().cloned();
-        self.features.client_caps = params.and_then(|p| p.field("capabilities")).cloned();
+        self.capabilities
+            .client_declared(params.and_then(|p| p.field("capabilities")));
     }
 
     fn set_requested(&mut self, version: Option<String>, ctx: &mut Ctx<'_>) {
@@ -1558,110 +1123,6 @@ impl Session {
         None
     }
 
-    /// How long a request took: `slow-response` against `--slow` or the
-    /// client's own timeout, and the stall detector.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the pieces of one pairing; bundling them would only rename them"
-    )]
-    fn judge_time(
-        &mut self,
-        at: &At,
-        requester: Side,
-        id: &RequestId,
-        open: &Open,
-        start: &Timestamp,
-        end: &Timestamp,
-        ctx: &mut Ctx<'_>,
-    ) {
-        let took = start.seconds_until(end);
-        let with_start =
-            self.known_start && matches!(&*open.method, "initialize" | "server/discover");
-        let limit = if with_start {
-            self.config.slow_seconds.max(START_SLOW_SECONDS)
-        } else {
-            self.config.slow_seconds
-        };
-        let what = match &open.subject {
-            Some(s) => format!("`{}` {s:?}", open.method),
-            None => format!("`{}`", open.method),
-        };
-        let client_timeout = self
-            .client_timeout
-            .as_ref()
-            .filter(|_| requester == Side::Client && !with_start);
-        let message = if took > limit {
-            let mut text = if with_start {
-                format!(
-                    "{what} (id {id}, line {}) took {} with the server's start, over the limit of {} for a handshake sent as the server starts",
-                    open.line,
-                    duration(took),
-                    duration(limit)
-                )
-            } else {
-                format!(
-                    "{what} (id {id}, line {}) took {}, over the --slow limit of {}",
-                    open.line,
-                    duration(took),
-                    duration(limit)
-                )
-            };
-            if let Some((timeout, line, reason)) = client_timeout {
-                text.push_str(&format!(
-                    "; the client's timeout is {} (its cancel at line {line}: {reason:?})",
-                    duration(*timeout)
-                ));
-            }
-            Some(text)
-        } else {
-            client_timeout
-                .filter(|(timeout, ..)| took >= CLIENT_TIMEOUT_SHARE * timeout)
-                .map(|(timeout, line, reason)| {
-                    format!(
-                        "{what} (id {id}, line {}) took {}, {}% of the client's {} timeout (its cancel at line {line}: {reason:?}): a little slower and the client gives up",
-                        open.line,
-                        duration(took),
-                        (100.0 * took / timeout).round() as i64,
-                        duration(*timeout)
-                    )
-                })
-        };
-        let slow = message.map(|m| {
-            ctx.finding(Rule::SlowResponse, m)
-                .method(Some(&open.method))
-                .subject(open.subject.as_deref())
-                .related(open.line)
-        });
-        if requester != Side::Client {
-            if let Some(f) = slow {
-                ctx.findings.push(f);
-            }
-            return;
-        }
-        let kind = open.subject.as_deref().unwrap_or(&open.method);
-        let answer = stall::Answer {
-            kind,
-            line: open.line,
-            sent: start,
-            answered: end,
-            open: self.open.len(Side::Client) + 1,
-        };
-        let base = || {
-            Finding::new(Rule::ServerStalled, open.line, String::new())
-                .time(open.time.as_ref())
-                .dir(Dir::ClientToServer)
-                .id(Some(id))
-                .method(Some(&open.method))
-                .subject(open.subject.as_deref())
-                .related(at.line)
-        };
-        let mut out = Vec::new();
-        self.stalls.answer(answer, slow, base, &mut out);
-        for f in out {
-            ctx.findings.push(f);
-        }
-    }
-
     fn answered(
         &mut self,
         at: &At,
@@ -1671,26 +1132,11 @@ impl Session {
         msg: &Message,
         ctx: &mut Ctx<'_>,
     ) {
-        if let (Some(start), Some(end)) = (&open.time, &at.time) {
-            self.judge_time(at, requester, id, &open, start, end, ctx);
-        }
-        if let Some(cancel) = &open.cancelled {
-            ctx.findings.push(
-                ctx.finding(
-                    Rule::ResponseAfterCancel,
-                    format!(
-                        "`{}` (id {id}) was answered after the {} cancelled it at line {}; the answer is ignored",
-                        open.method,
-                        requester.as_str(),
-                        cancel.line
-                    ),
-                )
-                .method(Some(&open.method))
-                .subject(open.subject.as_deref())
-                .related(cancel.line),
-            );
-        }
-        self.response_features(at, requester, id, &open, msg, ctx);
+        let facts = self.facts();
+        self.timing.answered(&facts, at, requester, id, &open, ctx);
+        self.utilities.answered(at, requester, id, &open, msg, ctx);
+        let facts = self.facts();
+        self.modern.answered(&facts, requester, id, &open, msg, ctx);
         let ping_required = self.era() != Some(Era::Modern)
             && self.revision().is_none_or(|r| r <= Revision::V2025_11_25);
         if &*open.method == "ping" && ping_required {
@@ -1715,8 +1161,8 @@ impl Session {
         if requester != Side::Client {
             return;
         }
-        self.tool_results(at, &open, msg, ctx);
-        self.tool_error_channel(at, &open, msg, ctx);
+        let facts = self.facts();
+        self.tools.answered(&facts, at, &open, msg, ctx);
         match (&*open.method, &self.phase) {
             ("initialize", Phase::Initializing) => self.initialize_answered(at, msg, ctx),
             ("server/discover", _) => {
@@ -1738,7 +1184,8 @@ impl Session {
             if self.phase == Phase::Probing {
                 self.phase = Phase::Ready;
             }
-            self.features.server_caps = result.field("capabilities").cloned();
+            self.capabilities
+                .server_declared(result.field("capabilities"));
         } else if msg
             .error()
             .and_then(|e| e.code)
@@ -1831,21 +1278,9 @@ impl Session {
             }
         }
         self.set_negotiated(answered);
-        self.features.server_caps = result.field("capabilities").cloned();
-        if let Some(rev) = self.revision() {
-            let sides = [
-                (Side::Client, &self.features.client_caps),
-                (Side::Server, &self.features.server_caps),
-            ];
-            for (side, caps) in sides {
-                for problem in caps
-                    .iter()
-                    .flat_map(|c| checks::capability_revision_problems(c, side, rev))
-                {
-                    ctx.fire(Rule::CapabilityRevisionMismatch, problem);
-                }
-            }
-        }
+        self.capabilities
+            .server_declared(result.field("capabilities"));
+        self.capabilities.negotiated(self.revision(), ctx);
     }
 
     /// The log was cut short at `line` (before [`Session::finish`]): a
@@ -1874,11 +1309,7 @@ impl Session {
     /// [`Session::finish`] under the catalogue's gate.
     fn finish_gated(mut self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
-        let mut judged = Vec::new();
-        self.stalls.close(&mut judged);
-        for f in judged {
-            findings.push(f);
-        }
+        self.timing.close(findings);
         if let (Some((at, answer)), false) = (&self.probe, self.not_only_probe) {
             let how = match answer {
                 Some(true) => {
@@ -2044,41 +1475,6 @@ impl Session {
     }
 }
 
-/// Reads a timeout's length from a cancel's reason: "timed out after
-/// 2.0s", "Request timed out after 60000ms", "timeout of 30 seconds".
-pub(crate) fn reason_seconds(reason: &str) -> Option<f64> {
-    let bytes = reason.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
-            i += 1;
-        }
-        let number: f64 = reason[start..i].parse().ok()?;
-        let unit: String = reason[i..]
-            .trim_start()
-            .chars()
-            .take_while(char::is_ascii_alphabetic)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let scale = match unit.as_str() {
-            "ms" | "msec" | "millisecond" | "milliseconds" => 0.001,
-            "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
-            "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
-            _ => continue,
-        };
-        return Some(number * scale).filter(|s| s.is_finite() && *s > 0.0);
-    }
-    None
-}
-
-/// A response that took this share of the client's timeout is slow.
-const CLIENT_TIMEOUT_SHARE: f64 = 0.8;
-
 /// How many of the requests still open at the end a summary lists.
 pub const PENDING_LISTED: usize = 1000;
 
@@ -2102,54 +1498,9 @@ pub(crate) fn looks_like_error(text: &str) -> bool {
         || t.contains(" ERROR ")
 }
 
-/// The revision a request's `_meta` declares (2026-07-28 requests carry
-/// it; a legacy revision named there makes it a legacy request).
-fn declared_revision(msg: &Message) -> Option<Revision> {
-    msg.meta_str(protocol::META_PROTOCOL_VERSION)
-        .and_then(Revision::parse)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The dense vector, the integer map and the other map answer alike,
-    /// whichever an id landed in.
-    #[test]
-    fn used_ids_find_every_id_wherever_it_is_kept() {
-        let mut used = UsedIds::default();
-        let ids: Vec<RequestId> = [0i64, 1, 2, 5, 1_000_000, 3, 70, 200, -4, 90, 4]
-            .into_iter()
-            .map(RequestId::Int)
-            .chain([RequestId::Str("7".into()), RequestId::Num("1.5".into())])
-            .collect();
-        for (line, id) in ids.iter().enumerate() {
-            assert!(used.get(id).is_none(), "{id} unused yet");
-            used.insert(id, line as u64 + 1, false);
-        }
-        // Ids counted up from 0 stay dense; jumps and negatives go to the map.
-        assert!(used.dense.len() >= 6 && used.dense.len() < 200);
-        assert!(used.ints.contains_key(&1_000_000) && used.ints.contains_key(&-4));
-        for (line, id) in ids.iter().enumerate() {
-            let seen = used.get(id).unwrap_or_else(|| panic!("{id} lost"));
-            assert_eq!(seen.line, line as u64 + 1);
-            assert_eq!(seen.answered, None);
-            used.answer(id, 500 + line as u64);
-            assert_eq!(used.get(id).unwrap().answered, Some(500 + line as u64));
-        }
-        // An id kept in the map before the dense ids grew past it stays found.
-        let mut used = UsedIds::default();
-        used.insert(&RequestId::Int(100), 1, false);
-        for n in 0..300 {
-            if n != 100 {
-                used.insert(&RequestId::Int(n), n as u64 + 2, true);
-            }
-        }
-        assert_eq!(used.get(&RequestId::Int(100)).unwrap().line, 1);
-        assert!(used.get(&RequestId::Int(7)).unwrap().forgotten);
-        assert!(used.get(&RequestId::Int(300)).is_none());
-        assert!(used.dense.len() >= 300);
-    }
 
     /// A session ends at a recorder's `# start` only after a message: a
     /// start at the top, two starts in a row, a host's note, stderr, noise
@@ -2203,80 +1554,6 @@ mod tests {
         assert!(!b.starts_session(&start()), "a second start in a row");
         assert!(!b.starts_session(&message()));
         assert!(b.starts_session(&start()));
-    }
-}
-
-#[cfg(test)]
-mod timeout_tests {
-    use super::reason_seconds;
-    use crate::rules::Rule;
-
-    #[test]
-    fn a_cancel_reason_gives_the_client_timeout() {
-        assert_eq!(reason_seconds("timed out after 2.0s"), Some(2.0));
-        assert_eq!(
-            reason_seconds("Request timed out after 60000ms"),
-            Some(60.0)
-        );
-        assert_eq!(reason_seconds("timeout of 30 seconds"), Some(30.0));
-        assert_eq!(reason_seconds("MCP error -32001: Request timed out"), None);
-        assert_eq!(reason_seconds("deadline 5 min"), Some(300.0));
-        assert_eq!(reason_seconds("timed out"), None);
-    }
-
-    fn findings(log: String) -> Vec<crate::finding::Finding> {
-        let options = crate::pipeline::Options::default();
-        let input = Box::new(std::io::Cursor::new(log.into_bytes()));
-        crate::pipeline::check("t.log", input, &options)
-            .expect("a report")
-            .findings
-    }
-
-    const HEAD: &str = "2026-11-02T09:00:00.000000Z > {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"stuck\"}}\n";
-
-    /// A timeout reason without a number: the cancel's timing is the
-    /// client's timeout; a later answer at 90% of it is slow.
-    #[test]
-    fn the_cancel_timing_gives_the_client_timeout() {
-        let log = format!(
-            "{HEAD}\
-2026-11-02T09:00:03.000000Z > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":1,\"reason\":\"Request timed out\"}}}}\n\
-2026-11-02T09:00:03.100000Z > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"report\"}}}}\n\
-2026-11-02T09:00:05.800000Z < {{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}}\n"
-        );
-        let found = findings(log);
-        let slow = found
-            .iter()
-            .find(|f| f.rule == Rule::SlowResponse)
-            .unwrap_or_else(|| panic!("no slow-response: {found:?}"));
-        assert!(
-            slow.message
-                .contains("took 2.7 s, 90% of the client's 3.0 s timeout"),
-            "{}",
-            slow.message
-        );
-    }
-
-    /// A cancel with another reason is the client's choice: no timeout is
-    /// learnt from it, and the cancelled request stays a note.
-    #[test]
-    fn a_chosen_cancel_teaches_no_timeout() {
-        let log = format!(
-            "{HEAD}\
-2026-11-02T09:00:03.000000Z > {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":1,\"reason\":\"user pressed stop\"}}}}\n\
-2026-11-02T09:00:03.100000Z > {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"report\"}}}}\n\
-2026-11-02T09:00:05.800000Z < {{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}}\n"
-        );
-        let found = findings(log);
-        assert!(
-            !found.iter().any(|f| f.rule == Rule::SlowResponse),
-            "{found:?}"
-        );
-        let cancelled = found
-            .iter()
-            .find(|f| f.rule == Rule::CancelledRequest)
-            .expect("cancelled-request");
-        assert_eq!(cancelled.severity, crate::rules::Severity::Info);
     }
 }
 

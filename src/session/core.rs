@@ -1,0 +1,264 @@
+//! What every rule family reads of a session: the requests each side has
+//! open ([`Open`]), the ids each side has used ([`UsedIds`]), where the
+//! handshake stands ([`Phase`]) and the facts a family is judged with
+//! ([`Facts`]). Plain data: the session keeps it up to date, the families
+//! in `rules/` read it.
+
+use crate::protocol::{self, Era, Revision};
+use crate::report::Counts;
+use crate::transport::At;
+use crate::wire::message::{Message, RequestId};
+use crate::wire::time::Timestamp;
+
+use super::hash::HashMap;
+
+/// What a rule family is judged with, as the session stands when it asks
+/// (the handshake may move between two families' turns on one message).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Facts {
+    /// The revision rules are gated on: `--revision`, else the negotiated
+    /// one, else the one the client asked for.
+    pub(crate) revision: Option<Revision>,
+    pub(crate) era: Option<Era>,
+    /// The capture starts after the handshake.
+    pub(crate) mid_session: bool,
+    /// The log holds the host's calls, not the wire (no notifications).
+    pub(crate) no_handshake: bool,
+    /// `--schema-check`.
+    pub(crate) schema_check: bool,
+    /// A recorder's `start` event came before the first message.
+    pub(crate) known_start: bool,
+    /// `--slow`.
+    pub(crate) slow_seconds: f64,
+    /// The client's requests open now.
+    pub(crate) client_open: usize,
+}
+
+/// A request's method as the session keeps it: the protocol table's own
+/// name when the method is in it (most are), so that following a request
+/// allocates nothing for its name; else the name as sent.
+pub(crate) type MethodName = std::borrow::Cow<'static, str>;
+
+/// A request's tool, prompt or resource name as the session keeps it: in
+/// place when it is as short as most are.
+pub(crate) type SubjectText = crate::text::InlineText<30>;
+
+pub(crate) fn method_name(method: &str) -> MethodName {
+    match protocol::method(method) {
+        Some(info) => MethodName::Borrowed(info.name),
+        None => MethodName::Owned(method.to_owned()),
+    }
+}
+
+/// A request waiting for its response.
+#[derive(Clone, Debug)]
+pub(crate) struct Open {
+    pub(crate) line: u64,
+    pub(crate) time: Option<Timestamp>,
+    pub(crate) method: MethodName,
+    /// The tool, prompt or resource it is about, when the params say.
+    pub(crate) subject: Option<SubjectText>,
+    pub(crate) cancelled: Option<At>,
+    /// The cancellation's reason when it is not a timeout ("no longer
+    /// needed", a user's abort): the canceller's choice, not a hang.
+    pub(crate) chosen: Option<Box<str>>,
+    /// The cancellation's reason when it is a timeout ("timed out after
+    /// 2.0s"), quoted in the hang story.
+    pub(crate) timed_out: Option<Box<str>>,
+    pub(crate) counts: Counts,
+    /// A list request that carried a `cursor` (a later page).
+    pub(crate) paged: bool,
+    /// `--schema-check` found its `tools/call` arguments breaking the
+    /// listed `inputSchema`.
+    pub(crate) bad_arguments: bool,
+    /// Its id was already in use when it was sent (`id-reuse`).
+    pub(crate) reused: bool,
+    /// The revision its `_meta` declares: it rules the request's exchange
+    /// (its answer, its cancellation, its hang), whatever the session's.
+    pub(crate) declared: Option<Revision>,
+}
+
+/// An id a side has used: where first, and where it was answered.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Used {
+    pub(crate) line: u64,
+    pub(crate) answered: Option<u64>,
+    /// Sent past the open-request cap: not followed, so its answer is
+    /// accepted without a check.
+    pub(crate) forgotten: bool,
+}
+
+/// The ids a side has used, compactly: integer ids counted up from 0 or 1
+/// (what clients and SDKs send) in a vector indexed by the id, 8 bytes
+/// each; other integers in a map (about 34 bytes each with the table);
+/// string (and float) ids in a map by a 64-bit fingerprint, the same size
+/// whatever the id's length (two ids of one session share a fingerprint
+/// with odds of about 1 in 10^7 even among a million ids, and the seed
+/// differs on every run). Lines are kept as u32 (saturating).
+#[derive(Debug, Default)]
+pub(crate) struct UsedIds {
+    /// `dense[id]` for ids below its length; `(0, _)` is unused (lines
+    /// count from 1).
+    dense: Vec<(u32, u32)>,
+    ints: HashMap<i64, (u32, u32)>,
+    others: HashMap<u64, (u32, u32)>,
+    fingerprint: foldhash::quality::RandomState,
+}
+
+/// `answered` encoding: 0 none, `FORGOTTEN` not followed, else line + 1.
+const FORGOTTEN: u32 = u32::MAX;
+/// How far past the dense ids a new id may be and still extend them (the
+/// gap is filled with unused slots): a few skipped ids cost little, a jump
+/// to a large id goes to the map.
+const DENSE_GAP: usize = 64;
+
+fn line32(line: u64) -> u32 {
+    line.clamp(1, u64::from(u32::MAX - 2)) as u32
+}
+
+impl UsedIds {
+    /// Where `n` is in the dense ids, when it was kept there.
+    fn dense_index(&self, n: i64) -> Option<usize> {
+        usize::try_from(n)
+            .ok()
+            .filter(|&i| self.dense.get(i).is_some_and(|slot| slot.0 != 0))
+    }
+
+    fn slot(&mut self, id: &RequestId) -> Option<&mut (u32, u32)> {
+        match id {
+            RequestId::Int(n) => match self.dense_index(*n) {
+                Some(i) => Some(&mut self.dense[i]),
+                None => self.ints.get_mut(n),
+            },
+            other => {
+                let print = self.print(other);
+                self.others.get_mut(&print)
+            }
+        }
+    }
+
+    pub(crate) fn get(&self, id: &RequestId) -> Option<Used> {
+        let (line, answered) = *match id {
+            RequestId::Int(n) => match self.dense_index(*n) {
+                Some(i) => &self.dense[i],
+                None => self.ints.get(n)?,
+            },
+            other => self.others.get(&self.print(other))?,
+        };
+        Some(Used {
+            line: u64::from(line),
+            answered: (answered != 0 && answered != FORGOTTEN).then(|| u64::from(answered - 1)),
+            forgotten: answered == FORGOTTEN,
+        })
+    }
+
+    pub(crate) fn insert(&mut self, id: &RequestId, line: u64, forgotten: bool) {
+        let value = (line32(line), if forgotten { FORGOTTEN } else { 0 });
+        match id {
+            RequestId::Int(n) => match usize::try_from(*n) {
+                Ok(i) if i < self.dense.len() && !self.ints.contains_key(n) => {
+                    self.dense[i] = value
+                }
+                Ok(i) if i <= self.dense.len() + DENSE_GAP && !self.ints.contains_key(n) => {
+                    self.dense.resize(i, (0, 0));
+                    self.dense.push(value);
+                }
+                _ => {
+                    self.ints.insert(*n, value);
+                }
+            },
+            other => {
+                let print = self.print(other);
+                self.others.insert(print, value);
+            }
+        }
+    }
+
+    fn print(&self, id: &RequestId) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.fingerprint, id)
+    }
+
+    pub(crate) fn answer(&mut self, id: &RequestId, line: u64) {
+        if let Some(slot) = self.slot(id) {
+            slot.1 = line32(line) + 1;
+        }
+    }
+}
+
+/// Where the handshake stands.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Phase {
+    /// No client message yet.
+    Fresh,
+    /// The client probed with `server/discover` and waits for the answer.
+    Probing,
+    /// `initialize` sent; its answer is found by the request table.
+    Initializing,
+    /// `initialize` answered; waiting for `notifications/initialized`.
+    AwaitInitialized { result: At },
+    /// `initialize` was answered with an error; a retry is allowed.
+    Failed,
+    /// Working: handshake done, modern era, or a log that starts mid-session.
+    Ready,
+}
+
+/// Direction inference bookkeeping for logs without markers.
+#[derive(Debug, Default)]
+pub(crate) struct Inference {
+    pub(crate) seen: u64,
+    pub(crate) placed: u64,
+    pub(crate) unplaced: u64,
+    pub(crate) first_unplaced: Option<u64>,
+    pub(crate) text_lines: u64,
+    pub(crate) first_text: Option<u64>,
+}
+
+/// The revision a request's `_meta` declares (2026-07-28 requests carry
+/// it; a legacy revision named there makes it a legacy request).
+pub(crate) fn declared_revision(msg: &Message) -> Option<Revision> {
+    msg.meta_str(protocol::META_PROTOCOL_VERSION)
+        .and_then(Revision::parse)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dense vector, the integer map and the other map answer alike,
+    /// whichever an id landed in.
+    #[test]
+    fn used_ids_find_every_id_wherever_it_is_kept() {
+        let mut used = UsedIds::default();
+        let ids: Vec<RequestId> = [0i64, 1, 2, 5, 1_000_000, 3, 70, 200, -4, 90, 4]
+            .into_iter()
+            .map(RequestId::Int)
+            .chain([RequestId::Str("7".into()), RequestId::Num("1.5".into())])
+            .collect();
+        for (line, id) in ids.iter().enumerate() {
+            assert!(used.get(id).is_none(), "{id} unused yet");
+            used.insert(id, line as u64 + 1, false);
+        }
+        // Ids counted up from 0 stay dense; jumps and negatives go to the map.
+        assert!(used.dense.len() >= 6 && used.dense.len() < 200);
+        assert!(used.ints.contains_key(&1_000_000) && used.ints.contains_key(&-4));
+        for (line, id) in ids.iter().enumerate() {
+            let seen = used.get(id).unwrap_or_else(|| panic!("{id} lost"));
+            assert_eq!(seen.line, line as u64 + 1);
+            assert_eq!(seen.answered, None);
+            used.answer(id, 500 + line as u64);
+            assert_eq!(used.get(id).unwrap().answered, Some(500 + line as u64));
+        }
+        // An id kept in the map before the dense ids grew past it stays found.
+        let mut used = UsedIds::default();
+        used.insert(&RequestId::Int(100), 1, false);
+        for n in 0..300 {
+            if n != 100 {
+                used.insert(&RequestId::Int(n), n as u64 + 2, true);
+            }
+        }
+        assert_eq!(used.get(&RequestId::Int(100)).unwrap().line, 1);
+        assert!(used.get(&RequestId::Int(7)).unwrap().forgotten);
+        assert!(used.get(&RequestId::Int(300)).is_none());
+        assert!(used.dense.len() >= 300);
+    }
+}
