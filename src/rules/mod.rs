@@ -18,7 +18,9 @@
 
 pub(crate) mod capabilities;
 pub mod checks;
+pub(crate) mod hangs;
 pub(crate) mod modern;
+pub(crate) mod schema;
 pub(crate) mod timing;
 pub(crate) mod tools;
 pub(crate) mod utilities;

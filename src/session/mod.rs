@@ -22,104 +22,33 @@ use crate::rules::checks;
 use crate::text::excerpt;
 use crate::transport::{At, Item};
 use crate::wire::dir::{Dir, Side};
-use crate::wire::event::{Ending, EventKind};
+use crate::wire::event::EventKind;
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 
 pub use crate::report::{Counts, Implementation, OpenRequest, Summary};
-use crate::rules::{capabilities, modern, timing, tools, utilities};
+use crate::rules::{capabilities, hangs, modern, schema, timing, tools, utilities};
 use core::{
     Facts, Inference, MethodName, Open, Phase, SubjectText, UsedIds, declared_revision, method_name,
 };
 use ctx::{Ctx, request_subject};
-pub use hang::{FollowStop, LogCut};
+use evidence::Evidence;
+pub(crate) use evidence::looks_like_error;
+pub use evidence::{FollowStop, LogCut};
 
+mod boundary;
 pub(crate) mod core;
-mod crash;
+pub(crate) mod crash;
 pub(crate) mod ctx;
-mod hang;
+pub(crate) mod evidence;
 pub(crate) mod hash;
 pub mod official;
 pub mod pairing;
 pub mod schemas;
 
+pub use boundary::{Boundary, Restart};
 pub use pairing::MAX_OPEN;
 
 use pairing::{Opened, Pairing};
-
-/// Where one server process's session ends and the next begins: a
-/// recorder's `# start` event after at least one message (a restarted
-/// server, with fresh id spaces). The one definition of that boundary: the
-/// check, the row views and the captures of diff and replay each keep one.
-/// Also a client's `initialize` after the session ended (stdin closed, the
-/// server exited, the host closed the transport): a host that restarted its
-/// server without a recorder in front of it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Boundary {
-    traffic: bool,
-    ended: bool,
-}
-
-impl Boundary {
-    /// Takes the next item; true when it opens a new session (the item
-    /// itself belongs to the new one).
-    pub fn starts_session(&mut self, item: &Item) -> bool {
-        self.restart(item).is_some()
-    }
-
-    /// Takes the next item; says why when it opens a new session.
-    pub fn restart(&mut self, item: &Item) -> Option<Restart> {
-        match item {
-            Item::Message { dir, msg, .. }
-                if self.ended
-                    && *dir != Dir::ServerToClient
-                    && msg.kind == Kind::Request
-                    && msg.method.as_deref() == Some("initialize") =>
-            {
-                self.ended = false;
-                return Some(Restart::Reinitialized);
-            }
-            Item::Message { .. } => self.traffic = true,
-            Item::Batch { items, .. } if items.iter().any(Result::is_ok) => self.traffic = true,
-            Item::Event { event, .. } if event.kind == EventKind::Start && self.traffic => {
-                self.traffic = false;
-                self.ended = false;
-                return Some(Restart::Started);
-            }
-            Item::Event { event, .. }
-                if matches!(event.kind, EventKind::End(_)) && self.traffic =>
-            {
-                self.ended = true;
-            }
-            _ => {}
-        }
-        None
-    }
-}
-
-/// Why a new session began (see [`Boundary`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Restart {
-    /// A recorder's `# start`: the server process was started again.
-    Started,
-    /// The client sent `initialize` after the session had ended.
-    Reinitialized,
-}
-
-impl Restart {
-    /// The `session-restarted` note at the item that opened the session.
-    pub fn finding(self, at: &At) -> Finding {
-        let why = match self {
-            Restart::Started => "the server was started again",
-            Restart::Reinitialized => "the client sent `initialize` again after the session ended",
-        };
-        Finding::new(
-            Rule::SessionRestarted,
-            at.line,
-            format!("a new session begins here: {why}; ids, the handshake and open requests start afresh (the earlier session's hangs are reported with it)"),
-        )
-        .time(at.time.as_ref())
-    }
-}
 
 /// What the user told us about the session.
 #[derive(Clone, Debug)]
@@ -166,24 +95,8 @@ pub struct Session {
     mid_session: bool,
     first: Option<At>,
     last: Option<At>,
-    last_stderr: Option<(u64, String)>,
-    /// Recent stderr lines that look like errors (bounded), to quote in hangs.
-    stderr_errors: std::collections::VecDeque<(u64, String)>,
-    /// Stderr lines that report a crash (bounded), and the reader's state.
-    crashes: std::collections::VecDeque<(u64, crash::Crash, String)>,
-    crash_reader: crash::Reader,
-    /// Lifecycle events (stdin closed, exit, signals, a host's word that the
-    /// server ended or did not start), with how the server ended, bounded,
-    /// for hang stories.
-    ends: Vec<(u64, Option<Ending>, String)>,
-    /// Where the log was cut short, and how ([`Session::log_cut`]).
-    cut: Option<(u64, LogCut)>,
-    /// The cut line, when the log stops inside one, and who wrote it: it
-    /// was counted as text on the JSON stream, which it is not.
-    cut_text: Option<(u64, Side)>,
-    /// `check --follow` was stopped (Ctrl-C) while the log went on: it does
-    /// not end where the reading stopped.
-    follow_stopped: Option<FollowStop>,
+    /// What may explain a hang: stderr, crashes, the process's end, a cut.
+    evidence: Evidence,
     inference: Inference,
     /// The id of the client's `initialize`, once sent.
     init_id: Option<RequestId>,
@@ -216,8 +129,8 @@ pub struct Session {
     /// Stalls: the server's silences, answer times per tool (bounded).
     /// The timing family: answer times, stalls, the client's timeout.
     timing: timing::State,
-    /// Messages `schema-violation` reported (`--schema-check`).
-    violations: u64,
+    /// `--schema-check` against the official schema.
+    schema: schema::State,
     /// Some request declared its revision in `_meta` (so an answer's or a
     /// cancellation's request may be judged by its own).
     declares: bool,
@@ -243,14 +156,7 @@ impl Session {
             mid_session: false,
             first: None,
             last: None,
-            last_stderr: None,
-            stderr_errors: Default::default(),
-            crashes: Default::default(),
-            crash_reader: Default::default(),
-            ends: Vec::new(),
-            cut: None,
-            cut_text: None,
-            follow_stopped: None,
+            evidence: Default::default(),
             inference: Inference::default(),
             init_id: None,
             initialized_early: false,
@@ -265,7 +171,7 @@ impl Session {
             no_handshake: false,
             tools: Default::default(),
             timing: Default::default(),
-            violations: 0,
+            schema: Default::default(),
             declares: false,
         }
     }
@@ -370,19 +276,7 @@ impl Session {
             Item::Stderr { at, text } => {
                 self.touch(&at);
                 self.counts.stderr += 1;
-                if let Some(kind) = self.crash_reader.line(&text) {
-                    if self.crashes.len() == STDERR_ERRORS_KEPT {
-                        self.crashes.pop_front();
-                    }
-                    self.crashes.push_back((at.line, kind, text.clone()));
-                }
-                if looks_like_error(&text) {
-                    if self.stderr_errors.len() == STDERR_ERRORS_KEPT {
-                        self.stderr_errors.pop_front();
-                    }
-                    self.stderr_errors.push_back((at.line, text.clone()));
-                }
-                self.last_stderr = Some((at.line, text));
+                self.evidence.stderr(at.line, text);
             }
             Item::Noise { at, dir } => {
                 self.touch(&at);
@@ -412,11 +306,7 @@ impl Session {
                         .time(at.time.as_ref()),
                     ),
                     EventKind::End(ending) => {
-                        if self.ends.len() == ENDS_KEPT {
-                            self.ends.remove(0);
-                        }
-                        self.ends
-                            .push((at.line, Some(ending), excerpt(text.trim())));
+                        self.evidence.ended(at.line, Some(ending), &text);
                     }
                     EventKind::StartFailed => {
                         findings.push(
@@ -430,10 +320,7 @@ impl Session {
                             )
                             .time(at.time.as_ref()),
                         );
-                        if self.ends.len() == ENDS_KEPT {
-                            self.ends.remove(0);
-                        }
-                        self.ends.push((at.line, None, excerpt(text.trim())));
+                        self.evidence.ended(at.line, None, &text);
                     }
                     EventKind::NoHandshake => {
                         if self.phase == Phase::Fresh {
@@ -577,7 +464,15 @@ impl Session {
             self.timing.wrote(at.time.as_ref());
         }
         if self.config.schema_check && !msg.partial {
-            self.official(at, dir, &mut msg, request_method.as_deref(), findings);
+            let revision = self.revision();
+            self.schema.check(
+                revision,
+                at,
+                dir,
+                &mut msg,
+                request_method.as_deref(),
+                findings,
+            );
         }
         msg.recycle();
     }
@@ -623,87 +518,6 @@ impl Session {
             }
             Kind::Notification => None,
         }
-    }
-
-    /// `--schema-check`: the message against the official schema of the
-    /// session's revision (`schema-violation`).
-    fn official(
-        &mut self,
-        at: &At,
-        dir: Dir,
-        msg: &mut Message,
-        request_method: Option<&str>,
-        findings: &mut Findings,
-    ) {
-        if self.violations > official::MAX_FINDINGS {
-            return;
-        }
-        let Some(revision) = self.revision() else {
-            return;
-        };
-        let method = msg.method.clone();
-        let (kind, is_error) = (msg.kind, msg.is_error());
-        let judge = |v: &Value| match (kind, method.as_deref(), request_method) {
-            (Kind::Request | Kind::Notification, Some(m), _) => {
-                official::check(revision, official::Part::Call(m), v)
-            }
-            (Kind::Response, _, _) if is_error => {
-                official::check(revision, official::Part::Error, v)
-            }
-            (Kind::Response, _, Some(m)) => v
-                .field("result")
-                .and_then(|r| official::check(revision, official::Part::Result(m), r)),
-            _ => None,
-        };
-        // The message whole: the parser may have cut long strings or left
-        // large schemas and structured content out.
-        let violation = if msg.is_cut() {
-            judge(&Value::Object(msg.fields().into_owned()))
-        } else {
-            let whole = Value::Object(std::mem::take(msg.fields_mut()));
-            let violation = judge(&whole);
-            if let Value::Object(obj) = whole {
-                *msg.fields_mut() = obj;
-            }
-            violation
-        };
-        let Some(v) = violation else {
-            return;
-        };
-        self.violations += 1;
-        let shown = request_method.or(method.as_deref());
-        let what = match msg.kind {
-            Kind::Request => "request",
-            Kind::Notification => "notification",
-            Kind::Response if msg.is_error() => "error response",
-            Kind::Response => "result",
-        };
-        let text = if self.violations > official::MAX_FINDINGS {
-            format!(
-                "more than {} messages break the {revision} schema; the rest of the session is not checked against it",
-                official::MAX_FINDINGS
-            )
-        } else {
-            format!(
-                "{} {what}{} does not match {} of the {revision} schema: {}{}",
-                dir.writer(),
-                match (msg.kind, shown) {
-                    (Kind::Response, Some(m)) => format!(" to `{}`", excerpt(m)),
-                    (_, Some(m)) => format!(" `{}`", excerpt(m)),
-                    _ => String::new(),
-                },
-                v.definition,
-                v.errors.join("; "),
-                if v.more { "; and more" } else { "" }
-            )
-        };
-        findings.push(
-            Finding::new(Rule::SchemaViolation, at.line, text)
-                .time(at.time.as_ref())
-                .dir(dir)
-                .id(msg.id.id())
-                .method(shown),
-        );
     }
 
     /// Infers the writer of a message in a log without direction markers.
@@ -1288,14 +1102,14 @@ impl Session {
     /// missing, and its hang says so. `text`: the line cut in the middle
     /// of a message, if any, and who wrote it.
     pub fn log_cut(&mut self, line: u64, how: LogCut, text: Option<(u64, Side)>) {
-        self.cut = Some((line, how));
-        self.cut_text = text;
+        self.evidence.cut = Some((line, how));
+        self.evidence.cut_text = text;
     }
 
     /// `check --follow` stopped reading the log here (Ctrl-C), not at its
     /// end: what is still open is said to be open when following stopped.
     pub fn follow_stopped(&mut self, stop: FollowStop) {
-        self.follow_stopped = Some(stop);
+        self.evidence.follow_stopped = Some(stop);
     }
 
     /// Ends the session: open requests become hangs.
@@ -1444,7 +1258,7 @@ impl Session {
         }
         let owner = side.other().index();
         let (now, then) = (&self.counts, &open.counts);
-        let request = hang::Request {
+        let request = hangs::Request {
             line: open.line,
             time: open.time.as_ref(),
             method: &open.method,
@@ -1453,115 +1267,37 @@ impl Session {
             chosen: open.chosen.as_deref(),
             timed_out: open.timed_out.as_deref(),
             reused: open.reused,
-            after: hang::Activity {
+            after: hangs::Activity {
                 answered: now.responses[owner] - then.responses[owner],
                 sent: now.messages[owner] - then.messages[owner],
                 noise: now.noise[owner] - then.noise[owner],
                 stderr: now.stderr - then.stderr,
             },
         };
-        let evidence = hang::Evidence {
+        let records = &self.evidence;
+        let evidence = hangs::Evidence {
             end_line,
             end_time: self.last.as_ref().and_then(|a| a.time.as_ref()),
-            ends: &self.ends,
-            stderr_errors: &self.stderr_errors,
-            last_stderr: &self.last_stderr,
-            crashes: &self.crashes,
-            cut: self.cut,
-            cut_text: self.cut_text,
-            follow_stopped: self.follow_stopped.as_ref(),
+            ends: &records.ends,
+            stderr_errors: &records.stderr_errors,
+            last_stderr: &records.last_stderr,
+            crashes: &records.crashes,
+            cut: records.cut,
+            cut_text: records.cut_text,
+            follow_stopped: records.follow_stopped.as_ref(),
         };
-        Some(hang::finding(&evidence, side, id, &request))
+        Some(hangs::finding(&evidence, side, id, &request))
     }
 }
 
 /// How many of the requests still open at the end a summary lists.
 pub const PENDING_LISTED: usize = 1000;
 
-/// How many lifecycle events a session keeps for hang stories.
-const ENDS_KEPT: usize = 8;
-
-/// How many error-looking stderr lines a session keeps for hang stories.
-const STDERR_ERRORS_KEPT: usize = 256;
-
-/// Whether a stderr line reads like an error report (the line that names
-/// the exception, not the `Traceback` header).
-pub(crate) fn looks_like_error(text: &str) -> bool {
-    let t = text.trim_start();
-    t.contains("Error:")
-        || t.contains("Exception:")
-        || t.contains("panicked at")
-        || t.starts_with("Error")
-        || t.starts_with("FATAL")
-        || t.starts_with("fatal:")
-        || t.contains("[error]")
-        || t.contains(" ERROR ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A session ends at a recorder's `# start` only after a message: a
-    /// start at the top, two starts in a row, a host's note, stderr, noise
-    /// or an all-broken batch before it do not split.
-    #[test]
-    fn a_new_session_begins_at_a_start_after_traffic() {
-        use crate::wire::event::Event;
-        use crate::wire::message::{Frame, classify};
-        let at = || At {
-            line: 1,
-            time: None,
-        };
-        let start = || Item::Event {
-            at: at(),
-            event: Event::start("server"),
-        };
-        let message = || {
-            let Frame::Message(msg) =
-                classify(serde_json::json!({"jsonrpc": "2.0", "method": "ping", "id": 1}))
-            else {
-                panic!("a request");
-            };
-            Item::Message {
-                at: at(),
-                dir: Dir::ClientToServer,
-                msg,
-            }
-        };
-        let mut b = Boundary::default();
-        assert!(!b.starts_session(&start()), "a start before any traffic");
-        assert!(!b.starts_session(&Item::Stderr {
-            at: at(),
-            text: "hi".into()
-        }));
-        assert!(!b.starts_session(&Item::Noise {
-            at: at(),
-            dir: Dir::ServerToClient
-        }));
-        assert!(!b.starts_session(&Item::Batch {
-            at: at(),
-            dir: Dir::ClientToServer,
-            items: vec![Err("x".into())]
-        }));
-        assert!(!b.starts_session(&Item::Event {
-            at: at(),
-            event: Event::host("Starting server")
-        }));
-        assert!(!b.starts_session(&start()));
-        assert!(!b.starts_session(&message()));
-        assert!(b.starts_session(&start()), "a start after a message");
-        assert!(!b.starts_session(&start()), "a second start in a row");
-        assert!(!b.starts_session(&message()));
-        assert!(b.starts_session(&start()));
-    }
-}
-
 /// The catalogue gates: every rule limited to some revisions is silent in a
 /// session judged by a revision outside them, whatever the code that fires
 /// it decides ([`Findings::judge_under`]).
 #[cfg(test)]
-mod gate_tests {
+mod tests {
     use crate::pipeline::{Options, check};
     use crate::protocol::Revision;
     use crate::rules::{Rule, Span};

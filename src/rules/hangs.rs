@@ -3,39 +3,21 @@
 //! and its story says what the owing side did after it (answers, other
 //! messages, stray text, stderr, the process's end) and the likely cause.
 //! Pure: the session decides which requests hang and gathers the
-//! [`Evidence`]; this file words it, for every input format alike.
+//! [`Evidence`] (`session/evidence.rs`); this file words it, for every
+//! input format alike.
 
 use std::collections::VecDeque;
 
-use super::crash::Crash;
 use crate::finding::Finding;
 use crate::rules::Rule;
+use crate::session::crash::Crash;
+use crate::session::evidence::{FollowStop, LogCut};
 use crate::text::duration;
 use crate::transport::At;
 use crate::wire::dir::Side;
 use crate::wire::event::Ending;
 use crate::wire::message::RequestId;
 use crate::wire::time::Timestamp;
-
-/// How a log was cut short ([`super::Session::log_cut`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogCut {
-    /// It ends in the middle of a message (`truncated-line`).
-    MidMessage,
-    /// The compressed input could not be decoded to its end
-    /// (`corrupt-compressed-input`).
-    Undecodable,
-}
-
-/// Where `check --follow` was stopped (Ctrl-C) while the log went on.
-#[derive(Clone, Debug)]
-pub struct FollowStop {
-    /// The log's newest timestamp and the seconds since its line was read,
-    /// when the log has timestamps: an open request's wait runs on them to
-    /// when following stopped (as the status line counts it), not to the
-    /// last line.
-    pub clock: Option<(Timestamp, f64)>,
-}
 
 /// A request still open at the end, as its story reads it.
 pub(crate) struct Request<'a> {

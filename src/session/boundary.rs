@@ -1,0 +1,144 @@
+//! Where one session ends and the next begins in a log: the one
+//! definition of that boundary, asked by the check, the row views and the
+//! captures of diff and replay alike.
+
+use crate::finding::Finding;
+use crate::rules::Rule;
+use crate::transport::{At, Item};
+use crate::wire::dir::Dir;
+use crate::wire::event::EventKind;
+use crate::wire::message::Kind;
+
+/// Where one server process's session ends and the next begins: a
+/// recorder's `# start` event after at least one message (a restarted
+/// server, with fresh id spaces). The one definition of that boundary: the
+/// check, the row views and the captures of diff and replay each keep one.
+/// Also a client's `initialize` after the session ended (stdin closed, the
+/// server exited, the host closed the transport): a host that restarted its
+/// server without a recorder in front of it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Boundary {
+    traffic: bool,
+    ended: bool,
+}
+
+impl Boundary {
+    /// Takes the next item; true when it opens a new session (the item
+    /// itself belongs to the new one).
+    pub fn starts_session(&mut self, item: &Item) -> bool {
+        self.restart(item).is_some()
+    }
+
+    /// Takes the next item; says why when it opens a new session.
+    pub fn restart(&mut self, item: &Item) -> Option<Restart> {
+        match item {
+            Item::Message { dir, msg, .. }
+                if self.ended
+                    && *dir != Dir::ServerToClient
+                    && msg.kind == Kind::Request
+                    && msg.method.as_deref() == Some("initialize") =>
+            {
+                self.ended = false;
+                return Some(Restart::Reinitialized);
+            }
+            Item::Message { .. } => self.traffic = true,
+            Item::Batch { items, .. } if items.iter().any(Result::is_ok) => self.traffic = true,
+            Item::Event { event, .. } if event.kind == EventKind::Start && self.traffic => {
+                self.traffic = false;
+                self.ended = false;
+                return Some(Restart::Started);
+            }
+            Item::Event { event, .. }
+                if matches!(event.kind, EventKind::End(_)) && self.traffic =>
+            {
+                self.ended = true;
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
+/// Why a new session began (see [`Boundary`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restart {
+    /// A recorder's `# start`: the server process was started again.
+    Started,
+    /// The client sent `initialize` after the session had ended.
+    Reinitialized,
+}
+
+impl Restart {
+    /// The `session-restarted` note at the item that opened the session.
+    pub fn finding(self, at: &At) -> Finding {
+        let why = match self {
+            Restart::Started => "the server was started again",
+            Restart::Reinitialized => "the client sent `initialize` again after the session ended",
+        };
+        Finding::new(
+            Rule::SessionRestarted,
+            at.line,
+            format!("a new session begins here: {why}; ids, the handshake and open requests start afresh (the earlier session's hangs are reported with it)"),
+        )
+        .time(at.time.as_ref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session ends at a recorder's `# start` only after a message: a
+    /// start at the top, two starts in a row, a host's note, stderr, noise
+    /// or an all-broken batch before it do not split.
+    #[test]
+    fn a_new_session_begins_at_a_start_after_traffic() {
+        use crate::wire::event::Event;
+        use crate::wire::message::{Frame, classify};
+        let at = || At {
+            line: 1,
+            time: None,
+        };
+        let start = || Item::Event {
+            at: at(),
+            event: Event::start("server"),
+        };
+        let message = || {
+            let Frame::Message(msg) =
+                classify(serde_json::json!({"jsonrpc": "2.0", "method": "ping", "id": 1}))
+            else {
+                panic!("a request");
+            };
+            Item::Message {
+                at: at(),
+                dir: Dir::ClientToServer,
+                msg,
+            }
+        };
+        let mut b = Boundary::default();
+        assert!(!b.starts_session(&start()), "a start before any traffic");
+        assert!(!b.starts_session(&Item::Stderr {
+            at: at(),
+            text: "hi".into()
+        }));
+        assert!(!b.starts_session(&Item::Noise {
+            at: at(),
+            dir: Dir::ServerToClient
+        }));
+        assert!(!b.starts_session(&Item::Batch {
+            at: at(),
+            dir: Dir::ClientToServer,
+            items: vec![Err("x".into())]
+        }));
+        assert!(!b.starts_session(&Item::Event {
+            at: at(),
+            event: Event::host("Starting server")
+        }));
+        assert!(!b.starts_session(&start()));
+        assert!(!b.starts_session(&message()));
+        assert!(b.starts_session(&start()), "a start after a message");
+        assert!(!b.starts_session(&start()), "a second start in a row");
+        assert!(!b.starts_session(&message()));
+        assert!(b.starts_session(&start()));
+    }
+}
