@@ -19,6 +19,7 @@
 pub(crate) mod capabilities;
 pub mod checks;
 pub(crate) mod hangs;
+pub(crate) mod lifecycle;
 pub(crate) mod modern;
 pub(crate) mod schema;
 pub(crate) mod timing;

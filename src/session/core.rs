@@ -185,23 +185,6 @@ impl UsedIds {
     }
 }
 
-/// Where the handshake stands.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Phase {
-    /// No client message yet.
-    Fresh,
-    /// The client probed with `server/discover` and waits for the answer.
-    Probing,
-    /// `initialize` sent; its answer is found by the request table.
-    Initializing,
-    /// `initialize` answered; waiting for `notifications/initialized`.
-    AwaitInitialized { result: At },
-    /// `initialize` was answered with an error; a retry is allowed.
-    Failed,
-    /// Working: handshake done, modern era, or a log that starts mid-session.
-    Ready,
-}
-
 /// Direction inference bookkeeping for logs without markers.
 #[derive(Debug, Default)]
 pub(crate) struct Inference {

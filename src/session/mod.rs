@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use crate::finding::{Finding, Findings};
-use crate::protocol::{self, Era, Revision};
+use crate::protocol::{Era, Revision};
 use crate::rules::Rule;
 use crate::rules::checks;
 use crate::text::excerpt;
@@ -26,9 +26,9 @@ use crate::wire::event::EventKind;
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 
 pub use crate::report::{Counts, Implementation, OpenRequest, Summary};
-use crate::rules::{capabilities, hangs, modern, schema, timing, tools, utilities};
+use crate::rules::{capabilities, hangs, lifecycle, modern, schema, timing, tools, utilities};
 use core::{
-    Facts, Inference, MethodName, Open, Phase, SubjectText, UsedIds, declared_revision, method_name,
+    Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
 };
 use ctx::{Ctx, request_subject};
 use evidence::Evidence;
@@ -76,57 +76,26 @@ impl Default for Config {
 /// One MCP session being analysed.
 pub struct Session {
     config: Config,
-    era: Option<Era>,
-    phase: Phase,
-    requested: Option<String>,
-    negotiated: Option<String>,
-    /// [`Session::revision`] as last worked out from `config`, `negotiated`
-    /// and `requested` ([`Session::versions_changed`], after each is set):
-    /// every message asks.
-    revision: Option<Revision>,
-    client: Option<Implementation>,
-    server: Option<Implementation>,
+    /// The handshake, the era and the revision (the lifecycle family).
+    lifecycle: lifecycle::State,
     open: Pairing<Open>,
     used: [UsedIds; 3],
     /// Requests not followed because of [`MAX_OPEN`], per side.
     unfollowed: [u64; 3],
     counts: Counts,
-    known_start: bool,
-    mid_session: bool,
     first: Option<At>,
     last: Option<At>,
     /// What may explain a hang: stderr, crashes, the process's end, a cut.
     evidence: Evidence,
     inference: Inference,
-    /// The id of the client's `initialize`, once sent.
-    init_id: Option<RequestId>,
-    /// `notifications/initialized` came before the `initialize` result (a
-    /// recording of header-framed bodies writes a body late): it was sent.
-    initialized_early: bool,
-    /// The phase before a repeated `initialize`, restored if the server
-    /// rightly refuses it.
-    reinit_from: Option<Phase>,
-    /// The client's first `server/discover` while it sent nothing else, and
-    /// how it was answered (true: a result): a probe-only session.
-    probe: Option<(At, Option<bool>)>,
-    /// The client sent something other than `server/discover`.
-    not_only_probe: bool,
-    /// The server answered a newer version than asked (the client's message
-    /// count then): a client that disconnects instead of sending
-    /// `notifications/initialized` does right.
-    upgraded: Option<u64>,
     /// The families that remember: what each side declared; progress
     /// tokens and tasks; the 2026 retries, pages and listens.
     capabilities: capabilities::State,
     utilities: utilities::State,
     modern: modern::State,
     name: Option<String>,
-    /// The log holds the host's calls, not the wire: it has no handshake
-    /// to miss, so the session is not said to start mid-way.
-    no_handshake: bool,
     /// The tool-call family: listed tools, their schemas.
     tools: tools::State,
-    /// Stalls: the server's silences, answer times per tool (bounded).
     /// The timing family: answer times, stalls, the client's timeout.
     timing: timing::State,
     /// `--schema-check` against the official schema.
@@ -138,37 +107,21 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: Config) -> Session {
-        let revision = config.revision;
         Session {
+            lifecycle: lifecycle::State::new(config.revision),
             config,
-            era: None,
-            phase: Phase::Fresh,
-            requested: None,
-            negotiated: None,
-            revision,
-            client: None,
-            server: None,
             open: Pairing::default(),
             used: Default::default(),
             unfollowed: [0; 3],
             counts: Counts::default(),
-            known_start: false,
-            mid_session: false,
             first: None,
             last: None,
             evidence: Default::default(),
             inference: Inference::default(),
-            init_id: None,
-            initialized_early: false,
-            reinit_from: None,
-            probe: None,
-            not_only_probe: false,
-            upgraded: None,
             capabilities: Default::default(),
             utilities: Default::default(),
             modern: Default::default(),
             name: None,
-            no_handshake: false,
             tools: Default::default(),
             timing: Default::default(),
             schema: Default::default(),
@@ -187,44 +140,13 @@ impl Session {
     }
 
     fn era(&self) -> Option<Era> {
-        self.config.revision.map(Revision::era).or(self.era)
+        self.lifecycle.era()
     }
 
     /// The revision rules are gated on: `--revision`, else the negotiated
     /// one, else the one the client asked for.
     pub fn revision(&self) -> Option<Revision> {
-        self.revision
-    }
-
-    /// The revision settled on, not proposed: `--revision`, else the
-    /// negotiated one.
-    fn settled_revision(&self) -> Option<Revision> {
-        self.config
-            .revision
-            .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
-    }
-
-    /// Sets the negotiated version (and so [`Session::revision`]).
-    fn set_negotiated(&mut self, version: Option<String>) {
-        self.negotiated = version;
-        self.versions_changed();
-    }
-
-    /// Works [`Session::revision`] out again from the versions.
-    fn versions_changed(&mut self) {
-        self.revision = self
-            .config
-            .revision
-            .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
-            .or_else(|| self.requested.as_deref().and_then(Revision::parse));
-    }
-
-    /// Whether reusing an answered request id breaks the negotiated revision.
-    fn reuse_after_completion_forbidden(&self) -> bool {
-        match self.revision() {
-            Some(rev) => rev <= Revision::V2025_11_25,
-            None => self.era() == Some(Era::Legacy),
-        }
+        self.lifecycle.revision()
     }
 
     /// What the rule families are judged with, as the session stands.
@@ -232,10 +154,10 @@ impl Session {
         Facts {
             revision: self.revision(),
             era: self.era(),
-            mid_session: self.mid_session,
-            no_handshake: self.no_handshake,
+            mid_session: self.lifecycle.mid_session,
+            no_handshake: self.lifecycle.no_handshake,
             schema_check: self.config.schema_check,
-            known_start: self.known_start,
+            known_start: self.lifecycle.known_start,
             slow_seconds: self.config.slow_seconds,
             client_open: self.open.len(Side::Client),
         }
@@ -289,11 +211,11 @@ impl Session {
             Item::Event { at, event } => {
                 self.touch(&at);
                 if let Some(facts) = &event.facts {
-                    self.established(facts);
+                    self.lifecycle.established(facts);
                 }
                 let text = event.text;
                 match event.kind {
-                    EventKind::Start if self.is_empty() => self.known_start = true,
+                    EventKind::Start if self.is_empty() => self.lifecycle.known_start = true,
                     EventKind::Gap => findings.push(
                         Finding::new(
                             Rule::RecordingGap,
@@ -322,38 +244,10 @@ impl Session {
                         );
                         self.evidence.ended(at.line, None, &text);
                     }
-                    EventKind::NoHandshake => {
-                        if self.phase == Phase::Fresh {
-                            self.phase = Phase::Ready;
-                            self.mid_session = true;
-                            self.no_handshake = true;
-                        }
-                    }
+                    EventKind::NoHandshake => self.lifecycle.without_handshake(),
                     EventKind::Start | EventKind::PartialLine(_) | EventKind::Note => {}
                 }
             }
-        }
-    }
-
-    /// A host's word on what the handshake established (a log without it).
-    fn established(&mut self, facts: &crate::wire::event::Facts) {
-        if let Some(v) = &facts.protocol_version {
-            self.set_negotiated(Some(excerpt(v)));
-        }
-        match facts.modern {
-            Some(true) => self.era = Some(Era::Modern),
-            Some(false) => self.era = Some(Era::Legacy),
-            None => {
-                if let Some(rev) = self.negotiated.as_deref().and_then(Revision::parse) {
-                    self.era = Some(rev.era());
-                }
-            }
-        }
-        if let Some(name) = &facts.server_name {
-            self.server = Some(Implementation {
-                name: excerpt(name),
-                version: facts.server_version.as_deref().map(excerpt),
-            });
         }
     }
 
@@ -404,21 +298,13 @@ impl Session {
         self.counts.messages[side.index()] += 1;
         self.timing.tick(at.time.as_ref(), findings);
         if side == Side::Client {
-            if msg.kind == Kind::Request && msg.method.as_deref() == Some("server/discover") {
-                self.probe.get_or_insert_with(|| (at.clone(), None));
-            } else {
-                self.not_only_probe = true;
-            }
+            self.lifecycle.client_message(at, &msg);
         }
         let declared = self.declared_for(side, &msg);
         // The handshake is judged by what it settles on, not by what the
         // client proposes (see the checks' context below).
-        let handshake = match msg.kind {
-            Kind::Request => msg.method.as_deref() == Some("initialize"),
-            Kind::Response => self.init_id.is_some() && msg.id.id() == self.init_id.as_ref(),
-            Kind::Notification => false,
-        };
-        findings.judge_under(self.judged_by(declared, handshake));
+        let handshake = self.lifecycle.is_handshake(&msg);
+        findings.judge_under(self.lifecycle.judged_by(declared, handshake));
         let mut ctx = Ctx::new(at, dir, &msg, findings);
         let request_method = match msg.kind {
             Kind::Request => {
@@ -441,7 +327,7 @@ impl Session {
         let proposal = msg.kind == Kind::Request && msg.method.as_deref() == Some("initialize");
         let context = checks::Context {
             revision: if proposal {
-                self.settled_revision()
+                self.lifecycle.settled_revision()
             } else {
                 self.revision()
             },
@@ -449,7 +335,8 @@ impl Session {
             side,
             request_method: request_method.as_deref(),
         };
-        ctx.findings.judge_under(self.judged_by(declared, proposal));
+        ctx.findings
+            .judge_under(self.lifecycle.judged_by(declared, proposal));
         for hit in checks::message(&msg, &context) {
             let mut finding = ctx.finding(hit.rule, hit.message);
             if let Some(severity) = hit.severity {
@@ -475,19 +362,6 @@ impl Session {
             );
         }
         msg.recycle();
-    }
-
-    /// The revision a message is judged by: `--revision`, else the one its
-    /// exchange declares (`declared`, [`Session::declared_for`]), else the
-    /// session's (for the handshake, the one settled on, not proposed).
-    fn judged_by(&self, declared: Option<Revision>, handshake: bool) -> Option<Revision> {
-        self.config.revision.or(declared).or_else(|| {
-            if handshake {
-                self.settled_revision()
-            } else {
-                self.revision()
-            }
-        })
     }
 
     /// The revision a message declares for its exchange: a request's own
@@ -537,7 +411,7 @@ impl Session {
 
     fn request(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         let method = msg.method.as_deref().unwrap_or_default();
-        if self.repeats_initialize(side, method) {
+        if self.lifecycle.repeats_initialize(side, method) {
             // A client starting over: its ids start over too. One
             // initialize-repeated (lifecycle), not an id-reuse per id.
             self.used = Default::default();
@@ -556,7 +430,7 @@ impl Session {
             }
             _ => {}
         }
-        self.lifecycle(side, msg, ctx);
+        self.lifecycle.step(side, msg, &mut self.capabilities, ctx);
         self.capabilities.gate(&self.facts(), side, msg, ctx);
         if let Some(id) = awaited {
             self.modern.request(side, id, msg);
@@ -570,19 +444,6 @@ impl Session {
                 open.bad_arguments = true;
             }
         }
-    }
-
-    /// A client's `initialize` in a session already initialised (the
-    /// `initialize-repeated` case of the lifecycle).
-    fn repeats_initialize(&self, side: Side, method: &str) -> bool {
-        method == "initialize"
-            && side == Side::Client
-            && matches!(
-                self.phase,
-                Phase::Initializing | Phase::AwaitInitialized { .. } | Phase::Ready
-            )
-            && self.era() != Some(Era::Modern)
-            && !self.mid_session
     }
 
     fn track(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message, ctx: &mut Ctx<'_>) {
@@ -601,7 +462,7 @@ impl Session {
                 .related(prev.line),
             );
         } else if let Some(used) = self.used[side.index()].get(id) {
-            if self.reuse_after_completion_forbidden() {
+            if self.lifecycle.reuse_after_completion_forbidden() {
                 let rev = self
                     .revision()
                     .map_or("the legacy revisions".to_string(), |r| r.to_string());
@@ -654,7 +515,7 @@ impl Session {
     }
 
     fn notification(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
-        self.lifecycle(side, msg, ctx);
+        self.lifecycle.step(side, msg, &mut self.capabilities, ctx);
         self.capabilities.gate(&self.facts(), side, msg, ctx);
         match msg.method.as_deref() {
             Some("notifications/cancelled") => self.cancelled(at, side, msg, ctx),
@@ -700,9 +561,9 @@ impl Session {
             }
             return;
         }
-        let task = self
-            .utilities
-            .cancelled(&facts, side, &id, self.init_id.as_ref(), ctx);
+        let task =
+            self.utilities
+                .cancelled(&facts, side, &id, self.lifecycle.init_id.as_ref(), ctx);
         if let Some(open) = self.open.get_mut(side, &id) {
             open.cancelled = Some(at.clone());
             let reason = msg
@@ -726,135 +587,6 @@ impl Session {
         }
         let used = self.used[side.index()].get(&id);
         utilities::State::cancel_unknown(&facts, side, &id, used, ctx);
-    }
-
-    /// The handshake, for client messages and early server requests.
-    fn lifecycle(&mut self, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
-        let method = msg.method.as_deref().unwrap_or_default();
-        if side == Side::Server {
-            let before_initialized = !matches!(self.phase, Phase::Ready) && !self.mid_session;
-            if msg.kind == Kind::Request
-                && method != "ping"
-                && before_initialized
-                && self.era() == Some(Era::Legacy)
-            {
-                ctx.fire(
-                    Rule::RequestBeforeInitialized,
-                    format!("server sent `{method}` before the client completed the handshake with `notifications/initialized`"),
-                );
-            }
-            return;
-        }
-        if side != Side::Client {
-            return;
-        }
-        let modern_version = msg
-            .meta_str(protocol::META_PROTOCOL_VERSION)
-            .map(str::to_owned);
-        match (&self.phase, method) {
-            (Phase::Fresh | Phase::Probing | Phase::Failed, "initialize") => {
-                self.start_initialize(msg, ctx)
-            }
-            (Phase::Fresh, "server/discover") => {
-                self.phase = Phase::Probing;
-                self.set_requested(modern_version, ctx);
-                self.client = self
-                    .client
-                    .take()
-                    .or_else(|| Implementation::from_value(msg.meta(protocol::META_CLIENT_INFO)));
-            }
-            (Phase::Fresh | Phase::Probing, _) if modern_version.is_some() => {
-                self.era = Some(Era::Modern);
-                self.phase = Phase::Ready;
-                self.set_requested(modern_version, ctx);
-                self.client = self
-                    .client
-                    .take()
-                    .or_else(|| Implementation::from_value(msg.meta(protocol::META_CLIENT_INFO)));
-            }
-            (Phase::Fresh, _) => {
-                self.era = Some(Era::Legacy);
-                self.phase = Phase::Ready;
-                if self.known_start {
-                    ctx.fire(
-                        Rule::MissingInitialize,
-                        format!("the session starts with `{method}` instead of `initialize`; the server has not been initialised"),
-                    );
-                } else {
-                    self.mid_session = true;
-                    ctx.fire(
-                        Rule::StartsMidSession,
-                        format!(
-                            "the first client message is `{method}`, not a handshake: the capture starts mid-session, so handshake and revision rules stay silent{}",
-                            if self.config.revision.is_some() { "" } else { " (set --revision to enable the revision rules)" }
-                        ),
-                    );
-                }
-            }
-            (_, "initialize") if self.repeats_initialize(side, method) => {
-                ctx.fire(
-                    Rule::InitializeRepeated,
-                    "`initialize` sent again in a session that was already initialised; mcpdbg follows the new handshake, and judges the ids after it afresh".to_string(),
-                );
-                self.reinit_from = Some(self.phase.clone());
-                self.start_initialize(msg, ctx);
-            }
-            (Phase::AwaitInitialized { .. }, "notifications/initialized") => {
-                self.phase = Phase::Ready
-            }
-            (Phase::Initializing, "notifications/initialized") => self.initialized_early = true,
-            (
-                Phase::Initializing
-                | Phase::AwaitInitialized { .. }
-                | Phase::Failed
-                | Phase::Probing,
-                _,
-            ) if msg.kind == Kind::Request && method != "ping" && method != "server/discover" => {
-                let waiting_for = if matches!(self.phase, Phase::AwaitInitialized { .. }) {
-                    "before sending `notifications/initialized`"
-                } else {
-                    "before the server answered `initialize`"
-                };
-                ctx.fire(
-                    Rule::RequestBeforeInitialized,
-                    format!("client sent `{method}` {waiting_for}"),
-                );
-            }
-            _ => {}
-        }
-    }
-
-    fn start_initialize(&mut self, msg: &Message, ctx: &mut Ctx<'_>) {
-        self.era = Some(Era::Legacy);
-        self.phase = Phase::Initializing;
-        let params = msg.params();
-        let version = params
-            .and_then(|p| p.field("protocolVersion"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        self.set_requested(version, ctx);
-        self.client = Implementation::from_value(params.and_then(|p| p.field("clientInfo")));
-        self.init_id = msg.id.id().cloned();
-        self.capabilities
-            .client_declared(params.and_then(|p| p.field("capabilities")));
-    }
-
-    fn set_requested(&mut self, version: Option<String>, ctx: &mut Ctx<'_>) {
-        if let Some(v) = &version {
-            if Revision::parse(v).is_none() && self.requested.as_deref() != Some(v) {
-                ctx.fire(
-                    Rule::UnknownProtocolVersion,
-                    format!(
-                        "client asked for protocol version {:?}, which is not a released revision",
-                        excerpt(v)
-                    ),
-                );
-            }
-        }
-        if version.is_some() {
-            self.requested = version;
-            self.versions_changed();
-        }
     }
 
     fn response(
@@ -924,7 +656,7 @@ impl Session {
             return Some(open.method);
         }
         let modern_client = self.era() == Some(Era::Modern) && side == Side::Client;
-        if !self.mid_session && side != Side::Unknown && !modern_client {
+        if !self.lifecycle.mid_session && side != Side::Unknown && !modern_client {
             ctx.fire(
                 Rule::OrphanResponse,
                 format!(
@@ -951,150 +683,20 @@ impl Session {
         self.utilities.answered(at, requester, id, &open, msg, ctx);
         let facts = self.facts();
         self.modern.answered(&facts, requester, id, &open, msg, ctx);
-        let ping_required = self.era() != Some(Era::Modern)
-            && self.revision().is_none_or(|r| r <= Revision::V2025_11_25);
-        if &*open.method == "ping" && ping_required {
-            if let Some(error) = msg.error() {
-                ctx.findings.push(
-                    ctx.finding(
-                        Rule::PingNotAnswered,
-                        format!(
-                            "the {} answered the {}'s `ping` (id {id}, line {}) with error {}: {:?} instead of an empty result; a peer that pings for liveness takes this as a dead connection",
-                            requester.other().as_str(),
-                            requester.as_str(),
-                            open.line,
-                            error.code.map_or("without a code".to_string(), |c| c.to_string()),
-                            excerpt(error.message.as_deref().unwrap_or(""))
-                        ),
-                    )
-                    .method(Some("ping"))
-                    .related(open.line),
-                );
-            }
-        }
+        self.lifecycle.ping_answered(requester, id, &open, msg, ctx);
         if requester != Side::Client {
             return;
         }
         let facts = self.facts();
         self.tools.answered(&facts, at, &open, msg, ctx);
-        match (&*open.method, &self.phase) {
-            ("initialize", Phase::Initializing) => self.initialize_answered(at, msg, ctx),
-            ("server/discover", _) => {
-                if let Some((_, answer @ None)) = &mut self.probe {
-                    *answer = Some(msg.result().is_some());
-                }
-                self.discover_answered(msg);
-            }
-            _ => {}
-        }
-        self.modern_answer(msg);
-    }
-
-    fn discover_answered(&mut self, msg: &Message) {
-        if let Some(result) = msg.result() {
-            // The answer may arrive after the client already went on with
-            // modern requests (pipelined), so the phase may be Ready.
-            self.era = Some(Era::Modern);
-            if self.phase == Phase::Probing {
-                self.phase = Phase::Ready;
-            }
-            self.capabilities
-                .server_declared(result.field("capabilities"));
-        } else if msg
-            .error()
-            .and_then(|e| e.code)
-            .is_some_and(protocol::is_modern_discover_error)
-        {
-            self.era = Some(Era::Modern);
-        }
-    }
-
-    fn modern_answer(&mut self, msg: &Message) {
-        if self.era() == Some(Era::Modern) {
-            // The codes only a 2026 server answers (header mismatch, a
-            // missing client capability) accept the request's version as a
-            // result does; -32022 refuses it.
-            let modern_error = msg
-                .error()
-                .is_some_and(|e| matches!(e.code, Some(-32020 | -32021)));
-            if modern_error && self.negotiated.is_none() {
-                self.set_negotiated(self.requested.clone());
-            }
-            if let Some(result) = msg.result() {
-                if self.negotiated.is_none() {
-                    self.set_negotiated(self.requested.clone());
-                }
-                if self.server.is_none() {
-                    self.server = Implementation::from_value(
-                        result
-                            .field("_meta")
-                            .and_then(|m| m.get(protocol::META_SERVER_INFO)),
-                    );
-                }
-            }
-        }
-    }
-
-    fn initialize_answered(&mut self, at: &At, msg: &Message, ctx: &mut Ctx<'_>) {
-        let reinit_from = self.reinit_from.take();
-        let Some(result) = msg.result() else {
-            if let Some(phase) = reinit_from {
-                // A server refusing a second initialize does right; the
-                // first handshake stands.
-                self.phase = phase;
-                return;
-            }
-            let error = msg.error().unwrap_or(crate::wire::message::ErrorInfo {
-                code: None,
-                message: None,
-            });
-            ctx.fire(
-                Rule::InitializeFailed,
-                format!(
-                    "server rejected `initialize` with error {}: {:?}",
-                    error
-                        .code
-                        .map_or("without a code".to_string(), |c| c.to_string()),
-                    excerpt(error.message.as_deref().unwrap_or(""))
-                ),
-            );
-            self.phase = Phase::Failed;
-            return;
-        };
-        self.phase = if self.initialized_early {
-            Phase::Ready
-        } else {
-            Phase::AwaitInitialized { result: at.clone() }
-        };
-        self.server = Implementation::from_value(result.field("serverInfo"));
-        let answered = result
-            .field("protocolVersion")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(v) = &answered {
-            match (Revision::parse(v), self.requested.as_deref().and_then(Revision::parse)) {
-                (None, _) => ctx.fire(
-                    Rule::UnknownProtocolVersion,
-                    format!("server answered protocol version {:?}, which is not a released revision", excerpt(v)),
-                ),
-                (Some(got), Some(asked)) if got < asked => ctx.fire(
-                    Rule::VersionDowngrade,
-                    format!("client asked for {asked} and the server answered {got}: features newer than {got} are off for this session"),
-                ),
-                (Some(got), Some(asked)) if got > asked => {
-                    self.upgraded = Some(self.counts.messages[Side::Client.index()]);
-                    ctx.fire(
-                        Rule::VersionUpgrade,
-                        format!("client asked for {asked} and the server answered the newer {got}: a client that does not support {got} must disconnect"),
-                    )
-                }
-                _ => {}
-            }
-        }
-        self.set_negotiated(answered);
-        self.capabilities
-            .server_declared(result.field("capabilities"));
-        self.capabilities.negotiated(self.revision(), ctx);
+        let client_messages = self.counts.messages[Side::Client.index()];
+        self.lifecycle.answered(
+            &open.method,
+            msg,
+            client_messages,
+            &mut self.capabilities,
+            ctx,
+        );
     }
 
     /// The log was cut short at `line` (before [`Session::finish`]): a
@@ -1124,43 +726,11 @@ impl Session {
     fn finish_gated(mut self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
         self.timing.close(findings);
-        if let (Some((at, answer)), false) = (&self.probe, self.not_only_probe) {
-            let how = match answer {
-                Some(true) => {
-                    "the server answered it (it speaks the 2026-07-28 revision); an auto-mode client holds the real session in another process"
-                }
-                Some(false) => {
-                    "the server answered with an error, the sign of a legacy server; the client falls back to `initialize`, often in a new process"
-                }
-                None => {
-                    "the server did not answer; a client falls back to `initialize` after its timeout"
-                }
-            };
-            findings.push(
-                Finding::new(
-                    Rule::ProbeOnlySession,
-                    at.line,
-                    format!("this session is only an era probe: the client sent `server/discover` and nothing else; {how}"),
-                )
-                .time(at.time.as_ref())
-                .dir(Dir::ClientToServer)
-                .method(Some("server/discover")),
-            );
-        }
-        let disconnected = self.upgraded == Some(self.counts.messages[Side::Client.index()]);
-        if let (Phase::AwaitInitialized { result }, false) = (&self.phase, disconnected) {
-            let text = format!(
-                "`initialize` succeeded but the client never sent `notifications/initialized` before the log ends at line {end_line}"
-            );
-            findings.push(
-                Finding::new(Rule::MissingInitialized, result.line, text)
-                    .time(result.time.as_ref())
-                    .dir(Dir::ServerToClient),
-            );
-        }
+        let client_messages = self.counts.messages[Side::Client.index()];
+        self.lifecycle.finish(end_line, client_messages, findings);
         for side in [Side::Client, Side::Server, Side::Unknown] {
             for (id, open) in self.open.iter(side) {
-                findings.judge_under(self.judged_by(open.declared, false));
+                findings.judge_under(self.lifecycle.judged_by(open.declared, false));
                 let rule = if open.cancelled.is_some() {
                     Rule::CancelledRequest
                 } else {
@@ -1225,11 +795,11 @@ impl Session {
         Summary {
             name: self.name.clone(),
             era: self.era(),
-            requested_version: self.requested.clone(),
-            protocol_version: self.negotiated.clone(),
+            requested_version: self.lifecycle.requested.clone(),
+            protocol_version: self.lifecycle.negotiated.clone(),
             revision: self.revision(),
-            client: self.client,
-            server: self.server,
+            client: self.lifecycle.client,
+            server: self.lifecycle.server,
             counts: self.counts,
             pending,
             pending_total,
@@ -1237,7 +807,7 @@ impl Session {
             last_line: self.last.as_ref().map(|a| a.line),
             first_time: self.first.and_then(|a| a.time),
             last_time: self.last.and_then(|a| a.time),
-            mid_session: self.mid_session && !self.no_handshake,
+            mid_session: self.lifecycle.mid_session && !self.lifecycle.no_handshake,
         }
     }
 
