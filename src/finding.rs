@@ -63,13 +63,6 @@ impl Finding {
     }
 
     /// Lowers or raises the rule's default severity when `cond` holds.
-    pub fn severity_if(mut self, cond: bool, severity: Severity) -> Finding {
-        if cond {
-            self.severity = severity;
-        }
-        self
-    }
-
     pub fn dir(mut self, dir: Dir) -> Finding {
         self.dir = Some(dir);
         self

@@ -933,7 +933,8 @@ impl Checker {
             self.findings.set_session(old);
             self.sessions[old] = Some(done.finish(&mut self.findings));
             self.findings.set_session(index);
-            self.findings.push(restart.finding(item.at()));
+            self.findings
+                .push(crate::rules::notes::session_restarted(restart, item.at()));
         }
         self.lanes[pos].session.observe(item, &mut self.findings);
     }

@@ -9,9 +9,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::finding::Finding;
 use crate::protocol::{self, Era, Revision, Sender, Shape};
 use crate::rules::{Rule, Severity};
-use crate::wire::dir::Side;
+use crate::transport::At;
+use crate::wire::dir::{Dir, Side};
 use crate::wire::message::{
     ErrorInfo, Field, INTEGRAL_FLOAT, IdField, Kind, Message, Problem, type_name,
 };
@@ -90,8 +92,6 @@ fn cache_hints(result: &Map<String, Value>, method: Option<&str>, hits: &mut Vec
     }
 }
 
-/// The rules for one message. The method-level rules (unknown method, wrong
-/// direction, revision, era) apply to requests and notifications; the result
 /// The `batch` rule: what is wrong with a batch of `items` under `revision`
 /// (`None`: the revision is unknown, and nothing is said), as a phrase that
 /// starts "a batch of". The session and `validate` both ask here.
@@ -116,6 +116,41 @@ pub fn batch(items: &[Result<Message, String>], revision: Option<Revision>) -> O
     ))
 }
 
+/// The `batch` finding for a batch `dir`'s writer sent at `at`, if any.
+pub(crate) fn batch_finding(
+    at: &At,
+    dir: Dir,
+    items: &[Result<Message, String>],
+    revision: Option<Revision>,
+) -> Option<Finding> {
+    let problem = batch(items, revision)?;
+    Some(
+        Finding::new(
+            Rule::Batch,
+            at.line,
+            format!("{} sent {problem}", dir.writer()),
+        )
+        .time(at.time.as_ref())
+        .dir(dir),
+    )
+}
+
+/// `invalid-message`: a batch element that is no message (`why`).
+pub(crate) fn not_a_message(at: &At, dir: Dir, why: &str) -> Finding {
+    Finding::new(
+        Rule::InvalidMessage,
+        at.line,
+        format!(
+            "{} sent a batch element that is not a message: {why}",
+            dir.writer()
+        ),
+    )
+    .time(at.time.as_ref())
+    .dir(dir)
+}
+
+/// The rules for one message. The method-level rules (unknown method, wrong
+/// direction, revision, era) apply to requests and notifications; the result
 /// rules to responses whose request method is known.
 pub fn message(msg: &Message, ctx: &Context) -> Vec<Hit> {
     let mut hits = Vec::new();

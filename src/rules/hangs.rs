@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use crate::finding::Finding;
-use crate::rules::Rule;
+use crate::rules::{Rule, Severity};
 use crate::session::crash::Crash;
 use crate::session::evidence::{FollowStop, LogCut};
 use crate::text::duration;
@@ -67,6 +67,23 @@ pub(crate) struct Evidence<'a> {
     pub follow_stopped: Option<&'a FollowStop>,
 }
 
+/// The rule and severity a request still open at the end is reported
+/// with: `cancelled-request` when its sender cancelled it (a note when by
+/// choice, not a timeout), else `unanswered-request`.
+pub(crate) fn listed_as(cancelled: bool, chosen: bool) -> (Rule, Severity) {
+    let rule = if cancelled {
+        Rule::CancelledRequest
+    } else {
+        Rule::UnansweredRequest
+    };
+    let severity = if chosen {
+        Severity::Info
+    } else {
+        rule.info().severity
+    };
+    (rule, severity)
+}
+
 /// The finding for a request of `side` still open at the end of the log:
 /// `cancelled-request` when its sender gave up on it, else
 /// `unanswered-request`, each with the story of what the owing side did
@@ -88,10 +105,11 @@ pub(crate) fn finding(
         Some(s) => format!("`{}` {s:?}", open.method),
         None => format!("`{}`", open.method),
     };
+    let (rule, severity) = listed_as(open.cancelled.is_some(), open.chosen.is_some());
     let finding = if let Some(cancel) = open.cancelled {
         let after = waited(cancel.time.as_ref()).map_or(String::new(), |w| format!(" after {w}"));
         Finding::new(
-            Rule::CancelledRequest,
+            rule,
             open.line,
             match open.chosen {
                 Some(reason) => format!(
@@ -116,7 +134,6 @@ pub(crate) fn finding(
                 }
             },
         )
-        .severity_if(open.chosen.is_some(), crate::rules::Severity::Info)
         .related(cancel.line)
     } else {
         let (never, ends) = if ev.follow_stopped.is_some() {
@@ -149,8 +166,10 @@ pub(crate) fn finding(
         if owner != Side::Unknown {
             text.push_str(&story(ev, owner, open));
         }
-        Finding::new(Rule::UnansweredRequest, open.line, text)
+        Finding::new(rule, open.line, text)
     };
+    let mut finding = finding;
+    finding.severity = severity;
     finding
         .time(open.time)
         .dir(side.dir())

@@ -19,8 +19,10 @@
 pub(crate) mod capabilities;
 pub mod checks;
 pub(crate) mod hangs;
+pub(crate) mod ids;
 pub(crate) mod lifecycle;
 pub(crate) mod modern;
+pub mod notes;
 pub(crate) mod schema;
 pub(crate) mod timing;
 pub(crate) mod tools;

@@ -2,9 +2,7 @@
 //! definition of that boundary, asked by the check, the row views and the
 //! captures of diff and replay alike.
 
-use crate::finding::Finding;
-use crate::rules::Rule;
-use crate::transport::{At, Item};
+use crate::transport::Item;
 use crate::wire::dir::Dir;
 use crate::wire::event::EventKind;
 use crate::wire::message::Kind;
@@ -68,25 +66,10 @@ pub enum Restart {
     Reinitialized,
 }
 
-impl Restart {
-    /// The `session-restarted` note at the item that opened the session.
-    pub fn finding(self, at: &At) -> Finding {
-        let why = match self {
-            Restart::Started => "the server was started again",
-            Restart::Reinitialized => "the client sent `initialize` again after the session ended",
-        };
-        Finding::new(
-            Rule::SessionRestarted,
-            at.line,
-            format!("a new session begins here: {why}; ids, the handshake and open requests start afresh (the earlier session's hangs are reported with it)"),
-        )
-        .time(at.time.as_ref())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::At;
 
     /// A session ends at a recorder's `# start` only after a message: a
     /// start at the top, two starts in a row, a host's note, stderr, noise

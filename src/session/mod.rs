@@ -17,7 +17,6 @@ use serde_json::Value;
 
 use crate::finding::{Finding, Findings};
 use crate::protocol::{Era, Revision};
-use crate::rules::Rule;
 use crate::rules::checks;
 use crate::text::excerpt;
 use crate::transport::{At, Item};
@@ -26,7 +25,9 @@ use crate::wire::event::EventKind;
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 
 pub use crate::report::{Counts, Implementation, OpenRequest, Summary};
-use crate::rules::{capabilities, hangs, lifecycle, modern, schema, timing, tools, utilities};
+use crate::rules::{
+    capabilities, hangs, ids, lifecycle, modern, notes, schema, timing, tools, utilities,
+};
 use core::{
     Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
 };
@@ -35,7 +36,7 @@ use evidence::Evidence;
 pub(crate) use evidence::looks_like_error;
 pub use evidence::{FollowStop, LogCut};
 
-mod boundary;
+pub(crate) mod boundary;
 pub(crate) mod core;
 pub(crate) mod crash;
 pub(crate) mod ctx;
@@ -216,32 +217,12 @@ impl Session {
                 let text = event.text;
                 match event.kind {
                     EventKind::Start if self.is_empty() => self.lifecycle.known_start = true,
-                    EventKind::Gap => findings.push(
-                        Finding::new(
-                            Rule::RecordingGap,
-                            at.line,
-                            format!(
-                                "the recording has a gap here ({}); findings near it may be wrong",
-                                excerpt(text.trim())
-                            ),
-                        )
-                        .time(at.time.as_ref()),
-                    ),
+                    EventKind::Gap => findings.push(notes::recording_gap(&at, &text)),
                     EventKind::End(ending) => {
                         self.evidence.ended(at.line, Some(ending), &text);
                     }
                     EventKind::StartFailed => {
-                        findings.push(
-                            Finding::new(
-                                Rule::ServerStartFailed,
-                                at.line,
-                                format!(
-                                    "the host reports that the server did not start: {}",
-                                    excerpt(text.trim())
-                                ),
-                            )
-                            .time(at.time.as_ref()),
-                        );
+                        findings.push(notes::start_failed(&at, &text));
                         self.evidence.ended(at.line, None, &text);
                     }
                     EventKind::NoHandshake => self.lifecycle.without_handshake(),
@@ -258,32 +239,13 @@ impl Session {
         items: Vec<Result<Message, String>>,
         findings: &mut Findings,
     ) {
-        if let Some(problem) = checks::batch(&items, self.revision()) {
-            findings.push(
-                Finding::new(
-                    Rule::Batch,
-                    at.line,
-                    format!("{} sent {problem}", dir.writer()),
-                )
-                .time(at.time.as_ref())
-                .dir(dir),
-            );
+        if let Some(finding) = checks::batch_finding(at, dir, &items, self.revision()) {
+            findings.push(finding);
         }
         for item in items {
             match item {
                 Ok(msg) => self.message(at, dir, msg, findings),
-                Err(why) => findings.push(
-                    Finding::new(
-                        Rule::InvalidMessage,
-                        at.line,
-                        format!(
-                            "{} sent a batch element that is not a message: {why}",
-                            dir.writer()
-                        ),
-                    )
-                    .time(at.time.as_ref())
-                    .dir(dir),
-                ),
+                Err(why) => findings.push(checks::not_a_message(at, dir, &why)),
             }
         }
     }
@@ -449,34 +411,10 @@ impl Session {
     fn track(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message, ctx: &mut Ctx<'_>) {
         let method = msg.method.as_deref().unwrap_or_default();
         if let Some(prev) = self.open.get(side, id) {
-            ctx.findings.push(
-                ctx.finding(
-                    Rule::IdReuse,
-                    format!(
-                        "{} reused id {id} for `{method}` while its `{}` from line {} is still unanswered; a response cannot tell them apart",
-                        side.as_str(),
-                        prev.method,
-                        prev.line
-                    ),
-                )
-                .related(prev.line),
-            );
+            ids::reused_while_open(side, id, method, prev, ctx);
         } else if let Some(used) = self.used[side.index()].get(id) {
             if self.lifecycle.reuse_after_completion_forbidden() {
-                let rev = self
-                    .revision()
-                    .map_or("the legacy revisions".to_string(), |r| r.to_string());
-                ctx.findings.push(
-                    ctx.finding(
-                        Rule::IdReuse,
-                        format!(
-                            "{} reused id {id} (first used at line {}) for `{method}`; ids must be unique for the session under {rev}",
-                            side.as_str(),
-                            used.line
-                        ),
-                    )
-                    .related(used.line),
-                );
+                ids::reused_after_answer(side, id, method, used.line, self.revision(), ctx);
             }
         }
         let subject = request_subject(msg).map(|s| SubjectText::from(&*s));
@@ -500,13 +438,7 @@ impl Session {
         if let Opened::Full = self.open.open(side, id, request) {
             self.unfollowed[side.index()] += 1;
             if self.unfollowed[side.index()] == 1 {
-                ctx.fire(
-                    Rule::OpenRequestLimit,
-                    format!(
-                        "{} has {MAX_OPEN} requests open at once; from here on its new requests are not followed (their answers are accepted unchecked, their hangs not reported)",
-                        side.as_str()
-                    ),
-                );
+                ids::open_limit(side, ctx);
             }
             self.used[side.index()].insert(id, at.line, true);
             return;
@@ -622,49 +554,19 @@ impl Session {
             .get(id)
             .filter(|u| u.answered.is_some())
         {
-            ctx.findings.push(
-                ctx.finding(
-                    Rule::DuplicateResponse,
-                    format!(
-                        "{} answered {} request {id} (line {}) a second time; it was already answered at line {}",
-                        side.as_str(),
-                        requester.as_str(),
-                        used.line,
-                        used.answered.unwrap_or_default()
-                    ),
-                )
-                .related(used.line),
-            );
+            ids::duplicate_response(side, id, used, ctx);
             return None;
         }
         // A type-changed echo (1 vs "1"); a linear scan, so only while few
         // requests are open.
         if let Some((request_id, open)) = self.open.answer_loosely(requester, id) {
             self.used[requester.index()].answer(&request_id, at.line);
-            ctx.findings.push(
-                ctx.finding(
-                    Rule::IdTypeMismatch,
-                    format!(
-                        "response id {id} does not equal request id {request_id} of `{}` (line {}); the {} cannot match it, so that request hangs",
-                        open.method,
-                        open.line,
-                        requester.as_str()
-                    ),
-                )
-                .related(open.line),
-            );
+            ids::loose_echo(requester, id, &request_id, &open, ctx);
             return Some(open.method);
         }
         let modern_client = self.era() == Some(Era::Modern) && side == Side::Client;
         if !self.lifecycle.mid_session && side != Side::Unknown && !modern_client {
-            ctx.fire(
-                Rule::OrphanResponse,
-                format!(
-                    "{} response id {id} matches no request the {} sent",
-                    side.as_str(),
-                    requester.as_str()
-                ),
-            );
+            ids::orphan(side, id, ctx);
         }
         None
     }
@@ -731,18 +633,8 @@ impl Session {
         for side in [Side::Client, Side::Server, Side::Unknown] {
             for (id, open) in self.open.iter(side) {
                 findings.judge_under(self.lifecycle.judged_by(open.declared, false));
-                let rule = if open.cancelled.is_some() {
-                    Rule::CancelledRequest
-                } else {
-                    Rule::UnansweredRequest
-                };
-                // What hang::finding reports it as: a cancel by choice is a
-                // note.
-                let severity = if open.chosen.is_some() {
-                    crate::rules::Severity::Info
-                } else {
-                    rule.info().severity
-                };
+                let (rule, severity) =
+                    hangs::listed_as(open.cancelled.is_some(), open.chosen.is_some());
                 if !findings.wants(rule, severity) {
                     // Past the listing limit: count it, skip building its story.
                     if self.hang_counts(side, open) {
@@ -756,29 +648,9 @@ impl Session {
             }
         }
         findings.judge_under(self.revision());
-        let inf = &self.inference;
-        if inf.seen > 0 || inf.text_lines > 0 {
-            let mut parts = vec![format!(
-                "no direction markers: the sender of {} of {} messages was inferred from the method table and id pairing",
-                inf.placed, inf.seen
-            )];
-            if let Some(line) = inf.first_unplaced {
-                parts.push(format!(
-                    "{} could not be placed (first at line {line})",
-                    inf.unplaced
-                ));
-            }
-            if let Some(line) = inf.first_text {
-                parts.push(format!(
-                    "{} non-JSON lines may be stderr or stray stdout, which this format cannot tell apart (first at line {line})",
-                    inf.text_lines
-                ));
-            }
-            findings.push(Finding::new(
-                Rule::DirectionInferred,
-                self.first.as_ref().map_or(1, |a| a.line),
-                parts.join("; "),
-            ));
+        let first_line = self.first.as_ref().map_or(1, |a| a.line);
+        if let Some(finding) = notes::direction_inferred(&self.inference, first_line) {
+            findings.push(finding);
         }
         let open_requests = || self.open.all().filter(|(_, _, o)| o.cancelled.is_none());
         let pending_total = open_requests().count();
