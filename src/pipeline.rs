@@ -732,7 +732,7 @@ impl Checker {
             // The input's, not one session's: reported with the first.
             self.findings.set_session(0);
             self.findings
-                .push(crate::transport::undecodable(error, *lines_read));
+                .push(crate::rules::framing::undecodable(error, *lines_read));
             self.undecodable = Some(record.line);
             return;
         }

@@ -8,23 +8,17 @@
 
 use serde_json::Value;
 
-use crate::finding::{Finding, Findings};
+use crate::finding::Findings;
 use crate::reader::{Body, PartialWhy, Record};
-use crate::rules::Rule;
+use crate::rules::framing;
 use crate::text::{excerpt, excerpt_bytes};
 use crate::wire::dir::Dir;
 use crate::wire::event::{Event, EventKind};
 use crate::wire::line::LineBytes;
 use crate::wire::message::{self, Frame, Message};
 use crate::wire::skim::{Build, ReadAhead};
-use crate::wire::time::Timestamp;
 
-/// Where and when something was seen.
-#[derive(Clone, Debug, PartialEq)]
-pub struct At {
-    pub line: u64,
-    pub time: Option<Timestamp>,
-}
+pub use crate::wire::time::At;
 
 /// What the transport hands to the session.
 #[derive(Debug)]
@@ -152,34 +146,6 @@ impl Nesting {
     fn may_be_whole(&self) -> bool {
         self.broken || (self.depth == 0 && !self.in_string)
     }
-}
-
-/// The finding for a compressed input that could not be decoded to its
-/// end after `lines_read` lines.
-pub fn undecodable(error: &str, lines_read: u64) -> Finding {
-    Finding::new(
-        Rule::CorruptCompressedInput,
-        lines_read.max(1),
-        format!(
-            "the compressed input could not be decoded to its end ({}); the first {lines_read} lines were analysed, the rest is missing",
-            excerpt(error)
-        ),
-    )
-}
-
-/// A line longer than the line cap: its head was kept, the rest skipped.
-pub fn overlong(line: u64, length: u64) -> Finding {
-    let mib = |n: u64| n as f64 / (1u64 << 20) as f64;
-    Finding::new(
-        Rule::LineTooLong,
-        line,
-        format!(
-            "line {line} is {length} bytes ({:.1} MiB), longer than the line limit of {:.0} MiB (MCPDBG_MAX_LINE): its first {} KiB were kept and analysed, the rest was skipped; reading went on",
-            mib(length),
-            mib(crate::reader::max_line() as u64),
-            crate::reader::HEAD >> 10,
-        ),
-    )
 }
 
 /// Per-direction transport state.
@@ -388,18 +354,7 @@ impl Transport {
                 }
             }
             Body::HostParseError(text) => {
-                findings.push(
-                    Finding::new(
-                        Rule::StrayOutput,
-                        at.line,
-                        format!(
-                            "the host could not parse a line of server stdout: \"{}\"",
-                            excerpt(&text)
-                        ),
-                    )
-                    .time(at.time.as_ref())
-                    .dir(Dir::ServerToClient),
-                );
+                findings.push(framing::host_parse_error(&at, &text));
                 out.push(Item::Noise {
                     at,
                     dir: Dir::ServerToClient,
@@ -407,27 +362,15 @@ impl Transport {
             }
             Body::Note(text) => self.note(&text, at.line),
             Body::Undecodable { error, lines_read } => {
-                findings.push(undecodable(&error, lines_read))
+                findings.push(framing::undecodable(&error, lines_read))
             }
             Body::Overlong { length } => {
                 self.overlong = Some(at.line);
-                findings.push(overlong(at.line, length))
+                findings.push(framing::overlong(at.line, length))
             }
             Body::Unreadable(bytes) => {
-                let message = match crate::reader::native::bad_timestamp(&bytes) {
-                    Some(stamp) => format!(
-                        "line has a direction marker, but `{}` before it is not an RFC 3339 timestamp, so it is skipped: \"{}\"",
-                        excerpt_bytes(stamp),
-                        excerpt_bytes(&bytes)
-                    ),
-                    None => format!(
-                        "line has no direction marker (`>`, `<`, `!` or `#`) and is skipped: \"{}\"",
-                        excerpt_bytes(&bytes)
-                    ),
-                };
-                findings.push(
-                    Finding::new(Rule::MalformedRecord, at.line, message).time(at.time.as_ref()),
-                )
+                let stamp = crate::reader::native::bad_timestamp(&bytes);
+                findings.push(framing::malformed_record(&at, stamp, &bytes))
             }
         }
         None
@@ -457,15 +400,7 @@ impl Transport {
                 let stream = &mut self.streams[slot(dir)];
                 stream.crlf += 1;
                 if stream.crlf == 1 {
-                    findings.push(
-                        Finding::new(
-                            Rule::CrlfLineEnding,
-                            at.line,
-                            format!("{} line ends in CRLF (\\r\\n), expected LF", dir.writer()),
-                        )
-                        .time(at.time.as_ref())
-                        .dir(dir),
-                    );
+                    findings.push(framing::crlf(at, dir));
                 }
                 stripped
             }
@@ -474,20 +409,12 @@ impl Transport {
         match std::str::from_utf8(bytes) {
             Ok(text) => text.into(),
             Err(e) => {
-                findings.push(
-                    Finding::new(
-                        Rule::InvalidUtf8,
-                        at.line,
-                        format!(
-                            "{} line is not valid UTF-8 (bad byte 0x{:02x} at offset {}); analysed with the bytes replaced",
-                            dir.writer(),
-                            bytes[e.valid_up_to()],
-                            e.valid_up_to()
-                        ),
-                    )
-                    .time(at.time.as_ref())
-                    .dir(dir),
-                );
+                findings.push(framing::invalid_utf8(
+                    at,
+                    dir,
+                    bytes[e.valid_up_to()],
+                    e.valid_up_to(),
+                ));
                 String::from_utf8_lossy(bytes)
             }
         }
@@ -507,18 +434,7 @@ impl Transport {
         let base = bytes.offset_in_line();
         let (bytes, bom) = match bytes.strip_prefix(b"\xef\xbb\xbf") {
             Some(rest) => {
-                findings.push(
-                    Finding::new(
-                        Rule::Bom,
-                        at.line,
-                        format!(
-                            "{} line starts with a UTF-8 byte order mark (EF BB BF)",
-                            dir.writer()
-                        ),
-                    )
-                    .time(at.time.as_ref())
-                    .dir(dir),
-                );
+                findings.push(framing::bom(&at, dir));
                 (rest, 3)
             }
             None => (&bytes[..], 0),
@@ -551,37 +467,14 @@ impl Transport {
             }
             stream.blank += 1;
             if stream.blank == 1 && dir != Dir::Unknown {
-                findings.push(
-                    Finding::new(
-                        Rule::BlankLine,
-                        at.line,
-                        format!(
-                            "{} wrote an empty line on its JSON-RPC stream",
-                            dir.writer()
-                        ),
-                    )
-                    .time(at.time.as_ref())
-                    .dir(dir),
-                );
+                findings.push(framing::blank_line(&at, dir));
             }
             return;
         }
         if is_header(text) {
             stream.headers += 1;
             if stream.headers == 1 {
-                findings.push(
-                    Finding::new(
-                        Rule::ContentLengthFraming,
-                        at.line,
-                        format!(
-                            "{} frames messages with LSP-style headers: \"{}\"",
-                            dir.writer(),
-                            excerpt(text)
-                        ),
-                    )
-                    .time(at.time.as_ref())
-                    .dir(dir),
-                );
+                findings.push(framing::content_length(&at, dir, text));
             }
             out.push(Item::Noise { at, dir });
             return;
@@ -597,24 +490,7 @@ impl Transport {
         }
         if !looks_like_json(text) {
             if dir != Dir::Unknown {
-                let stream_name = if dir == Dir::ServerToClient {
-                    "stdout"
-                } else {
-                    "stdin"
-                };
-                findings.push(
-                    Finding::new(
-                        Rule::StrayOutput,
-                        at.line,
-                        format!(
-                            "{} wrote non-JSON text to {stream_name}: \"{}\"",
-                            dir.writer(),
-                            excerpt(text)
-                        ),
-                    )
-                    .time(at.time.as_ref())
-                    .dir(dir),
-                );
+                findings.push(framing::stray_output(&at, dir, text));
             }
             out.push(Item::Noise { at, dir });
             return;
@@ -665,41 +541,15 @@ impl Transport {
             && serde_json::Deserializer::from_str(text)
                 .into_iter::<Value>()
                 .all(|v| v.is_ok());
-        let (rule, message) = if glued {
-            (
-                Rule::InvalidJson,
-                format!(
-                    "{} wrote {} JSON messages on one line with no newline between them",
-                    dir.writer(),
-                    values.len()
-                ),
-            )
+        let finding = if glued {
+            framing::glued(&at, dir, values.len())
         } else if !terminated && error.is_eof() {
             self.cut = Some((at.line, dir));
-            (
-                Rule::TruncatedLine,
-                format!(
-                    "the {} stream ends in the middle of a message (no newline): \"{}\"",
-                    dir.writer(),
-                    excerpt(text)
-                ),
-            )
+            framing::cut_line(&at, dir, text)
         } else {
-            (
-                Rule::InvalidJson,
-                format!(
-                    "{} line does not parse as JSON ({}): \"{}\"",
-                    dir.writer(),
-                    describe(error, self.column_base),
-                    excerpt(text)
-                ),
-            )
+            framing::invalid_json(&at, dir, &describe(error, self.column_base), text)
         };
-        findings.push(
-            Finding::new(rule, at.line, message)
-                .time(at.time.as_ref())
-                .dir(dir),
-        );
+        findings.push(finding);
         if glued {
             for value in values {
                 emit(at.clone(), dir, message::classify(value), findings, out);
@@ -742,22 +592,12 @@ impl Transport {
         match serde_json::from_str::<Value>(&pending.text) {
             Ok(value) => {
                 let pending = self.streams[slot(dir)].multiline.take().expect("present");
-                findings.push(
-                    Finding::new(
-                        Rule::MultiLineJson,
-                        pending.start.line,
-                        format!(
-                            "{} wrote one message over {} lines (lines {}-{}); the receiver reads each line as a separate message and loses it",
-                            dir.writer(),
-                            pending.lines.len() + 1,
-                            pending.start.line,
-                            at.line
-                        ),
-                    )
-                    .time(pending.start.time.as_ref())
-                    .dir(dir)
-                    .related(at.line),
-                );
+                findings.push(framing::multi_line(
+                    &pending.start,
+                    at.line,
+                    pending.lines.len() + 1,
+                    dir,
+                ));
                 let mut frame = message::classify(value);
                 if self.exact {
                     frame.keep_exact(&pending.text);
@@ -787,31 +627,15 @@ impl Transport {
                     .map_or(pending.start.line, |(a, _, _)| a.line)
                     == line
         });
-        let (rule, message) = if at_end {
+        if at_end {
             self.cut = Some((pending.start.line, dir));
-            (
-                Rule::TruncatedLine,
-                format!(
-                    "the log ends in the middle of a {} message that starts here: \"{}\"",
-                    dir.writer(),
-                    pending.start_excerpt
-                ),
-            )
-        } else {
-            (
-                Rule::InvalidJson,
-                format!(
-                    "{} line starts a JSON value that never completes: \"{}\"",
-                    dir.writer(),
-                    pending.start_excerpt
-                ),
-            )
-        };
-        findings.push(
-            Finding::new(rule, pending.start.line, message)
-                .time(pending.start.time.as_ref())
-                .dir(dir),
-        );
+        }
+        findings.push(framing::never_completes(
+            &pending.start,
+            dir,
+            &pending.start_excerpt,
+            at_end,
+        ));
         out.push(Item::Noise {
             at: pending.start,
             dir,
@@ -854,7 +678,7 @@ impl Transport {
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
-            findings.push(Finding::new(Rule::FormatAssumption, *first, text));
+            findings.push(framing::format_assumption(*first, text));
             self.notes.clear();
         }
         for dir in [Dir::ClientToServer, Dir::ServerToClient, Dir::Unknown] {
@@ -862,21 +686,7 @@ impl Transport {
                 self.abandon(dir, findings, out);
             }
             let stream = &self.streams[slot(dir)];
-            for (rule, count, what) in [
-                (Rule::CrlfLineEnding, stream.crlf, "end in CRLF"),
-                (Rule::BlankLine, stream.blank, "are empty"),
-                (Rule::ContentLengthFraming, stream.headers, "are headers"),
-            ] {
-                if count > 1 {
-                    if let Some(f) = findings.find_mut(|f| f.rule == rule && f.dir == Some(dir)) {
-                        f.message.push_str(&format!(
-                            "; {} {} lines in all {what}",
-                            count,
-                            dir.writer()
-                        ));
-                    }
-                }
-            }
+            framing::counted(findings, dir, stream.crlf, stream.blank, stream.headers);
         }
     }
 }
@@ -946,35 +756,11 @@ fn emit(at: At, dir: Dir, frame: Frame, findings: &mut Findings, out: &mut Vec<I
         Frame::Message(msg) => out.push(Item::Message { at, dir, msg }),
         Frame::Batch(items) => out.push(Item::Batch { at, dir, items }),
         Frame::LongBatch { items, skipped } => {
-            findings.push(
-                Finding::new(
-                    Rule::BatchTooLarge,
-                    at.line,
-                    format!(
-                        "{} sent a batch of {} messages: the first {} were analysed, the other {skipped} were checked as JSON and counted, not analysed (their requests are not followed)",
-                        dir.writer(),
-                        items.len() as u64 + skipped,
-                        items.len(),
-                    ),
-                )
-                .time(at.time.as_ref())
-                .dir(dir),
-            );
+            findings.push(framing::batch_too_large(&at, dir, items.len(), skipped));
             out.push(Item::Batch { at, dir, items });
         }
         Frame::Invalid(why) => {
-            findings.push(
-                Finding::new(
-                    Rule::InvalidMessage,
-                    at.line,
-                    format!(
-                        "{} sent JSON that is not a JSON-RPC message: {why}",
-                        dir.writer()
-                    ),
-                )
-                .time(at.time.as_ref())
-                .dir(dir),
-            );
+            findings.push(framing::not_a_message(&at, dir, &why));
             out.push(Item::Noise { at, dir });
         }
     }
@@ -1005,6 +791,7 @@ fn describe(error: &serde_json::Error, base: Option<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Rule;
 
     #[test]
     fn json_lookalikes() {

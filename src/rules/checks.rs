@@ -12,11 +12,11 @@ use serde_json::{Map, Value};
 use crate::finding::Finding;
 use crate::protocol::{self, Era, Revision, Sender, Shape};
 use crate::rules::{Rule, Severity};
-use crate::transport::At;
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::{
     ErrorInfo, Field, INTEGRAL_FLOAT, IdField, Kind, Message, Problem, type_name,
 };
+use crate::wire::time::At;
 
 /// What is known about a message's surroundings.
 #[derive(Clone, Copy, Debug)]

@@ -13,10 +13,10 @@ use crate::rules::{Rule, Severity};
 use crate::session::crash::Crash;
 use crate::session::evidence::{FollowStop, LogCut};
 use crate::text::duration;
-use crate::transport::At;
 use crate::wire::dir::Side;
 use crate::wire::event::Ending;
 use crate::wire::message::RequestId;
+use crate::wire::time::At;
 use crate::wire::time::Timestamp;
 
 /// A request still open at the end, as its story reads it.

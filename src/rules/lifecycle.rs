@@ -16,9 +16,9 @@ use crate::rules::{Rule, capabilities};
 use crate::session::core::Open;
 use crate::session::ctx::Ctx;
 use crate::text::excerpt;
-use crate::transport::At;
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::{Field, Kind, Message, RequestId};
+use crate::wire::time::At;
 
 /// Where the handshake stands.
 #[derive(Clone, Debug, PartialEq)]

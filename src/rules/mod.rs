@@ -18,6 +18,7 @@
 
 pub(crate) mod capabilities;
 pub mod checks;
+pub mod framing;
 pub(crate) mod hangs;
 pub(crate) mod ids;
 pub(crate) mod lifecycle;

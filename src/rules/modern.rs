@@ -15,9 +15,9 @@ use crate::session::ctx::Ctx;
 use crate::session::hash::{HashMap, HashSet, bounded_insert};
 use crate::session::pairing::Pairing;
 use crate::text::excerpt;
-use crate::transport::At;
 use crate::wire::dir::Side;
 use crate::wire::message::{Field, Message, RequestId};
+use crate::wire::time::At;
 
 /// How many entries each table keeps.
 const KEPT: usize = 4096;

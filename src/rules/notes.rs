@@ -9,7 +9,7 @@ use crate::rules::Rule;
 use crate::session::boundary::Restart;
 use crate::session::core::Inference;
 use crate::text::excerpt;
-use crate::transport::At;
+use crate::wire::time::At;
 
 /// A recorder's `# gap` event (`text`).
 pub(crate) fn recording_gap(at: &At, text: &str) -> Finding {

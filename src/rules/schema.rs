@@ -9,9 +9,9 @@ use crate::protocol::Revision;
 use crate::rules::Rule;
 use crate::session::official;
 use crate::text::excerpt;
-use crate::transport::At;
 use crate::wire::dir::Dir;
 use crate::wire::message::{Field, Kind, Message};
+use crate::wire::time::At;
 
 /// Messages `schema-violation` reported.
 #[derive(Debug, Default)]

@@ -7,9 +7,9 @@ use crate::rules::Rule;
 use crate::session::core::{Facts, Open};
 use crate::session::ctx::Ctx;
 use crate::text::duration;
-use crate::transport::At;
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::RequestId;
+use crate::wire::time::At;
 use crate::wire::time::Timestamp;
 
 mod stall;

@@ -22,8 +22,8 @@ use crate::session::ctx::Ctx;
 use crate::session::hash::HashSet;
 use crate::session::schemas;
 use crate::text::excerpt;
-use crate::transport::At;
 use crate::wire::message::{Field, Message};
+use crate::wire::time::At;
 
 /// What the family remembers: the tools the server listed.
 #[derive(Default)]

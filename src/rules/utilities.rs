@@ -17,9 +17,9 @@ use crate::session::core::{Facts, Open, Used};
 use crate::session::ctx::Ctx;
 use crate::session::hash::{HashMap, HashSet};
 use crate::text::excerpt;
-use crate::transport::At;
 use crate::wire::dir::Side;
 use crate::wire::message::{Field, Message, RequestId};
+use crate::wire::time::At;
 
 /// How many finished progress tokens, task-augmented request ids and tasks
 /// are remembered.

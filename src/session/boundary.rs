@@ -69,7 +69,7 @@ pub enum Restart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::At;
+    use crate::wire::time::At;
 
     /// A session ends at a recorder's `# start` only after a message: a
     /// start at the top, two starts in a row, a host's note, stderr, noise

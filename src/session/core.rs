@@ -6,8 +6,8 @@
 
 use crate::protocol::{self, Era, Revision};
 use crate::report::Counts;
-use crate::transport::At;
 use crate::wire::message::{Message, RequestId};
+use crate::wire::time::At;
 use crate::wire::time::Timestamp;
 
 use super::hash::HashMap;

@@ -7,8 +7,8 @@
 
 use crate::finding::{Finding, Findings};
 use crate::rules::Rule;
-use crate::transport::At;
 use crate::wire::dir::Dir;
+use crate::wire::time::At;
 use serde_json::Value;
 
 use crate::wire::message::{Field, Kind, Message};

@@ -327,7 +327,7 @@ impl Iterator for Entries {
                     if let Body::Undecodable { error, lines_read } = &record.body {
                         // The input's, not one lane's (as `check` has it).
                         self.undecodable =
-                            Some(crate::transport::undecodable(error, *lines_read).message);
+                            Some(crate::rules::framing::undecodable(error, *lines_read).message);
                         continue;
                     }
                     let number = self.lane(&record.source);

@@ -4,6 +4,13 @@ use chrono::{DateTime, FixedOffset};
 
 use crate::text::InlineText;
 
+/// Where and when something was seen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct At {
+    pub line: u64,
+    pub time: Option<Timestamp>,
+}
+
 /// A timestamp as written in the log, with its parsed value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timestamp {
