@@ -13,7 +13,7 @@ use crate::finding::{Finding, Findings};
 use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
-use crate::rules::{Rule, Severity};
+use crate::rules::{Rule, Severity, framing};
 use crate::session::{Boundary, Config, FollowStop, LogCut, Session, Summary};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
@@ -827,14 +827,8 @@ impl Checker {
                 .all(|s| s.counts.messages.iter().sum::<u64>() == 0)
             {
                 self.findings.set_session(0);
-                self.findings.push(Finding::new(
-                    Rule::FormatAssumption,
-                    1,
-                    format!(
-                        "no message was read from {} lines with --input {forced}: is it the right format? (without --input the format is detected)",
-                        self.lines_read
-                    ),
-                ));
+                self.findings
+                    .push(framing::nothing_read(self.lines_read, &forced.to_string()));
             }
         }
         let mut findings = self.options.filter.apply(self.findings.finish());

@@ -2398,6 +2398,53 @@ fn modules_have_no_import_cycles() {
     );
 }
 
+/// A finding is made only in a rule family (`src/rules/`): the rest of the
+/// code decides what a message or a line is and asks a family for its
+/// words. The one exception is the finding cap's own note in `finding.rs`
+/// (the families report through the cap, so its words there would close a
+/// cycle).
+#[test]
+fn findings_are_made_only_in_the_rule_families() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("src dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let src = root().join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    let mut outside = Vec::new();
+    let mut inside = 0;
+    for file in files {
+        let rel = file
+            .strip_prefix(&src)
+            .expect("under src")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(&file).expect("source");
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let made = code.matches("Finding::new(").count();
+        if rel.starts_with("rules/") {
+            inside += made;
+        } else if made > 0 && rel != "finding.rs" && rel != "finding/mod.rs" {
+            outside.push(format!("{rel} ({made})"));
+        }
+    }
+    assert!(
+        inside >= 20,
+        "only {inside} findings made in src/rules/: the scan is broken"
+    );
+    assert!(
+        outside.is_empty(),
+        "findings made outside src/rules/: {outside:?}"
+    );
+}
+
 /// Every rule of the catalogue is fired by code outside it: a row without
 /// logic (or logic without a row) cannot be left behind.
 #[test]

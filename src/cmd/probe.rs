@@ -11,7 +11,7 @@ use crate::exit::ExitStatus;
 use crate::live::probe::{self, ProbeOptions};
 use crate::pipeline::{self, Options};
 use crate::report::Report;
-use crate::views::baseline::{self, Surface};
+use crate::views::baseline::Surface;
 use crate::views::capture;
 
 /// `--baseline FILE`, with `--update-baseline`.
@@ -80,7 +80,7 @@ pub fn run(
                 now.counts()
             );
         } else if let Some(stored) = &stored {
-            let (found, notes) = baseline::compare(stored, &now, &shown);
+            let (found, notes) = crate::rules::baseline::compare(stored, &now, &shown);
             for note in notes {
                 eprintln!("mcpdbg probe: {note}");
             }

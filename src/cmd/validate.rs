@@ -6,11 +6,10 @@
 //! session (pairing, ordering, the handshake, negotiated capabilities) cannot
 //! be judged, and the report says so instead of guessing. No I/O.
 
-use crate::finding::{Finding, Findings};
+use crate::finding::Findings;
 use crate::protocol::Revision;
 use crate::reader::{Body, Record};
 use crate::report::{FileReport, MessageReport};
-use crate::rules::Rule;
 use crate::rules::checks::{self, Context};
 use crate::session::pairing::Pairing;
 use crate::transport::{Item, Transport};
@@ -76,8 +75,8 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
             }
             Item::Batch { at, items, .. } => {
                 report.kind = "batch";
-                if let Some(problem) = checks::batch(&items, Some(options.revision)) {
-                    findings.push(Finding::new(Rule::Batch, at.line, problem));
+                if let Some(f) = checks::batch_alone(at.line, &items, options.revision) {
+                    findings.push(f);
                 }
                 for msg in items.into_iter().flatten() {
                     let side = options.side.unwrap_or_else(|| infer(&msg));
@@ -90,14 +89,7 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
     if report.kind == "not a message" && findings.is_empty() {
         // Text with no known sender is not reported by the transport.
         let text = String::from_utf8_lossy(&input[..input.len().min(800)]).into_owned();
-        findings.push(Finding::new(
-            Rule::StrayOutput,
-            1,
-            format!(
-                "the input is not a JSON message: \"{}\"",
-                crate::text::excerpt(&text)
-            ),
-        ));
+        findings.push(crate::rules::framing::not_json_input(&text));
     }
     report.cannot_show = cannot_show(&report, options);
     FileReport {
@@ -137,13 +129,11 @@ fn judge(msg: &Message, side: Side, line: u64, options: &ValidateOptions, findin
         request_method: options.answers.as_deref(),
     };
     for hit in checks::message(msg, &context) {
-        let mut finding = Finding::new(hit.rule, line, hit.message)
+        let finding = hit
+            .finding(line)
             .dir(side.dir())
             .id(msg.id.id())
             .method(msg.method.as_deref().or(options.answers.as_deref()));
-        if let Some(severity) = hit.severity {
-            finding.severity = severity;
-        }
         findings.push(finding);
     }
     // Capabilities a message declares that its revision does not have.
@@ -159,13 +149,9 @@ fn judge(msg: &Message, side: Side, line: u64, options: &ValidateOptions, findin
         _ => None,
     };
     if let Some((caps, owner)) = caps {
-        for problem in crate::rules::capabilities::revision_problems(caps, owner, options.revision)
+        for f in crate::rules::capabilities::revision_findings(caps, owner, options.revision, line)
         {
-            findings.push(Finding::new(
-                Rule::CapabilityRevisionMismatch,
-                line,
-                problem,
-            ));
+            findings.push(f);
         }
     }
 }

@@ -7,10 +7,11 @@
 
 use serde_json::Value;
 
+use crate::finding::Finding;
 use crate::protocol::{Era, Revision};
 use crate::rules::Rule;
+use crate::rules::ctx::Ctx;
 use crate::session::core::Facts;
-use crate::session::ctx::Ctx;
 use crate::wire::dir::Side;
 use crate::wire::message::{Field, Kind, Message};
 
@@ -160,6 +161,19 @@ fn declares(caps: &Value, path: &[&str]) -> bool {
         }
     }
     true
+}
+
+/// `capability-revision-mismatch` at `line` for each capability `side`
+/// declares in `caps` that `rev` does not have (`validate`'s one message).
+pub(crate) fn revision_findings(
+    caps: &Value,
+    side: Side,
+    rev: Revision,
+    line: u64,
+) -> impl Iterator<Item = Finding> {
+    revision_problems(caps, side, rev)
+        .into_iter()
+        .map(move |problem| Finding::new(Rule::CapabilityRevisionMismatch, line, problem))
 }
 
 /// Capabilities a side declares that do not exist in `rev`.

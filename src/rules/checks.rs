@@ -39,6 +39,17 @@ pub struct Hit {
     pub severity: Option<Severity>,
 }
 
+impl Hit {
+    /// The finding at `line` (its severity the revision's, when it differs).
+    pub(crate) fn finding(self, line: u64) -> Finding {
+        let mut finding = Finding::new(self.rule, line, self.message);
+        if let Some(severity) = self.severity {
+            finding.severity = severity;
+        }
+        finding
+    }
+}
+
 fn hit(hits: &mut Vec<Hit>, rule: Rule, message: impl Into<String>) {
     hits.push(Hit {
         rule,
@@ -133,6 +144,15 @@ pub(crate) fn batch_finding(
         .time(at.time.as_ref())
         .dir(dir),
     )
+}
+
+/// The `batch` finding for a batch read on its own at `line` (`validate`).
+pub(crate) fn batch_alone(
+    line: u64,
+    items: &[Result<Message, String>],
+    revision: Revision,
+) -> Option<Finding> {
+    batch(items, Some(revision)).map(|problem| Finding::new(Rule::Batch, line, problem))
 }
 
 /// `invalid-message`: a batch element that is no message (`why`).

@@ -266,6 +266,26 @@ pub(crate) fn not_a_message(at: &At, dir: Dir, why: &str) -> Finding {
     )
 }
 
+/// `validate`'s input is not JSON (`text`, its head).
+pub(crate) fn not_json_input(text: &str) -> Finding {
+    Finding::new(
+        Rule::StrayOutput,
+        1,
+        format!("the input is not a JSON message: \"{}\"", excerpt(text)),
+    )
+}
+
+/// No message was read from `lines` lines read as the `forced` format.
+pub(crate) fn nothing_read(lines: u64, forced: &str) -> Finding {
+    Finding::new(
+        Rule::FormatAssumption,
+        1,
+        format!(
+            "no message was read from {lines} lines with --input {forced}: is it the right format? (without --input the format is detected)",
+        ),
+    )
+}
+
 /// What the reader assumed about the format (`text`: its notes), at the
 /// first note's `line`.
 pub(crate) fn format_assumption(line: u64, text: String) -> Finding {

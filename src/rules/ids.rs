@@ -9,8 +9,8 @@
 
 use crate::protocol::Revision;
 use crate::rules::Rule;
+use crate::rules::ctx::Ctx;
 use crate::session::core::{Open, Used};
-use crate::session::ctx::Ctx;
 use crate::session::pairing::MAX_OPEN;
 use crate::wire::dir::Side;
 use crate::wire::message::RequestId;

@@ -7,17 +7,21 @@
 //! never changes. A row's revisions are applied in one place,
 //! `Findings::judge_under`, to whatever is reported.
 //!
-//! The families decide when a rule fires, each with its own state, words and
-//! tests, called by the session in a fixed order: `capabilities`,
-//! `utilities` (progress, cancellation, tasks), `modern` (2026-07-28),
-//! `tools`, `timing`, and `checks` (one message in its context). The
-//! lifecycle and pairing rules are still fired by `session/`; framing by
-//! `transport`; and for their own rules `views/baseline.rs`, `pipeline.rs`,
-//! `finding.rs` and the `check`, `diff` and `validate` commands. A test fails
-//! on a row no code fires.
+//! The families make every finding (a test fails on one made elsewhere),
+//! each with its own state, words and tests. The session (`session/`)
+//! decides what a message is in its session and calls them in a fixed
+//! order: `lifecycle` (the handshake, the era, the revision every family is
+//! judged by), `ids` (pairing), `capabilities`, `utilities` (progress,
+//! cancellation, tasks), `modern` (2026-07-28), `tools`, `timing`,
+//! `schema` (`--schema-check`), `checks` (one message in its context),
+//! `hangs` (what is open at the end) and `notes` (about the analysis). The
+//! transport asks `framing`; `probe --baseline` asks `baseline`. Each
+//! reports through [`ctx::Ctx`]. A test fails on a row no code fires.
 
+pub mod baseline;
 pub(crate) mod capabilities;
 pub mod checks;
+pub(crate) mod ctx;
 pub mod framing;
 pub(crate) mod hangs;
 pub(crate) mod ids;

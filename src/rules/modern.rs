@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::protocol;
 use crate::rules::Rule;
+use crate::rules::ctx::Ctx;
 use crate::session::core::{Facts, Open};
-use crate::session::ctx::Ctx;
 use crate::session::hash::{HashMap, HashSet, bounded_insert};
 use crate::session::pairing::Pairing;
 use crate::text::excerpt;

@@ -4,8 +4,8 @@
 
 use crate::finding::{Finding, Findings};
 use crate::rules::Rule;
+use crate::rules::ctx::Ctx;
 use crate::session::core::{Facts, Open};
-use crate::session::ctx::Ctx;
 use crate::text::duration;
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::RequestId;

@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use crate::protocol::Revision;
 use crate::rules::Rule;
+use crate::rules::ctx::Ctx;
 use crate::session::core::{Facts, Open};
-use crate::session::ctx::Ctx;
 use crate::session::hash::HashSet;
 use crate::session::schemas;
 use crate::text::excerpt;

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use crate::protocol::{Era, Revision};
 use crate::rules::Rule;
+use crate::rules::ctx::Ctx;
 use crate::session::core::{Facts, Open, Used};
-use crate::session::ctx::Ctx;
 use crate::session::hash::{HashMap, HashSet};
 use crate::text::excerpt;
 use crate::wire::dir::Side;

@@ -1,17 +1,28 @@
 //! The session state machine: transport items -> findings and a summary.
 //!
-//! Tracks the handshake and era, the requests each side has open and the ids
-//! each side has used (`core`), and hands each message to the rule families
-//! of `rules/` in a fixed order: on a request, the 2026 retry checks, the
-//! lifecycle, capabilities, then the families that remember (2026, progress
-//! and tasks) and tool calls; on an answer, timing, progress and tasks, the
-//! 2026 answers, tool calls, then the lifecycle; then every message's own
-//! checks (`rules::checks`). Each family reports through one [`Ctx`] (the
-//! message, and the findings behind the catalogue's gate: the revision the
-//! message is judged by, decided here once). At the end, what is still open
-//! becomes hangs. It does no I/O and never reads the clock: all time comes
-//! from the log's timestamps. Memory grows with open requests and used ids,
-//! not with the log's size.
+//! Keeps what every rule family reads (`core`: the requests each side has
+//! open, the ids each side has used, direction inference; `evidence`: what
+//! may explain a hang) and hands each message to the families of `rules/`
+//! in a fixed order, which is the order of findings on one line:
+//!
+//! - a request: `modern` (a 2026 retry), `ids` (reuse, the open-request
+//!   limit), `lifecycle` (the handshake), `capabilities`, `modern` and
+//!   `utilities` (what they remember of it), `tools` (a call's arguments);
+//! - a notification: `lifecycle`, `capabilities`, then by method
+//!   `modern` or `utilities` (a cancel, progress, a task's status), and
+//!   `modern` (a 2026 subscription), `tools` (a list change);
+//! - a response: `ids` (duplicate, loose or orphan answers), then for the
+//!   request it answers `timing`, `utilities`, `modern`, `lifecycle`
+//!   (`ping`), `tools`, `lifecycle` (the handshake's answers);
+//! - then every message: `checks` (the message in its context) and, under
+//!   `--schema-check`, `schema`.
+//!
+//! Each family reports through one [`Ctx`] (the message, and the findings
+//! behind the catalogue's gate: the revision the message is judged by,
+//! decided here once). At the end, `lifecycle` and `timing` close, and what
+//! is still open becomes `hangs`. It does no I/O and never reads the clock:
+//! all time comes from the log's timestamps. Memory grows with open
+//! requests and used ids, not with the log's size.
 
 use serde_json::Value;
 
@@ -25,13 +36,13 @@ use crate::wire::event::EventKind;
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 
 pub use crate::report::{Counts, Implementation, OpenRequest, Summary};
+use crate::rules::ctx::{Ctx, request_subject};
 use crate::rules::{
     capabilities, hangs, ids, lifecycle, modern, notes, schema, timing, tools, utilities,
 };
 use core::{
     Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
 };
-use ctx::{Ctx, request_subject};
 use evidence::Evidence;
 pub(crate) use evidence::looks_like_error;
 pub use evidence::{FollowStop, LogCut};
@@ -39,7 +50,7 @@ pub use evidence::{FollowStop, LogCut};
 pub(crate) mod boundary;
 pub(crate) mod core;
 pub(crate) mod crash;
-pub(crate) mod ctx;
+
 pub(crate) mod evidence;
 pub(crate) mod hash;
 pub mod official;
