@@ -136,6 +136,7 @@ const LEGACY: Option<Revision> = Some(V2025_11_25);
 
 /// The method table (PROTOCOL.md section 4). Directions are those of the legacy
 /// era; the 2026 restrictions (no server requests) are era rules, not table rows.
+#[rustfmt::skip]
 pub const METHODS: &[MethodInfo] = &[
     m("initialize", R, C, V2024_11_05, LEGACY),
     m("notifications/initialized", N, C, V2024_11_05, LEGACY),
@@ -147,46 +148,22 @@ pub const METHODS: &[MethodInfo] = &[
     m("completion/complete", R, C, V2024_11_05, None),
     m("prompts/list", R, C, V2024_11_05, None),
     m("prompts/get", R, C, V2024_11_05, None),
-    m(
-        "notifications/prompts/list_changed",
-        N,
-        S,
-        V2024_11_05,
-        None,
-    ),
+    m("notifications/prompts/list_changed", N, S, V2024_11_05, None),
     m("resources/list", R, C, V2024_11_05, None),
     m("resources/templates/list", R, C, V2024_11_05, None),
     m("resources/read", R, C, V2024_11_05, None),
     m("resources/subscribe", R, C, V2024_11_05, LEGACY),
     m("resources/unsubscribe", R, C, V2024_11_05, LEGACY),
     m("notifications/resources/updated", N, S, V2024_11_05, None),
-    m(
-        "notifications/resources/list_changed",
-        N,
-        S,
-        V2024_11_05,
-        None,
-    ),
+    m("notifications/resources/list_changed", N, S, V2024_11_05, None),
     m("tools/list", R, C, V2024_11_05, None),
     m("tools/call", R, C, V2024_11_05, None),
     m("notifications/tools/list_changed", N, S, V2024_11_05, None),
     m("sampling/createMessage", R, S, V2024_11_05, LEGACY),
     m("roots/list", R, S, V2024_11_05, LEGACY),
-    m(
-        "notifications/roots/list_changed",
-        N,
-        C,
-        V2024_11_05,
-        LEGACY,
-    ),
+    m("notifications/roots/list_changed", N, C, V2024_11_05, LEGACY),
     m("elicitation/create", R, S, V2025_06_18, LEGACY),
-    m(
-        "notifications/elicitation/complete",
-        N,
-        S,
-        V2025_11_25,
-        LEGACY,
-    ),
+    m("notifications/elicitation/complete", N, S, V2025_11_25, LEGACY),
     m("tasks/get", R, E, V2025_11_25, None),
     m("tasks/result", R, E, V2025_11_25, LEGACY),
     m("tasks/list", R, E, V2025_11_25, LEGACY),
@@ -195,13 +172,7 @@ pub const METHODS: &[MethodInfo] = &[
     m("notifications/tasks/status", N, E, V2025_11_25, LEGACY),
     m("server/discover", R, C, V2026_07_28, None),
     m("subscriptions/listen", R, C, V2026_07_28, None),
-    m(
-        "notifications/subscriptions/acknowledged",
-        N,
-        S,
-        V2026_07_28,
-        None,
-    ),
+    m("notifications/subscriptions/acknowledged", N, S, V2026_07_28, None),
 ];
 
 /// Looks a method up in the table.

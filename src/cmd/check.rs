@@ -116,33 +116,28 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
             work()
         }
     };
+    // Checks every path (on `jobs` threads), handing each result to `sink`.
+    let check_all = |sink: &mut dyn FnMut(usize, Result<FileReport, Failure>) -> io::Result<()>| {
+        with_progress(&mut || check_paths(&paths, options, jobs, &counter, check.quiet, &mut *sink))
+    };
     if check.output.format == OutputFormat::Jsonl {
         // Streamed: each file's records as it finishes, in the order the
         // files finish; nothing but the worst severity is kept.
         let mut out = io::BufWriter::new(io::stdout().lock());
         let mut worst = None;
-        with_progress(&mut || {
-            check_paths(
-                &paths,
-                options,
-                jobs,
-                &counter,
-                check.quiet,
-                &mut |_, result| {
-                    match result.and_then(|f| has_messages(f, options.format.is_some())) {
-                        Ok(file) => {
-                            worst = worst.max(file.worst());
-                            json::file_lines(&file, &mut out)?;
-                        }
-                        Err(failure) => {
-                            eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
-                            failed = true;
-                            json::error_line(&failure.path, &failure.message, &mut out)?;
-                        }
-                    }
-                    out.flush()
-                },
-            )
+        check_all(&mut |_, result| {
+            match result.and_then(|f| has_messages(f, options.format.is_some())) {
+                Ok(file) => {
+                    worst = worst.max(file.worst());
+                    json::file_lines(&file, &mut out)?;
+                }
+                Err(failure) => {
+                    eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
+                    failed = true;
+                    json::error_line(&failure.path, &failure.message, &mut out)?;
+                }
+            }
+            out.flush()
         })?;
         if listed_nothing(&check.input, &paths) {
             return Ok(ExitStatus::Error);
@@ -150,21 +145,12 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
         return Ok(status(worst, check.output.fail_on, failed));
     }
     let mut results: Vec<Option<Result<FileReport, Failure>>> = Vec::new();
-    with_progress(&mut || {
-        check_paths(
-            &paths,
-            options,
-            jobs,
-            &counter,
-            check.quiet,
-            &mut |i, result| {
-                if results.len() <= i {
-                    results.resize_with(i + 1, || None);
-                }
-                results[i] = Some(result);
-                Ok(())
-            },
-        )
+    check_all(&mut |i, result| {
+        if results.len() <= i {
+            results.resize_with(i + 1, || None);
+        }
+        results[i] = Some(result);
+        Ok(())
     })?;
     if listed_nothing(&check.input, &paths) {
         return Ok(ExitStatus::Error);

@@ -344,19 +344,9 @@ impl Host {
 /// Runs the conversation. `Err` when the server cannot be started or the
 /// transcript cannot be written.
 pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
-    let Some((program, args)) = options.command.split_first() else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "no server command",
-        ));
-    };
+    let (program, args, shown) = process::command_line(&options.command)?;
     let mut transcript = Transcript::create(&options.out)?;
-    let shown: Vec<String> = options
-        .command
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    transcript.event(&crate::wire::event::text::start(&shown.join(" ")))?;
+    transcript.event(&crate::wire::event::text::start(&shown))?;
     let mut child = process::spawn(program, args, &mut transcript, "probe")?;
     let (tx, rx) = mpsc::channel();
     pump(child.stdout.take().expect("piped"), false, tx.clone());

@@ -8,6 +8,22 @@ use std::process::{Child, Command, Stdio};
 
 use super::transcript::Transcript;
 
+/// The server command as given: its program and arguments, and the line
+/// the transcript's first event shows. `Err` when it is empty.
+pub(crate) fn command_line(command: &[OsString]) -> io::Result<(&OsString, &[OsString], String)> {
+    let Some((program, args)) = command.split_first() else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "no server command",
+        ));
+    };
+    let shown: Vec<String> = command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    Ok((program, args, shown.join(" ")))
+}
+
 /// Starts `program` with `args` in a process group of its own, its stdin,
 /// stdout and stderr piped. When it cannot start, the transcript says so
 /// (`WHO: cannot start PROGRAM: ERROR`) and the error carries those words.

@@ -682,18 +682,8 @@ fn end(run: &mut Run<'_>, child: &mut Child, rx: &Receiver<Event>) -> io::Result
 /// Plays the client side of `capture` against the server. `Err` when the
 /// server cannot be started or the transcript cannot be written.
 pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
-    let Some((program, args)) = options.command.split_first() else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "no server command",
-        ));
-    };
+    let (program, args, command) = process::command_line(&options.command)?;
     let mut transcript = Transcript::create(&options.out)?;
-    let shown: Vec<String> = options
-        .command
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     // `# start` says that the transcript holds the session from its
     // beginning: true of the replay only when the log's client side starts
     // with the handshake.
@@ -702,7 +692,6 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         .first()
         .is_some_and(|e| e.method == "initialize" || e.method == "server/discover")
         && capture.sends.first().and_then(|s| s.request) == Some(0);
-    let command = shown.join(" ");
     if from_start {
         transcript.event(&event::start(&command))?;
     } else {

@@ -197,18 +197,6 @@ impl ClaudeCodeReader {
         }
     }
 
-    fn push(
-        &mut self,
-        line: u64,
-        time: Option<Timestamp>,
-        body: Body,
-        t: bool,
-        source: &Option<super::record::Source>,
-    ) {
-        self.queue
-            .push_back(Record::new(line, time, body, t, source.clone()));
-    }
-
     /// One host text of a server (`source`), with its level.
     fn text(
         &mut self,
@@ -222,7 +210,7 @@ impl ClaudeCodeReader {
         if !self.conns.contains_key(&source) && self.conns.len() >= SERVERS_MAX {
             if !self.overflow_noted {
                 self.overflow_noted = true;
-                self.push(
+                super::record::add(&mut self.queue,
                     line,
                     None,
                     Body::Note(
@@ -322,14 +310,21 @@ impl ClaudeCodeReader {
             Said::Other => out.push(Body::Event(Event::host(text))),
         }
         for body in out {
-            self.push(line, time.clone(), body, t, &source);
+            super::record::add(&mut self.queue, line, time.clone(), body, t, &source);
         }
     }
 
     /// One object of the `.jsonl` (or the 2025 array).
     fn object(&mut self, line: u64, bytes: &[u8], t: bool) {
         let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(bytes) else {
-            self.push(line, None, Body::Unreadable(bytes.to_vec()), t, &None);
+            super::record::add(
+                &mut self.queue,
+                line,
+                None,
+                Body::Unreadable(bytes.to_vec()),
+                t,
+                &None,
+            );
             return;
         };
         let time = obj
@@ -340,7 +335,14 @@ impl ClaudeCodeReader {
             (Some(Value::String(d)), _) => (d.as_str(), false),
             (_, Some(Value::String(e))) => (e.as_str(), true),
             _ => {
-                self.push(line, time, Body::Unreadable(bytes.to_vec()), t, &None);
+                super::record::add(
+                    &mut self.queue,
+                    line,
+                    time,
+                    Body::Unreadable(bytes.to_vec()),
+                    t,
+                    &None,
+                );
                 return;
             }
         };
@@ -434,7 +436,8 @@ impl LineParser for ClaudeCodeReader {
     fn end(&mut self) {
         // An object of the array cut off at the end of the file.
         if let Some((start, text)) = self.object.take() {
-            self.push(
+            super::record::add(
+                &mut self.queue,
                 start,
                 None,
                 Body::Unreadable(text.into_bytes()),

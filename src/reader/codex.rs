@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, Record};
+use super::record::{Body, Record};
 use crate::wire::dir::Dir;
 use crate::wire::event::Event;
 use crate::wire::time::Timestamp;
@@ -61,10 +61,8 @@ pub struct CodexReader {
     /// names none).
     last_program: Option<super::record::Source>,
     /// Sessions that have had their note and mark; bounded.
-    marked: std::collections::HashSet<super::record::Source>,
+    marked: std::collections::HashSet<Option<super::record::Source>>,
 }
-
-const MARKED_MAX: usize = 10_000;
 
 /// A name from the log, bounded.
 fn cap(s: &str) -> super::record::Source {
@@ -85,27 +83,20 @@ impl CodexReader {
         }
     }
 
-    fn push(
-        &mut self,
-        line: u64,
-        time: Option<Timestamp>,
-        body: Body,
-        t: bool,
-        source: Option<super::record::Source>,
-    ) {
-        if let Some(name) = &source {
-            if !self.marked.contains(name) && self.marked.len() < MARKED_MAX {
-                self.marked.insert(name.clone());
-                for body in [
-                    Body::Note("Codex CLI logs no MCP messages: only each server's stderr (by program) and start failures (by server name); no message, pairing or handshake rule can be judged".into()),
-                    Body::Event(Event::no_handshake("Codex's log of a server")),
-                ] {
-                    self.queue.push_back(Record::new(line, None, body, t, source.clone()));
-                }
-            }
+    /// Queues `record`, after this format's notes the first time its
+    /// server is seen.
+    fn push(&mut self, record: Record) {
+        if record.source.is_none() {
+            self.queue.push_back(record);
+            return;
         }
-        self.queue
-            .push_back(Record::new(line, time, body, t, source));
+        let notes = || {
+            [
+                Body::Note("Codex CLI logs no MCP messages: only each server's stderr (by program) and start failures (by server name); no message, pairing or handshake rule can be judged".into()),
+                Body::Event(Event::no_handshake("Codex's log of a server")),
+            ]
+        };
+        super::record::add_noted(&mut self.queue, &mut self.marked, notes, record);
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], t: bool) {
@@ -139,7 +130,7 @@ impl CodexReader {
             };
             let program = cap(program);
             self.last_program = Some(program.clone());
-            self.push(
+            self.push(Record::new(
                 line_no,
                 Some(time),
                 Body::Line {
@@ -148,16 +139,16 @@ impl CodexReader {
                 },
                 t,
                 Some(program),
-            );
+            ));
         } else if message.starts_with("MCP server stderr line exceeded limit") {
             let source = self.last_program.clone();
-            self.push(
+            self.push(Record::new(
                 line_no,
                 Some(time),
                 Body::Event(Event::host(message)),
                 t,
                 source,
-            );
+            ));
         } else if let Some(after) = message.strip_prefix("MCP client for `") {
             let Some((name, what)) = after.split_once('`') else {
                 unreadable(self);
@@ -168,20 +159,18 @@ impl CodexReader {
             } else {
                 Event::host(message)
             };
-            self.push(line_no, Some(time), Body::Event(event), t, Some(cap(name)));
+            self.push(Record::new(
+                line_no,
+                Some(time),
+                Body::Event(event),
+                t,
+                Some(cap(name)),
+            ));
         }
     }
 }
 
-impl LineParser for CodexReader {
-    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
-        (&mut self.lines, &mut self.queue)
-    }
-
-    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
-        self.read(line, &bytes, terminated)
-    }
-}
+super::record::line_parser!(CodexReader);
 
 #[cfg(test)]
 mod tests {

@@ -13,10 +13,9 @@
 use std::collections::VecDeque;
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, Record};
+use super::record::{Body, Record};
 use crate::wire::dir::Dir;
 use crate::wire::event::{Ending, Event};
-use crate::wire::time::Timestamp;
 
 /// Cursor's own words, which tell its log from VS Code's.
 const CURSOR_WORDS: [&str; 5] = [
@@ -106,7 +105,8 @@ pub struct CursorReader {
     tags: std::collections::HashSet<Box<str>>,
 }
 
-const MARKED_MAX: usize = 10_000;
+/// How many sessions `connected` and the tags remember.
+const MARKED_MAX: usize = super::record::SEEN_MAX;
 
 impl CursorReader {
     pub fn new(lines: Lines) -> CursorReader {
@@ -120,25 +120,16 @@ impl CursorReader {
         }
     }
 
-    fn push(
-        &mut self,
-        line: u64,
-        time: Option<Timestamp>,
-        body: Body,
-        t: bool,
-        source: Option<super::record::Source>,
-    ) {
-        if !self.marked.contains(&source) && self.marked.len() < MARKED_MAX {
-            self.marked.insert(source.clone());
-            for body in [
+    /// Queues `record`, after this format's notes the first time its
+    /// server is seen.
+    fn push(&mut self, record: Record) {
+        let notes = || {
+            [
                 Body::Note("Cursor logs no MCP messages: its lifecycle, the server's stderr and its own parse errors for stray stdout; times are local without a zone; no message, pairing or handshake rule can be judged".into()),
                 Body::Event(Event::no_handshake("Cursor's log of a server")),
-            ] {
-                self.queue.push_back(Record::new(line, None, body, t, source.clone()));
-            }
-        }
-        self.queue
-            .push_back(Record::new(line, time, body, t, source));
+            ]
+        };
+        super::record::add_noted(&mut self.queue, &mut self.marked, notes, record);
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], t: bool) {
@@ -147,7 +138,7 @@ impl CursorReader {
         let Some((time, message)) = super::vscode::prefix(text) else {
             // An unprefixed line: more of a stderr chunk, else skipped.
             if let Some(source) = self.in_stderr.clone() {
-                self.push(
+                self.push(Record::new(
                     line_no,
                     None,
                     Body::Line {
@@ -156,7 +147,7 @@ impl CursorReader {
                     },
                     t,
                     source,
-                );
+                ));
             }
             return;
         };
@@ -198,19 +189,11 @@ impl CursorReader {
         } else {
             Body::Event(Event::host(body))
         };
-        self.push(line_no, Some(time), record, t, source);
+        self.push(Record::new(line_no, Some(time), record, t, source));
     }
 }
 
-impl LineParser for CursorReader {
-    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
-        (&mut self.lines, &mut self.queue)
-    }
-
-    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
-        self.read(line, &bytes, terminated)
-    }
-}
+super::record::line_parser!(CursorReader);
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::claude::rebuild_cut;
 use super::lines::Lines;
-use super::record::{Body, LineParser, PartialWhy, Record};
+use super::record::{Body, PartialWhy, Record};
 use crate::wire::dir::Dir;
 use crate::wire::time::Timestamp;
 
@@ -159,15 +159,7 @@ impl McpsnoopReader {
     }
 }
 
-impl LineParser for McpsnoopReader {
-    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
-        (&mut self.lines, &mut self.queue)
-    }
-
-    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
-        self.read(line, &bytes, terminated)
-    }
-}
+super::record::line_parser!(McpsnoopReader);
 
 /// The largest Inspector export read (it is held whole).
 const INSPECTOR_MAX: usize = 256 * 1024 * 1024;

@@ -21,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value};
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, PartialWhy, Record};
+use super::record::{Body, PartialWhy, Record};
 use crate::wire::dir::Dir;
 use crate::wire::event::{Ending, Event};
 use crate::wire::time::Timestamp;
@@ -179,25 +179,14 @@ impl EnvelopeReader {
         }
     }
 
-    fn push(
-        &mut self,
-        line: u64,
-        time: Option<Timestamp>,
-        body: Body,
-        t: bool,
-        source: &Option<super::record::Source>,
-    ) {
-        self.queue
-            .push_back(Record::new(line, time, body, t, source.clone()));
-    }
-
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
         let map = self.map;
         let Ok(Value::Object(mut rec)) = serde_json::from_slice::<Value>(bytes) else {
-            self.push(
+            super::record::add(
+                &mut self.queue,
                 line_no,
                 None,
                 Body::Unreadable(bytes.to_vec()),
@@ -232,7 +221,8 @@ impl EnvelopeReader {
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default();
                 let text = format!("gateway verdict {}{detail}", cap(other));
-                self.push(
+                super::record::add(
+                    &mut self.queue,
                     line_no,
                     time,
                     Body::Event(Event::host(text)),
@@ -245,7 +235,8 @@ impl EnvelopeReader {
                 Some(d) if d == map.to_server => true,
                 Some(d) if d == map.from_server => false,
                 _ => {
-                    self.push(
+                    super::record::add(
+                        &mut self.queue,
                         line_no,
                         time,
                         Body::Unreadable(bytes.to_vec()),
@@ -278,7 +269,7 @@ impl EnvelopeReader {
                 },
                 None => Body::Unreadable(bytes.to_vec()),
             };
-            self.push(line_no, time, body, terminated, &source);
+            super::record::add(&mut self.queue, line_no, time, body, terminated, &source);
             return;
         }
         // Ids in order: the session's table.
@@ -288,7 +279,7 @@ impl EnvelopeReader {
                 if !self.sessions.contains_key(name) && self.sessions.len() >= SESSIONS_MAX {
                     if !self.overflow_noted {
                         self.overflow_noted = true;
-                        self.push(
+                        super::record::add(&mut self.queue,
                             line_no,
                             None,
                             Body::Note(
@@ -340,7 +331,8 @@ impl EnvelopeReader {
                     m
                 }
                 (None, None) => {
-                    self.push(
+                    super::record::add(
+                        &mut self.queue,
                         line_no,
                         time,
                         Body::Unreadable(bytes.to_vec()),
@@ -429,20 +421,12 @@ impl EnvelopeReader {
             }
         }
         for (time, body) in out {
-            self.push(line_no, time, body, terminated, &source);
+            super::record::add(&mut self.queue, line_no, time, body, terminated, &source);
         }
     }
 }
 
-impl LineParser for EnvelopeReader {
-    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
-        (&mut self.lines, &mut self.queue)
-    }
-
-    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
-        self.read(line, &bytes, terminated)
-    }
-}
+super::record::line_parser!(EnvelopeReader);
 
 /// `[TS] [LEVEL] [CATEGORY] TEXT` -> time (if it parses), level and text.
 fn server_log_prefix(line: &str) -> Option<(Option<Timestamp>, &str, &str)> {
@@ -553,15 +537,7 @@ impl GhAwServerReader {
     }
 }
 
-impl LineParser for GhAwServerReader {
-    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
-        (&mut self.lines, &mut self.queue)
-    }
-
-    fn line(&mut self, line: u64, bytes: crate::wire::line::LineBytes, terminated: bool) {
-        self.read(line, &bytes, terminated)
-    }
-}
+super::record::line_parser!(GhAwServerReader);
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, Record};
+use super::record::{Body, Record};
 use crate::wire::dir::Dir;
 use crate::wire::event::Event;
 use crate::wire::line::LineBytes;
@@ -102,15 +102,7 @@ impl JetBrainsReader {
     }
 }
 
-impl LineParser for JetBrainsReader {
-    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
-        (&mut self.lines, &mut self.queue)
-    }
-
-    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
-        self.read(line, &bytes, terminated)
-    }
-}
+super::record::line_parser!(JetBrainsReader);
 
 #[cfg(test)]
 mod tests {

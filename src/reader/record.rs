@@ -4,6 +4,7 @@
 //! in `mod.rs` (which names them all), so no reader depends on another's
 //! caller.
 
+use std::collections::VecDeque;
 use std::io;
 
 use super::lines::Lines;
@@ -111,6 +112,63 @@ pub trait LineParser {
     /// The input ended: flush what is half-read. Called again on every later
     /// `next`, so it must leave nothing to flush a second time.
     fn end(&mut self) {}
+}
+
+/// Implements [`LineParser`] for a reader that keeps its `lines` and
+/// `queue` as fields and reads one line with `read(line, &bytes,
+/// terminated)` (most host logs' readers).
+macro_rules! line_parser {
+    ($reader:ty) => {
+        impl $crate::reader::record::LineParser for $reader {
+            fn parts(
+                &mut self,
+            ) -> (
+                &mut $crate::reader::lines::Lines,
+                &mut std::collections::VecDeque<$crate::reader::record::Record>,
+            ) {
+                (&mut self.lines, &mut self.queue)
+            }
+
+            fn line(&mut self, line: u64, bytes: $crate::wire::line::LineBytes, terminated: bool) {
+                self.read(line, &bytes, terminated)
+            }
+        }
+    };
+}
+pub(crate) use line_parser;
+
+/// How many servers a reader remembers having said its notes for.
+pub const SEEN_MAX: usize = 10_000;
+
+/// Queues a record of line `line` at `time` (`terminated` unless the input
+/// ended without a newline after it), of `source`'s session.
+pub fn add(
+    queue: &mut VecDeque<Record>,
+    line: u64,
+    time: Option<Timestamp>,
+    body: Body,
+    terminated: bool,
+    source: &Option<Source>,
+) {
+    queue.push_back(Record::new(line, time, body, terminated, source.clone()));
+}
+
+/// Queues `record`, after the `notes` a format says once per server, the
+/// first time its server is seen (`seen` remembers at most [`SEEN_MAX`]).
+pub fn add_noted(
+    queue: &mut VecDeque<Record>,
+    seen: &mut std::collections::HashSet<Option<Source>>,
+    notes: impl FnOnce() -> [Body; 2],
+    record: Record,
+) {
+    if !seen.contains(&record.source) && seen.len() < SEEN_MAX {
+        seen.insert(record.source.clone());
+        for body in notes() {
+            let (line, t) = (record.line, record.terminated);
+            add(queue, line, None, body, t, &record.source);
+        }
+    }
+    queue.push_back(record);
 }
 
 /// A [`LineParser`] as an iterator of records.

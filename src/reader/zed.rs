@@ -110,15 +110,7 @@ impl ZedLogReader {
     }
 }
 
-impl LineParser for ZedLogReader {
-    fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
-        (&mut self.lines, &mut self.queue)
-    }
-
-    fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
-        self.read(line, &bytes, terminated)
-    }
-}
+super::record::line_parser!(ZedLogReader);
 
 /// Reads the RPC view: pretty-printed messages between markers.
 pub struct ZedRpcReader {

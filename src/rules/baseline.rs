@@ -198,18 +198,8 @@ fn diff(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::views::baseline::keep;
+    use crate::views::baseline::{Kind, keep, tests::surface};
     use serde_json::json;
-
-    fn surface(tools: Value) -> Surface {
-        let mut s = Surface::default();
-        for (i, t) in tools.as_array().expect("array").iter().enumerate() {
-            let (id, kept) = keep(Kind::Tool, t).expect("tool");
-            s.lists[0].items.insert(id, (kept, 10 + i as u64));
-        }
-        s.lists[0].line = Some(10);
-        s
-    }
 
     #[test]
     fn added_removed_and_changed_are_told_apart() {

@@ -42,6 +42,11 @@ impl<'a> Ctx<'a> {
         self.at
     }
 
+    /// The message at hand.
+    pub(crate) fn msg(&self) -> &'a Message {
+        self.msg
+    }
+
     /// A finding of `rule` about the message, not yet reported.
     pub(crate) fn finding(&self, rule: Rule, text: String) -> Finding {
         let msg = self.msg;

@@ -23,7 +23,6 @@ use crate::session::hash::HashSet;
 use crate::session::schemas;
 use crate::text::excerpt;
 use crate::wire::message::{Field, Message};
-use crate::wire::time::At;
 
 /// What the family remembers: the tools the server listed.
 #[derive(Default)]
@@ -43,16 +42,9 @@ impl State {
 
     /// A client request answered: a `tools/list` kept, a `tools/call`'s
     /// result against its tool's `outputSchema` and its failure channel.
-    pub(crate) fn answered(
-        &mut self,
-        facts: &Facts,
-        at: &At,
-        open: &Open,
-        msg: &Message,
-        ctx: &mut Ctx<'_>,
-    ) {
-        self.results(facts, at, open, msg, ctx);
-        self.error_channel(facts, at, open, msg, ctx);
+    pub(crate) fn answered(&mut self, facts: &Facts, open: &Open, ctx: &mut Ctx<'_>) {
+        self.results(facts, open, ctx);
+        self.error_channel(facts, open, ctx);
     }
 
     /// A `tools/call`'s arguments against the tool's listed `inputSchema`.
@@ -127,14 +119,8 @@ impl State {
     /// A `tools/call` failure answered on the other channel than the spec
     /// assigns (`unknown-tool-as-tool-error`, `invalid-arguments-wrong-channel`);
     /// a `tools/list` result's names kept for it.
-    fn error_channel(
-        &mut self,
-        facts: &Facts,
-        at: &At,
-        open: &Open,
-        msg: &Message,
-        ctx: &mut Ctx<'_>,
-    ) {
+    fn error_channel(&mut self, facts: &Facts, open: &Open, ctx: &mut Ctx<'_>) {
+        let (at, msg) = (ctx.at(), ctx.msg());
         if &*open.method == "tools/list" {
             if let Some(result) = msg.result() {
                 self.listing.page(at.line, result);
@@ -225,7 +211,8 @@ impl State {
 
     /// A `tools/call` result against the tool's listed `outputSchema`, and
     /// a `tools/list` result's schemas kept.
-    fn results(&mut self, facts: &Facts, at: &At, open: &Open, msg: &Message, ctx: &mut Ctx<'_>) {
+    fn results(&mut self, facts: &Facts, open: &Open, ctx: &mut Ctx<'_>) {
+        let (at, msg) = (ctx.at(), ctx.msg());
         // Compiling and validating listed schemas reads those messages
         // whole and costs more than the rest of the check: opt-in.
         if !facts.schema_check || msg.result().is_none() {

@@ -601,7 +601,7 @@ impl Session {
             return;
         }
         let facts = self.facts();
-        self.tools.answered(&facts, at, &open, msg, ctx);
+        self.tools.answered(&facts, &open, ctx);
         let client_messages = self.counts.messages[Side::Client.index()];
         self.lifecycle.answered(
             &open.method,

@@ -312,11 +312,12 @@ fn canonical(value: &Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn surface(tools: Value) -> Surface {
+    /// A surface of these tools, listed at line 10 on.
+    pub(crate) fn surface(tools: Value) -> Surface {
         let mut s = Surface::default();
         for (i, t) in tools.as_array().expect("array").iter().enumerate() {
             let (id, kept) = keep(Kind::Tool, t).expect("tool");

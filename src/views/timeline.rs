@@ -267,6 +267,20 @@ pub struct Row {
     pub burst: Option<Burst>,
 }
 
+impl Row {
+    /// A row for a line that holds no message, only findings.
+    fn lone(line: u64, findings: Vec<Finding>) -> Row {
+        Row {
+            line,
+            entry: None,
+            rel: None,
+            findings,
+            burst_of: None,
+            burst: None,
+        }
+    }
+}
+
 /// An output format of the timeline.
 pub trait Sink {
     fn start(&mut self, prepared: &Prepared) -> io::Result<()>;
@@ -398,15 +412,7 @@ pub fn run(
                 break;
             }
             let (line, list) = first.remove_entry();
-            let row = Row {
-                line,
-                entry: None,
-                rel: None,
-                findings: list,
-                burst_of: None,
-                burst: None,
-            };
-            emit(row, &mut window, &mut fold, sink)?;
+            emit(Row::lone(line, list), &mut window, &mut fold, sink)?;
         }
         // A finding goes to the row with its id, else to the line's first row.
         let mut marked: Vec<Vec<Finding>> = vec![Vec::new(); group.len()];
@@ -438,15 +444,7 @@ pub fn run(
     }
     if !matches!(window, Window::Done) {
         for (line, list) in std::mem::take(&mut findings) {
-            let row = Row {
-                line,
-                entry: None,
-                rel: None,
-                findings: list,
-                burst_of: None,
-                burst: None,
-            };
-            emit(row, &mut window, &mut fold, sink)?;
+            emit(Row::lone(line, list), &mut window, &mut fold, sink)?;
         }
     }
     fold.flush(sink)?;
