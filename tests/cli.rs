@@ -2398,6 +2398,70 @@ fn modules_have_no_import_cycles() {
     );
 }
 
+/// Every `unsafe` block outside tests has a `SAFETY` comment just above it,
+/// and docs/performance.md lists each file that has them with their count
+/// and what they buy (`| `src/FILE` (N) |`).
+#[test]
+fn every_unsafe_block_is_justified() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("src dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let doc = std::fs::read_to_string(root().join("docs/performance.md")).expect("performance.md");
+    let mut files = Vec::new();
+    walk(&root().join("src"), &mut files);
+    let mut total = 0;
+    for file in files {
+        let rel = file
+            .strip_prefix(root())
+            .expect("under the root")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(&file).expect("source");
+        let lines: Vec<&str> = text
+            .split("\n#[cfg(test)]")
+            .next()
+            .unwrap_or("")
+            .lines()
+            .collect();
+        let mut count = 0;
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let opens = code
+                .match_indices("unsafe")
+                .any(|(at, _)| code[at + "unsafe".len()..].trim_start().starts_with('{'));
+            if !opens {
+                continue;
+            }
+            count += 1;
+            let above = &lines[i.saturating_sub(6)..=i];
+            assert!(
+                above.iter().any(|l| l.contains("SAFETY")),
+                "{rel}:{}: an unsafe block without a SAFETY comment",
+                i + 1
+            );
+        }
+        if count > 0 {
+            let row = format!("| `{rel}` ({count}) |");
+            assert!(
+                doc.contains(&row),
+                "docs/performance.md has no row `{row}` for its unsafe blocks"
+            );
+        }
+        total += count;
+    }
+    assert!(
+        total >= 10,
+        "only {total} unsafe blocks found: the scan is broken"
+    );
+}
+
 /// A finding is made only in a rule family (`src/rules/`): the rest of the
 /// code decides what a message or a line is and asks a family for its
 /// words. The one exception is the finding cap's own note in `finding.rs`

@@ -352,13 +352,11 @@ impl Members {
         }
     }
 
-    /// [`Members::new`] on the heap, written there (a message's members
-    /// are boxed; built on the stack and moved, they were copied).
+    /// [`Members::new`] on the heap (a message's members are boxed). Built
+    /// in place with `Box::new_uninit` it took as many instructions
+    /// (docs/performance.md, `unsafe` blocks): the compiler writes it there.
     pub(crate) fn boxed() -> Box<Members> {
-        let mut members = Box::<Members>::new_uninit();
-        members.write(Members::new());
-        // SAFETY: written just above.
-        unsafe { members.assume_init() }
+        Box::new(Members::new())
     }
 
     fn from_map(obj: Map<String, Value>) -> Members {
