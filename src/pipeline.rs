@@ -14,7 +14,7 @@ use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::rules::{Rule, Severity, framing};
-use crate::session::{Boundary, Config, FollowStop, LogCut, Session, Summary};
+use crate::session::{Boundary, Config, FollowStop, LogCut, Session, Summary, Waiting};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::message::{self, Frame, Kind, RequestId};
@@ -746,6 +746,20 @@ impl Checker {
         if let Some(item) = item {
             self.feed_item(pos, item, each);
         }
+    }
+
+    /// The requests lane `number` still waits on now ([`Session::waiting`]).
+    pub fn waiting(&self, number: usize) -> Vec<Waiting> {
+        self.lanes
+            .values()
+            .filter(|lane| lane.number == number)
+            .flat_map(|lane| lane.session.waiting())
+            .collect()
+    }
+
+    /// How many lanes were opened (lanes are numbered from 0).
+    pub fn lanes(&self) -> usize {
+        self.lanes_opened
     }
 
     /// How many lines the reader read (for the forced-format note).

@@ -23,9 +23,9 @@ use std::time::{Duration, Instant};
 use crate::pipeline::{Checker, Options};
 use crate::reader::{self, Format, Records};
 use crate::report::{FileReport, Report};
+use crate::session::Waiting;
 use crate::text::{duration, escape_control};
 use crate::transport::Item;
-use crate::views::conversation::{Conversations, OpenRequest};
 use crate::wire::event::EventKind;
 use crate::wire::time::Timestamp;
 
@@ -87,7 +87,6 @@ struct Part {
     feed: Feed,
     reader: Option<(Format, Records)>,
     checker: Checker,
-    conversation: Conversations,
     /// How many findings were printed.
     printed: usize,
     /// When this process first saw each open request without a timestamp.
@@ -115,7 +114,6 @@ impl Part {
             feed: Feed::default(),
             reader: None,
             checker: Checker::new(options),
-            conversation: Conversations::new(),
             printed: 0,
             first_seen: HashMap::new(),
             latest: None,
@@ -163,7 +161,6 @@ impl Part {
             self.reader = Some((opened.format, opened.records));
         }
         let (_, records) = self.reader.as_mut().expect("opened above");
-        let conversation = &mut self.conversation;
         let now = Instant::now();
         let mut ends = Vec::new();
         for record in records {
@@ -171,18 +168,19 @@ impl Part {
             if let Some(t) = &record.time {
                 self.latest = Some((t.clone(), now));
             }
+            let mut ended = Vec::new();
             self.checker.push(record, &mut |lane, item| {
-                conversation.observe(lane, item);
                 if let Item::Event { at, event } = item {
                     if matches!(event.kind, EventKind::End(_)) {
-                        let open = conversation
-                            .open_in(lane)
-                            .filter(|r| !r.open.cancelled)
-                            .count();
-                        ends.push((lane, at.line, event.text.clone(), open));
+                        ended.push((lane, at.line, event.text.clone()));
                     }
                 }
             });
+            // What the server's session still waits on as it ends.
+            for (lane, line, text) in ended {
+                let open = self.checker.waiting(lane).len();
+                ends.push((lane, line, text, open));
+            }
         }
         for (lane, line, text, open) in ends {
             if lane >= self.ended.len() {
@@ -223,21 +221,22 @@ impl Part {
     }
 
     /// The requests still waited on (cancelled ones are not), oldest first.
-    fn waited_on(&mut self, now: Instant) -> Vec<OpenRequest> {
-        let mut open: Vec<OpenRequest> = Vec::new();
-        for lane in 0..self.conversation.lanes() {
+    fn waited_on(&mut self, now: Instant) -> Vec<Waiting> {
+        let mut open: Vec<Waiting> = Vec::new();
+        for lane in 0..self.checker.lanes() {
             let ended = self.ended.get(lane).copied().unwrap_or(0);
             open.extend(
-                self.conversation
-                    .open_in(lane)
-                    .filter(|r| !r.open.cancelled && r.open.line > ended),
+                self.checker
+                    .waiting(lane)
+                    .into_iter()
+                    .filter(|r| r.line > ended),
             );
         }
-        open.sort_by_key(|r| r.open.line);
-        let lines: std::collections::HashSet<u64> = open.iter().map(|r| r.open.line).collect();
+        open.sort_by_key(|r| r.line);
+        let lines: std::collections::HashSet<u64> = open.iter().map(|r| r.line).collect();
         self.first_seen.retain(|line, _| lines.contains(line));
         for r in &open {
-            self.first_seen.entry(r.open.line).or_insert(now);
+            self.first_seen.entry(r.line).or_insert(now);
         }
         open
     }
@@ -257,10 +256,7 @@ impl Part {
         self.feed.0.borrow_mut().extend(partial);
         self.run(options)?;
         let format = self.reader.as_ref().map_or(Format::Native, |(f, _)| *f);
-        let conversation = &mut self.conversation;
-        Ok(self.checker.finish(name, format, &mut |lane, item| {
-            conversation.observe(lane, item);
-        }))
+        Ok(self.checker.finish(name, format, &mut |_, _| {}))
     }
 }
 
@@ -270,29 +266,29 @@ impl Part {
 /// plus the time since that line was read: right for a live recording, and
 /// for an old file it does not depend on when the log was written. Without
 /// timestamps it counts from when this process read the request.
-fn status(part: &Part, open: &[OpenRequest], now: Instant) -> String {
+fn status(part: &Part, open: &[Waiting], now: Instant) -> String {
     let oldest = &open[0];
-    let waited = match (&oldest.open.time, &part.latest) {
+    let waited = match (&oldest.time, &part.latest) {
         (Some(start), Some((latest, read))) => {
             start.seconds_until(latest).max(0.0) + now.duration_since(*read).as_secs_f64()
         }
         _ => part
             .first_seen
-            .get(&oldest.open.line)
+            .get(&oldest.line)
             .map_or(0.0, |seen| now.duration_since(*seen).as_secs_f64()),
     };
-    let what = match &oldest.open.subject {
+    let what = match &oldest.subject {
         Some(subject) => format!(
             "{} \"{}\"",
-            escape_control(&oldest.open.method),
+            escape_control(&oldest.method),
             escape_control(subject)
         ),
-        None => escape_control(&oldest.open.method).into_owned(),
+        None => escape_control(&oldest.method).into_owned(),
     };
     let mut line = format!(
         "open: {what} id {} (line {}) waiting {}",
         escape_control(&oldest.id.to_string()),
-        oldest.open.line,
+        oldest.line,
         duration(waited)
     );
     if open.len() > 1 {

@@ -189,6 +189,22 @@ impl Session {
         });
     }
 
+    /// The requests still waited on now (not cancelled), in no order: what
+    /// `check --follow`'s status line names, from the table `check` pairs
+    /// with.
+    pub fn waiting(&self) -> impl Iterator<Item = Waiting> + '_ {
+        self.open
+            .all()
+            .filter(|(_, _, o)| o.cancelled.is_none())
+            .map(|(_, id, o)| Waiting {
+                id: id.clone(),
+                method: o.method.to_string(),
+                subject: o.subject.as_deref().map(str::to_owned),
+                line: o.line,
+                time: o.time.clone(),
+            })
+    }
+
     /// Takes one item from the transport.
     pub fn observe(&mut self, item: Item, findings: &mut Findings) {
         findings.judge_under(self.revision());
@@ -741,6 +757,17 @@ impl Session {
         };
         Some(hangs::finding(&evidence, side, id, &request))
     }
+}
+
+/// A request still open, as a live view names it ([`Session::waiting`]).
+#[derive(Clone, Debug)]
+pub struct Waiting {
+    pub id: RequestId,
+    pub method: String,
+    /// The tool, prompt or resource it is about.
+    pub subject: Option<String>,
+    pub line: u64,
+    pub time: Option<crate::wire::time::Timestamp>,
 }
 
 /// How many of the requests still open at the end a summary lists.

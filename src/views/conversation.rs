@@ -444,19 +444,6 @@ impl Conversations {
         entries
     }
 
-    /// How many lanes were seen.
-    pub fn lanes(&self) -> usize {
-        self.lanes.len()
-    }
-
-    /// The requests still open in lane `lane`, oldest first.
-    pub fn open_in(&self, lane: usize) -> impl Iterator<Item = OpenRequest> + '_ {
-        self.lanes
-            .get(lane)
-            .into_iter()
-            .flat_map(Conversation::open)
-    }
-
     /// Every request never answered, in every lane, oldest first.
     pub fn unanswered(&self) -> Vec<OpenRequest> {
         let mut all: Vec<OpenRequest> = self
