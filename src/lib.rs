@@ -12,7 +12,9 @@
 //!                        wire/message.rs turns JSON into messages: both pure)
 //!       ──session/──▶ findings as they happen, then Summary + hangs
 //!                       (session/pairing.rs: the one request table and inference;
-//!                        rules/: the catalogue and the per-message checks)
+//!                        the session hands each message to the rule families
+//!                        of rules/, which make every finding; rules/mod.rs:
+//!                        the catalogue, whose revisions gate them)
 //!       ──report──▶ render/ ──▶ Write                     one file per output format
 //! ```
 //!
@@ -43,8 +45,10 @@
 //!   `check` JSON schema, only `render/stats_json.rs` the `stats` one and
 //!   only `render/diff_json.rs` the `diff`/`replay` one; no
 //!   domain type derives `Serialize`.
-//! - The conversation judges nothing: rules and findings stay with the
-//!   session; the views only show them.
+//! - Only `rules/` makes findings (and the finding cap its own note); the
+//!   session, the transport and the commands decide what a message or a
+//!   line is and ask a family. The conversation judges nothing: the views
+//!   only show findings.
 //! - Rule metadata lives only in `rules/mod.rs`.
 
 pub mod cmd;

@@ -1,5 +1,5 @@
 """Reads mcpdbg's CI output formats with real, pinned libraries, for
-tests/ci_formats.rs (run with the Python of target/ci-venv).
+tests/it/ci_formats.rs (run with the Python of target/ci-venv).
 
   validate.py sarif SCHEMA FILE...   validates each SARIF file against the
                                      JSON schema with jsonschema (formats

@@ -1,7 +1,7 @@
 // Parses each file named on the command line with the official Mermaid
 // parser; prints `ok TYPE` or the parse error per file. Exits 1 if any
 // file does not parse. The configuration a diagram set for itself (a
-// `%%{init: ...}%%` directive or front matter) follows as JSON. Run by tests/views.rs from target/mermaid.
+// `%%{init: ...}%%` directive or front matter) follows as JSON. Run by tests/it/views.rs from target/mermaid.
 import { readFileSync } from "node:fs";
 import mermaid from "mermaid";
 

@@ -12,8 +12,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn fleet_python() -> PathBuf {
     let python = std::env::var_os("MCPDBG_TEST_FLEET_PYTHON").unwrap_or_else(|| {

@@ -13,8 +13,7 @@ use std::process::Stdio;
 
 use mcpdbg::rules::{Group, Rule};
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// The rules that only `check --schema-check` runs.
@@ -94,7 +93,7 @@ fn every_rule_fires_on_its_own_fixture() {
     // generates it (below).
     let generated = ["open-request-limit", "line-too-long", "batch-too-large"];
     // The baseline rules compare a server with a baseline file, not a log
-    // on its own: tests/probe.rs fires each of them.
+    // on its own: tests/it/probe.rs fires each of them.
     for rule in Rule::ALL
         .iter()
         .filter(|r| !generated.contains(&r.name()) && r.info().group != Group::Baseline)
@@ -1169,7 +1168,7 @@ fn documented_outputs_are_what_the_commands_print() {
         for (at, _) in doc.match_indices("<!-- output: ") {
             let rest = &doc[at + "<!-- output: ".len()..];
             if !rest.starts_with('[') {
-                continue; // `<!-- output: mcpdbg ... -->` blocks are checked in tests/views.rs
+                continue; // `<!-- output: mcpdbg ... -->` blocks are checked in tests/it/views.rs
             }
             let args_end = rest
                 .find("] ")
@@ -1727,7 +1726,7 @@ fn a_gzip_bomb_line_is_cut_at_the_line_limit_and_reading_goes_on() {
     gz.write_all(b"\n> {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n")
         .unwrap();
     let bomb = gz.finish().unwrap();
-    let out = common::mcpdbg()
+    let out = crate::common::mcpdbg()
         .env("MCPDBG_MAX_LINE", "4M")
         .args(["check", "--format", "json", "-"])
         .stdin(std::process::Stdio::piped())

@@ -8,8 +8,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = root().join("target/test-scratch/probe").join(name);
@@ -542,7 +541,7 @@ fn a_baseline_is_written_then_detects_added_removed_and_changed_tools() {
     assert_eq!(fs::read_to_string(&baseline).expect("baseline"), written[0]);
 
     // JUnit lists the baseline rules as test cases when a baseline was
-    // compared (and only then: tests/ci_formats.rs checks `check`).
+    // compared (and only then: tests/it/ci_formats.rs checks `check`).
     let out = mcpdbg()
         .args(["probe", "--format", "junit", "--out"])
         .arg(dir.join("junit.log"))

@@ -23,8 +23,7 @@ use mcpdbg::report::{FileReport, Report};
 use mcpdbg::rules::{Rule, Severity};
 use serde_json::Value;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const SAMPLE: &str = "fixtures/sample-session.log";
 const HOSTILE: &str = "fixtures/ci/hostile.log";
@@ -60,7 +59,7 @@ fn run_os(args: &[&std::ffi::OsStr]) -> Output {
 }
 
 /// Every fixture that holds an MCP message: `check` refuses the others
-/// (exit 2, no report; tests/inputs.rs).
+/// (exit 2, no report; tests/it/inputs.rs).
 fn all_fixtures() -> Vec<String> {
     fixtures()
         .iter()
@@ -906,7 +905,7 @@ fn junit_cases_are_the_rules_in_effect() {
     assert!(has(&every, "stray-output") && has(&every, "batch"));
     assert!(!has(&every, "missing-result-type"));
     // The baseline rules apply only where `probe --baseline` compared one
-    // (tests/probe.rs checks that they are listed there).
+    // (tests/it/probe.rs checks that they are listed there).
     assert!(!every.iter().any(|c| c.starts_with("baseline-")));
     assert!(has(
         &cases(&["fixtures/clean/modern-2026-07-28.log"]),

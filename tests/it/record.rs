@@ -14,8 +14,7 @@ use mcpdbg::wire::dir::Dir;
 use mcpdbg::wire::event::EventKind;
 use serde_json::Value;
 
-mod common;
-use common::{root, sdk_python};
+use crate::common::{root, sdk_python};
 
 fn mcpdbg() -> &'static str {
     env!("CARGO_BIN_EXE_mcpdbg")

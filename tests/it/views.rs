@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A fresh scratch directory under target/, removed and recreated.
 fn scratch(name: &str) -> PathBuf {

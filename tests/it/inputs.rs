@@ -1,8 +1,7 @@
 //! Inputs that are not what the user thinks: a file with no MCP message in
 //! it, a file that is not there, a message cut short.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -1,6 +1,5 @@
 //! Helpers shared by the whole-process tests: the binary with a clean
 //! environment, the fixtures, and snapshot comparison.
-#![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,7 @@
 
 use serde_json::Value;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// `(rule, line, session)` of every finding of a file, in report order.
 fn findings(args: &[&str]) -> Vec<(String, u64, u64)> {

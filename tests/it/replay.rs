@@ -3,8 +3,7 @@
 //! on the official MCP Python SDK (installed, pinned, by `scripts/test` into
 //! `target/sdk-venv`), driven by a session recorded with the SDK's client.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::path::Path;
 

@@ -4,8 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn stderr_of(out: &std::process::Output) -> String {
