@@ -13,7 +13,7 @@ use crate::finding::{Finding, Findings};
 use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
-use crate::rules::{Rule, Severity, framing};
+use crate::rules::{Rule, framing};
 use crate::session::{Boundary, Config, FollowStop, LogCut, Session, Summary, Waiting};
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
@@ -35,42 +35,7 @@ pub struct Options {
     pub read_ahead: bool,
 }
 
-/// `--select`, `--ignore` and `--severity`: which findings to keep and how
-/// severe they are.
-#[derive(Clone, Debug, Default)]
-pub struct Filter {
-    /// Only these rules (empty: all).
-    pub select: Vec<Rule>,
-    pub ignore: Vec<Rule>,
-    /// Severity overrides; `None` turns the rule off.
-    pub severity: Vec<(Rule, Option<Severity>)>,
-}
-
-impl Filter {
-    /// Keeps the selected findings and applies the severity overrides.
-    pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
-        findings.into_iter().filter_map(|f| self.one(f)).collect()
-    }
-
-    /// One finding as it is reported: `None` when it is not selected or
-    /// turned off, else with its severity overridden.
-    pub fn one(&self, mut f: Finding) -> Option<Finding> {
-        f.severity = self.level(f.rule, f.severity)?;
-        Some(f)
-    }
-
-    /// The severity a finding of `rule` found at `found` is reported with,
-    /// or `None` when the rule is not reported at all.
-    pub fn level(&self, rule: Rule, found: Severity) -> Option<Severity> {
-        if !self.select.is_empty() && !self.select.contains(&rule) || self.ignore.contains(&rule) {
-            return None;
-        }
-        match self.severity.iter().rev().find(|(r, _)| *r == rule) {
-            Some((_, level)) => *level,
-            None => Some(found),
-        }
-    }
-}
+pub use crate::finding::Filter;
 
 /// One session source's pipeline: its transport, its current session, and
 /// that session's index in the report.

@@ -5,7 +5,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::pipeline::Filter;
+use crate::finding::Filter;
 use crate::rules::Severity;
 
 /// Options of the CI formats.
