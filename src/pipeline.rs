@@ -909,7 +909,12 @@ impl Checker {
             self.findings
                 .push(crate::rules::notes::session_restarted(restart, item.at()));
         }
-        self.lanes[pos].session.observe(item, &mut self.findings);
+        let mut item = item;
+        self.lanes[pos]
+            .session
+            .observe(&mut item, &mut self.findings);
+        // Done with: a message's members go back to the parser's pool.
+        item.recycle();
     }
 }
 

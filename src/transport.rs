@@ -20,6 +20,19 @@ use crate::wire::skim::{Build, ReadAhead};
 
 pub use crate::wire::time::At;
 
+impl Item {
+    /// Done with: the messages' members go back to the parser's pool
+    /// (`Message::recycle`), to be read into again.
+    #[inline]
+    pub fn recycle(self) {
+        match self {
+            Item::Message { msg, .. } => msg.recycle(),
+            Item::Batch { items, .. } => items.into_iter().flatten().for_each(Message::recycle),
+            _ => {}
+        }
+    }
+}
+
 /// What the transport hands to the session.
 #[derive(Debug)]
 pub enum Item {

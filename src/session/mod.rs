@@ -206,50 +206,50 @@ impl Session {
     }
 
     /// Takes one item from the transport.
-    pub fn observe(&mut self, item: Item, findings: &mut Findings) {
+    pub fn observe(&mut self, item: &mut Item, findings: &mut Findings) {
         findings.judge_under(self.revision());
         self.observe_gated(item, findings);
         findings.judge_under(None);
     }
 
     /// [`Session::observe`] under the catalogue's gate.
-    fn observe_gated(&mut self, item: Item, findings: &mut Findings) {
+    fn observe_gated(&mut self, item: &mut Item, findings: &mut Findings) {
         match item {
             Item::Message { at, dir, msg } => {
-                self.touch(&at);
-                self.message(&at, dir, msg, findings);
+                self.touch(at);
+                self.message(at, *dir, msg, findings);
             }
             Item::Batch { at, dir, items } => {
-                self.touch(&at);
-                self.batch(&at, dir, items, findings);
+                self.touch(at);
+                self.batch(at, *dir, items, findings);
             }
             Item::Stderr { at, text } => {
-                self.touch(&at);
+                self.touch(at);
                 self.counts.stderr += 1;
-                self.evidence.stderr(at.line, text);
+                self.evidence.stderr(at.line, std::mem::take(text));
             }
             Item::Noise { at, dir } => {
-                self.touch(&at);
-                self.counts.noise[Side::of(dir).index()] += 1;
-                if dir == Dir::Unknown {
+                self.touch(at);
+                self.counts.noise[Side::of(*dir).index()] += 1;
+                if *dir == Dir::Unknown {
                     self.inference.text_lines += 1;
                     self.inference.first_text.get_or_insert(at.line);
                 }
             }
             Item::Event { at, event } => {
-                self.touch(&at);
+                self.touch(at);
                 if let Some(facts) = &event.facts {
                     self.lifecycle.established(facts);
                 }
-                let text = event.text;
+                let text = std::mem::take(&mut event.text);
                 match event.kind {
                     EventKind::Start if self.is_empty() => self.lifecycle.known_start = true,
-                    EventKind::Gap => findings.push(notes::recording_gap(&at, &text)),
+                    EventKind::Gap => findings.push(notes::recording_gap(at, &text)),
                     EventKind::End(ending) => {
                         self.evidence.ended(at.line, Some(ending), &text);
                     }
                     EventKind::StartFailed => {
-                        findings.push(notes::start_failed(&at, &text));
+                        findings.push(notes::start_failed(at, &text));
                         self.evidence.ended(at.line, None, &text);
                     }
                     EventKind::NoHandshake => self.lifecycle.without_handshake(),
@@ -263,23 +263,23 @@ impl Session {
         &mut self,
         at: &At,
         dir: Dir,
-        items: Vec<Result<Message, String>>,
+        items: &mut [Result<Message, String>],
         findings: &mut Findings,
     ) {
-        if let Some(finding) = checks::batch_finding(at, dir, &items, self.revision()) {
+        if let Some(finding) = checks::batch_finding(at, dir, items, self.revision()) {
             findings.push(finding);
         }
         for item in items {
             match item {
                 Ok(msg) => self.message(at, dir, msg, findings),
-                Err(why) => findings.push(checks::not_a_message(at, dir, &why)),
+                Err(why) => findings.push(checks::not_a_message(at, dir, why)),
             }
         }
     }
 
-    fn message(&mut self, at: &At, dir: Dir, mut msg: Message, findings: &mut Findings) {
+    fn message(&mut self, at: &At, dir: Dir, msg: &mut Message, findings: &mut Findings) {
         let dir = if dir == Dir::Unknown {
-            self.infer(&msg)
+            self.infer(msg)
         } else {
             dir
         };
@@ -287,26 +287,26 @@ impl Session {
         self.counts.messages[side.index()] += 1;
         self.timing.tick(at.time.as_ref(), findings);
         if side == Side::Client {
-            self.lifecycle.client_message(at, &msg);
+            self.lifecycle.client_message(at, msg);
         }
-        let declared = self.declared_for(side, &msg);
+        let declared = self.declared_for(side, msg);
         // The handshake is judged by what it settles on, not by what the
         // client proposes (see the checks' context below).
-        let handshake = self.lifecycle.is_handshake(&msg);
+        let handshake = self.lifecycle.is_handshake(msg);
         findings.judge_under(self.lifecycle.judged_by(declared, handshake));
-        let mut ctx = Ctx::new(at, dir, &msg, findings);
+        let mut ctx = Ctx::new(at, dir, msg, findings);
         let request_method = match msg.kind {
             Kind::Request => {
-                self.request(at, side, &msg, &mut ctx);
+                self.request(at, side, msg, &mut ctx);
                 None
             }
             Kind::Notification => {
-                self.notification(at, side, &msg, &mut ctx);
+                self.notification(at, side, msg, &mut ctx);
                 None
             }
             Kind::Response => {
                 self.counts.responses[side.index()] += 1;
-                self.response(at, side, &msg, &mut ctx)
+                self.response(at, side, msg, &mut ctx)
             }
         };
         // The message on its own, judged with what the conversation tells.
@@ -326,7 +326,7 @@ impl Session {
         };
         ctx.findings
             .judge_under(self.lifecycle.judged_by(declared, proposal));
-        for hit in checks::message(&msg, &context) {
+        for hit in checks::message(msg, &context) {
             let mut finding = ctx.finding(hit.rule, hit.message);
             if let Some(severity) = hit.severity {
                 finding.severity = severity;
@@ -341,16 +341,9 @@ impl Session {
         }
         if self.config.schema_check && !msg.partial {
             let revision = self.revision();
-            self.schema.check(
-                revision,
-                at,
-                dir,
-                &mut msg,
-                request_method.as_deref(),
-                findings,
-            );
+            self.schema
+                .check(revision, at, dir, msg, request_method.as_deref(), findings);
         }
-        msg.recycle();
     }
 
     /// The revision a message declares for its exchange: a request's own

@@ -489,13 +489,13 @@ fn session_verdict(
         } else {
             Dir::ServerToClient
         };
-        let item = match parse(line) {
+        let mut item = match parse(line) {
             Frame::Message(msg) => Item::Message { at, dir, msg },
             Frame::Batch(items) => Item::Batch { at, dir, items },
             Frame::LongBatch { .. } => panic!("generated batches are short: {line}"),
             Frame::Invalid(why) => panic!("generated line is no message ({why}): {line}"),
         };
-        session.observe(item, &mut findings);
+        session.observe(&mut item, &mut findings);
     }
     let summary = session.finish(&mut findings);
     (findings.finish(), summary)
