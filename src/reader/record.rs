@@ -137,6 +137,78 @@ macro_rules! line_parser {
 }
 pub(crate) use line_parser;
 
+/// A line put together from pieces (socat's data chunks, strace's write
+/// calls), held as [`Lines`] holds a line: up to the line limit
+/// ([`super::max_line`]); past it only its first [`super::HEAD`] bytes are
+/// kept and its length is counted, and [`queue_assembled`] says so with a
+/// [`Body::Overlong`] record before the head, as for a line read whole.
+#[derive(Debug, Default)]
+pub struct Assembly {
+    bytes: Vec<u8>,
+    /// The line's whole length so far.
+    length: u64,
+}
+
+impl Assembly {
+    /// Adds a piece of the line (no newline in it).
+    pub fn push(&mut self, piece: &[u8]) {
+        self.length += piece.len() as u64;
+        if self.length <= cap() {
+            self.bytes.extend_from_slice(piece);
+        } else if self.bytes.len() > super::HEAD {
+            self.bytes.truncate(super::HEAD);
+            self.bytes.shrink_to_fit();
+        } else {
+            let room = super::HEAD.saturating_sub(self.bytes.len());
+            self.bytes
+                .extend_from_slice(&piece[..room.min(piece.len())]);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.length == 0
+    }
+
+    /// The line so far (its head when it went past the limit), and its
+    /// whole length when it did; the assembly starts again empty.
+    pub fn take(&mut self) -> (Vec<u8>, Option<u64>) {
+        let over = (self.length > cap()).then_some(self.length);
+        self.length = 0;
+        (std::mem::take(&mut self.bytes), over)
+    }
+}
+
+/// The longest line held whole (as [`Lines`] holds it).
+fn cap() -> u64 {
+    super::max_line().max(super::HEAD) as u64
+}
+
+/// Queues an assembled line of `dir` (from [`Assembly::take`]) at `line`:
+/// a line past the limit is said first, then its head.
+pub fn queue_assembled(
+    queue: &mut VecDeque<Record>,
+    line: u64,
+    time: Option<Timestamp>,
+    dir: Dir,
+    (bytes, over): (Vec<u8>, Option<u64>),
+    terminated: bool,
+) {
+    if let Some(length) = over {
+        queue.push_back(Record::new(
+            line,
+            None,
+            Body::Overlong { length },
+            true,
+            None,
+        ));
+    }
+    let body = Body::Line {
+        dir,
+        bytes: bytes.into(),
+    };
+    queue.push_back(Record::new(line, time, body, terminated, None));
+}
+
 /// How many servers a reader remembers having said its notes for.
 pub const SEEN_MAX: usize = 10_000;
 

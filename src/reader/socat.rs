@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, Record};
+use super::record::{Assembly, Body, LineParser, Record};
 use crate::wire::dir::Dir;
 use crate::wire::time::Timestamp;
 
@@ -95,7 +95,7 @@ pub struct SocatReader {
     queue: VecDeque<Record>,
     chunk: Option<Chunk>,
     /// The partial line of each direction: client, server.
-    pending: [Vec<u8>; 2],
+    pending: [Assembly; 2],
     noted: bool,
     last_line: u64,
 }
@@ -106,7 +106,7 @@ impl SocatReader {
             lines,
             queue: VecDeque::new(),
             chunk: None,
-            pending: [Vec::new(), Vec::new()],
+            pending: Default::default(),
             noted: false,
             last_line: 0,
         }
@@ -118,23 +118,15 @@ impl SocatReader {
 
     /// Adds data bytes to a direction and emits its completed lines.
     fn data(&mut self, line_no: u64, dir: Dir, time: &Option<Timestamp>, bytes: &[u8]) {
-        for &b in bytes {
-            if b == b'\n' {
-                let line = std::mem::take(&mut self.pending[Self::slot(dir)]);
-                self.queue.push_back(Record::new(
-                    line_no,
-                    time.clone(),
-                    Body::Line {
-                        dir,
-                        bytes: line.into(),
-                    },
-                    true,
-                    None,
-                ));
-            } else {
-                self.pending[Self::slot(dir)].push(b);
-            }
+        let mut rest = bytes;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let pending = &mut self.pending[Self::slot(dir)];
+            pending.push(&rest[..end]);
+            let line = pending.take();
+            super::record::queue_assembled(&mut self.queue, line_no, time.clone(), dir, line, true);
+            rest = &rest[end + 1..];
         }
+        self.pending[Self::slot(dir)].push(rest);
     }
 
     fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
@@ -220,18 +212,17 @@ impl LineParser for SocatReader {
     fn end(&mut self) {
         // A stream that ended without a newline.
         for dir in [Dir::ClientToServer, Dir::ServerToClient] {
-            let rest = std::mem::take(&mut self.pending[Self::slot(dir)]);
-            if !rest.is_empty() {
-                self.queue.push_back(Record::new(
+            let pending = &mut self.pending[Self::slot(dir)];
+            if !pending.is_empty() {
+                let line = pending.take();
+                super::record::queue_assembled(
+                    &mut self.queue,
                     self.last_line,
                     None,
-                    Body::Line {
-                        dir,
-                        bytes: rest.into(),
-                    },
+                    dir,
+                    line,
                     false,
-                    None,
-                ));
+                );
             }
         }
     }

@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::claude::rebuild_cut;
 use super::lines::Lines;
-use super::record::{Body, LineParser, PartialWhy, Record};
+use super::record::{Assembly, Body, LineParser, PartialWhy, Record};
 use crate::wire::dir::Dir;
 use crate::wire::time::Timestamp;
 
@@ -148,7 +148,7 @@ pub struct StraceReader {
     unfinished: HashMap<Option<u32>, Unfinished>,
     roles: HashMap<u32, Role>,
     /// Bytes of each protocol direction not yet ended by a newline.
-    pending: [Vec<u8>; 2],
+    pending: [Assembly; 2],
     /// Writes to fd 1 before anything showed which fd the server answers on.
     undecided_stdout: Vec<(u64, Option<String>, Vec<u8>)>,
     noted_cut: bool,
@@ -163,7 +163,7 @@ impl StraceReader {
             queue: VecDeque::new(),
             unfinished: HashMap::new(),
             roles: HashMap::new(),
-            pending: [Vec::new(), Vec::new()],
+            pending: Default::default(),
             undecided_stdout: Vec::new(),
             noted_cut: false,
             noted: false,
@@ -221,14 +221,8 @@ impl StraceReader {
     }
 
     fn record(&mut self, line: u64, time: &Option<String>, body: Body, terminated: bool) {
-        let time = time.as_deref().and_then(|t| {
-            Timestamp::parse_local(&format!("1970-01-01 {t}")).map(|mut ts| {
-                ts.text = t.into();
-                ts
-            })
-        });
         self.queue
-            .push_back(Record::new(line, time, body, terminated, None));
+            .push_back(Record::new(line, local_time(time), body, terminated, None));
     }
 
     fn protocol(&mut self, line: u64, call: &Call, role: Role) {
@@ -236,19 +230,14 @@ impl StraceReader {
             Role::ClientToServer => (0, Dir::ClientToServer),
             Role::ServerToClient => (1, Dir::ServerToClient),
         };
-        // What was pending before holds no newline (each was taken): only
-        // the new bytes are searched, and the lines they end are taken out
-        // at once (a search of everything pending after every write call
-        // made a long message quadratic: 48 MB in 10 s and more).
-        let start = self.pending[slot].len();
-        self.pending[slot].extend_from_slice(&call.data);
         if call.cut {
             // The rest of this call's bytes are unknown: keep what the head shows.
             if !self.noted_cut {
                 self.noted_cut = true;
                 self.record(line, &None, Body::Note("strace cut long strings at -s: those messages keep only their id and method".into()), true);
             }
-            let head = std::mem::take(&mut self.pending[slot]);
+            self.pending[slot].push(&call.data);
+            let (head, _) = self.pending[slot].take();
             let text = String::from_utf8_lossy(&head).into_owned();
             let body = match rebuild_cut(text.trim_start()) {
                 Some(json) => Body::Partial {
@@ -263,41 +252,17 @@ impl StraceReader {
             self.record(line, &call.time, body, true);
             return;
         }
-        let pending = &mut self.pending[slot];
-        let ends: Vec<usize> = memchr::memchr_iter(b'\n', &pending[start..])
-            .map(|i| start + i)
-            .collect();
-        let Some(&last) = ends.last() else {
-            return;
-        };
-        // The complete lines, taken whole: a long message that ends its
-        // write is handed on without a copy; what follows its newline stays.
-        let rest = pending.split_off(last + 1);
-        let mut complete = std::mem::replace(pending, rest);
-        let done: Vec<Vec<u8>> = if ends.len() == 1 {
-            complete.pop();
-            vec![complete]
-        } else {
-            let mut from = 0;
-            ends.iter()
-                .map(|&end| {
-                    let line = complete[from..end].to_vec();
-                    from = end + 1;
-                    line
-                })
-                .collect()
-        };
-        for bytes in done {
-            self.record(
-                line,
-                &call.time,
-                Body::Line {
-                    dir,
-                    bytes: bytes.into(),
-                },
-                true,
-            );
+        // Each newline ends the line assembled so far (held up to the line
+        // limit, as a line read whole is); what follows the last stays.
+        let mut rest: &[u8] = &call.data;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            self.pending[slot].push(&rest[..end]);
+            let assembled = self.pending[slot].take();
+            let time = local_time(&call.time);
+            super::record::queue_assembled(&mut self.queue, line, time, dir, assembled, true);
+            rest = &rest[end + 1..];
         }
+        self.pending[slot].push(rest);
     }
 
     fn handle(&mut self, line: u64, call: Call) {
@@ -383,6 +348,16 @@ impl StraceReader {
     }
 }
 
+/// strace's wall-clock time of day (`-t`, `-tt`) as a timestamp of no date.
+fn local_time(time: &Option<String>) -> Option<Timestamp> {
+    time.as_deref().and_then(|t| {
+        Timestamp::parse_local(&format!("1970-01-01 {t}")).map(|mut ts| {
+            ts.text = t.into();
+            ts
+        })
+    })
+}
+
 impl LineParser for StraceReader {
     fn parts(&mut self) -> (&mut Lines, &mut VecDeque<Record>) {
         (&mut self.lines, &mut self.queue)
@@ -398,17 +373,9 @@ impl LineParser for StraceReader {
         // No JSON-RPC was ever written: fd 1 was the wire.
         self.settle_stdout(true);
         for (slot, dir) in [(0, Dir::ClientToServer), (1, Dir::ServerToClient)] {
-            let rest = std::mem::take(&mut self.pending[slot]);
-            if !rest.is_empty() {
-                self.record(
-                    last,
-                    &None,
-                    Body::Line {
-                        dir,
-                        bytes: rest.into(),
-                    },
-                    false,
-                );
+            if !self.pending[slot].is_empty() {
+                let assembled = self.pending[slot].take();
+                super::record::queue_assembled(&mut self.queue, last, None, dir, assembled, false);
             }
         }
     }

@@ -3691,6 +3691,84 @@ fn the_finding_cap_never_hides_a_more_severe_finding() {
     );
 }
 
+/// A message the socat and strace readers put together from pieces (data
+/// chunks, write calls) is held to the line limit like a line read whole:
+/// past it, one `line-too-long`, its head kept (the request still pairs),
+/// and memory bounded (a 0.9 MB `.gz` made a 590 MB line before).
+#[test]
+fn assembled_lines_are_held_to_the_line_limit() {
+    let request = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{{\"name\":\"put\",\"arguments\":{{\"blob\":\"{}\"}}}}}}",
+        "x".repeat(2_000_000)
+    );
+    let answer = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[]}}";
+    let pieces: Vec<&str> = request
+        .as_bytes()
+        .chunks(100_000)
+        .map(|c| std::str::from_utf8(c).expect("ascii"))
+        .collect();
+    // socat -v: each chunk's header, then its data; the last ends the line.
+    let mut socat = String::new();
+    let mut from = 0;
+    for (i, piece) in pieces.iter().enumerate() {
+        let length = piece.len() + usize::from(i == pieces.len() - 1);
+        socat.push_str(&format!(
+            "> 2026/11/29 21:20:05.000000000  length={length} from={from} to={}\n{piece}\n",
+            from + length - 1
+        ));
+        from += length;
+    }
+    socat.push_str(&format!(
+        "< 2026/11/29 21:20:06.000000000  length={} from=0 to={}\n{answer}\n",
+        answer.len() + 1,
+        answer.len()
+    ));
+    // strace: one read call per piece, the last with the newline.
+    let escape = |t: &str| t.replace('"', "\\\"");
+    let mut strace = String::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        let nl = if i == pieces.len() - 1 { "\\n" } else { "" };
+        let n = piece.len() + usize::from(i == pieces.len() - 1);
+        strace.push_str(&format!(
+            "21:30:00.0100{i:02} read(0, \"{}{nl}\", 2097152) = {n}\n",
+            escape(piece)
+        ));
+    }
+    strace.push_str(&format!(
+        "21:30:00.020000 write(1, \"{}\\n\", {}) = {}\n",
+        escape(answer),
+        answer.len() + 1,
+        answer.len() + 1
+    ));
+    let dir = root().join("target/test-scratch/assembled");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    for (name, text, input) in [
+        ("socat.log", socat, "socat"),
+        ("strace.log", strace, "strace"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write");
+        let out = mcpdbg()
+            .env("MCPDBG_MAX_LINE", "1M")
+            .args(["check", "--format", "json", "--input", input])
+            .arg(&path)
+            .output()
+            .expect("runs");
+        let doc = json_of(&out);
+        let fired: Vec<&str> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert!(fired.contains(&"line-too-long"), "{name}: {fired:?}");
+        for wrong in ["invalid-json", "orphan-response", "unanswered-request"] {
+            assert!(!fired.contains(&wrong), "{name}: {fired:?}");
+        }
+    }
+}
+
 /// A line cut at the line limit is one finding, `line-too-long`: its head
 /// is not the client's broken JSON (`invalid-json`), and the request it
 /// holds is recovered from the head, so its answer is no `orphan-response`
