@@ -23,6 +23,9 @@ pub const MAX_TOOLS: usize = 1024;
 pub const MAX_SCHEMA_NODES: usize = 4096;
 /// Nesting of a schema that is compiled.
 pub const MAX_DEPTH: usize = 32;
+/// A schema whose local `$ref`s expand it past this many values is not
+/// compiled ([`expanded`]): validation work per call stays bounded.
+pub const MAX_EXPANDED: u64 = 32_768;
 /// JSON values in arguments or structured content that are validated.
 pub const MAX_VALUE_NODES: usize = 16384;
 /// Violations quoted in one finding.
@@ -170,11 +173,68 @@ fn print_of(tool: &Value) -> u64 {
     h.finish()
 }
 
+/// How many schema values a validation may visit, its local `$ref`s
+/// followed: a chain of `anyOf`s that each name the next twice doubles it
+/// at every link (22 links took 21 s and 7 GB to validate one call). A
+/// reference back into the path being followed counts once (the
+/// instance's depth bounds that recursion). Saturates past `limit`.
+fn expanded(root: &Value, limit: u64) -> u64 {
+    fn walk(
+        v: &Value,
+        root: &Value,
+        memo: &mut std::collections::HashMap<*const Value, u64>,
+        path: &mut std::collections::HashSet<*const Value>,
+        limit: u64,
+    ) -> u64 {
+        let key: *const Value = v;
+        if let Some(&n) = memo.get(&key) {
+            return n;
+        }
+        if !path.insert(key) {
+            return 1;
+        }
+        let mut n: u64 = 1;
+        let children: Box<dyn Iterator<Item = (Option<&str>, &Value)>> = match v {
+            Value::Object(o) => Box::new(o.iter().map(|(k, x)| (Some(k.as_str()), x))),
+            Value::Array(a) => Box::new(a.iter().map(|x| (None, x))),
+            _ => Box::new(std::iter::empty()),
+        };
+        for (k, x) in children {
+            let target = match (k, x) {
+                (Some("$ref"), Value::String(r)) => {
+                    r.strip_prefix('#').and_then(|p| root.pointer(p))
+                }
+                _ => Some(x),
+            };
+            if let Some(target) = target {
+                n = n.saturating_add(walk(target, root, memo, path, limit));
+            }
+            if n > limit {
+                break;
+            }
+        }
+        path.remove(&key);
+        let n = n.min(limit + 1);
+        memo.insert(key, n);
+        n
+    }
+    walk(
+        root,
+        root,
+        &mut Default::default(),
+        &mut Default::default(),
+        limit,
+    )
+}
+
 fn compile(schema: &Value) -> Option<Validator> {
     if !schema.is_object() && !schema.is_boolean() {
         return None;
     }
     within(schema, MAX_SCHEMA_NODES, MAX_DEPTH)?;
+    if expanded(schema, MAX_EXPANDED) > MAX_EXPANDED {
+        return None;
+    }
     jsonschema::options()
         .with_pattern_options(PatternOptions::regex().size_limit(REGEX_SIZE_LIMIT))
         .build(schema)
@@ -473,6 +533,38 @@ impl Tools {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A chain of `anyOf`s each naming the next twice expands to 2^N
+    /// values: not compiled (its validation took 21 s and 7 GB at N = 22),
+    /// while a recursive schema (a tree whose children are trees) and one
+    /// that reuses a definition a few times still are.
+    #[test]
+    fn a_schema_whose_references_explode_is_not_compiled() {
+        let mut defs = serde_json::Map::new();
+        for i in 0..22 {
+            let next = if i < 21 {
+                json!({"$ref": format!("#/$defs/a{}", i + 1)})
+            } else {
+                json!({"type": "string"})
+            };
+            defs.insert(format!("a{i}"), json!({"anyOf": [next, {"allOf": [next]}]}));
+        }
+        let chain =
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a0"}}, "$defs": defs});
+        assert!(within(&chain, MAX_SCHEMA_NODES, MAX_DEPTH).is_some());
+        assert!(expanded(&chain, MAX_EXPANDED) > MAX_EXPANDED);
+        assert!(compile(&chain).is_none());
+        let tree = json!({"type": "object", "properties": {
+            "name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#"}}
+        }});
+        assert!(compile(&tree).is_some());
+        let reused = json!({"type": "object", "properties": {
+            "a": {"$ref": "#/$defs/p"}, "b": {"$ref": "#/$defs/p"}, "c": {"$ref": "#/$defs/p"}
+        }, "$defs": {"p": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "string"}}}}});
+        assert!(expanded(&reused, MAX_EXPANDED) < 64);
+        assert!(compile(&reused).is_some());
+    }
 
     fn listed(tools: Value) -> Tools {
         let mut t = Tools::default();
