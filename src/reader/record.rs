@@ -139,7 +139,7 @@ pub(crate) use line_parser;
 
 /// A line put together from pieces (socat's data chunks, strace's write
 /// calls), held as [`Lines`] holds a line: up to the line limit
-/// ([`super::max_line`]); past it only its first [`super::HEAD`] bytes are
+/// ([`super::lines::max_line`]); past it only its first [`super::lines::HEAD`] bytes are
 /// kept and its length is counted, and [`queue_assembled`] says so with a
 /// [`Body::Overlong`] record before the head, as for a line read whole.
 #[derive(Debug, Default)]
@@ -155,11 +155,11 @@ impl Assembly {
         self.length += piece.len() as u64;
         if self.length <= cap() {
             self.bytes.extend_from_slice(piece);
-        } else if self.bytes.len() > super::HEAD {
-            self.bytes.truncate(super::HEAD);
+        } else if self.bytes.len() > super::lines::HEAD {
+            self.bytes.truncate(super::lines::HEAD);
             self.bytes.shrink_to_fit();
         } else {
-            let room = super::HEAD.saturating_sub(self.bytes.len());
+            let room = super::lines::HEAD.saturating_sub(self.bytes.len());
             self.bytes
                 .extend_from_slice(&piece[..room.min(piece.len())]);
         }
@@ -180,7 +180,7 @@ impl Assembly {
 
 /// The longest line held whole (as [`Lines`] holds it).
 fn cap() -> u64 {
-    super::max_line().max(super::HEAD) as u64
+    super::lines::max_line().max(super::lines::HEAD) as u64
 }
 
 /// Queues an assembled line of `dir` (from [`Assembly::take`]) at `line`:

@@ -2202,6 +2202,23 @@ fn long_tool_results_are_judged_whole() {
 /// modules each names outside comments and unit tests: through `crate::`,
 /// `super::` and `self::` paths (a path names the deepest module it
 /// reaches), and a parent through its children's names (`features::State`).
+/// The Rust files under `dir`, at any depth.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a source folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files
+}
+
 /// The paths a `use` tree (or a plain path) at the start of `text` names,
 /// groups expanded at any depth: `a::{b, c::{d, e}}` is `a::b`, `a::c::d`,
 /// `a::c::e`.
@@ -2241,19 +2258,8 @@ fn use_paths(text: &str) -> Vec<String> {
 }
 
 fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("src dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
     let src = root().join("src");
-    let mut files = Vec::new();
-    walk(&src, &mut files);
+    let files = rust_files(&src);
     // Module path (as segments) -> its file's code.
     let mut modules: std::collections::BTreeMap<Vec<String>, String> =
         std::collections::BTreeMap::new();
@@ -2402,19 +2408,8 @@ fn modules_have_no_import_cycles() {
 /// and what they buy (`| `src/FILE` (N) |`).
 #[test]
 fn every_unsafe_block_is_justified() {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("src dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
     let doc = std::fs::read_to_string(root().join("docs/performance.md")).expect("performance.md");
-    let mut files = Vec::new();
-    walk(&root().join("src"), &mut files);
+    let files = rust_files(&root().join("src"));
     let mut total = 0;
     for file in files {
         let rel = file
@@ -2468,19 +2463,8 @@ fn every_unsafe_block_is_justified() {
 /// cycle).
 #[test]
 fn findings_are_made_only_in_the_rule_families() {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("src dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
     let src = root().join("src");
-    let mut files = Vec::new();
-    walk(&src, &mut files);
+    let files = rust_files(&src);
     let mut outside = Vec::new();
     let mut inside = 0;
     for file in files {
