@@ -186,12 +186,25 @@ pub fn run(
     let (name, bytes) = match message {
         Some(text) if text != "-" => ("<argument>", text.as_bytes().to_vec()),
         _ => {
+            // One message is at most a line: more than the line limit is
+            // refused, not held.
+            let limit = crate::reader::max_line() as u64;
             let mut buf = Vec::new();
             if std::io::stdin().is_terminal() {
                 eprintln!("mcpdbg: reading a message from standard input (end it with Ctrl-D)");
-                super::Typed::new(std::io::stdin().lock()).read_to_end(&mut buf)?;
+                super::Typed::new(std::io::stdin().lock())
+                    .take(limit + 1)
+                    .read_to_end(&mut buf)?;
             } else {
-                std::io::stdin().read_to_end(&mut buf)?;
+                std::io::stdin().take(limit + 1).read_to_end(&mut buf)?;
+            }
+            if buf.len() as u64 > limit {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "standard input holds more than {limit} bytes, the line limit (MCPDBG_MAX_LINE): validate reads one message; check reads a log"
+                    ),
+                ));
             }
             ("-", buf)
         }

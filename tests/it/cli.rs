@@ -982,6 +982,36 @@ fn input_required_asks_only_for_declared_kinds() {
     assert!(found[1].starts_with("input-required-misuse@7") && found[1].contains("`tools/list`"));
 }
 
+/// `validate -` holds at most the line limit of standard input: more is
+/// refused with exit 2 and the reason (it read stdin whole before).
+#[test]
+fn validate_reads_at_most_the_line_limit_of_stdin() {
+    let mut child = mcpdbg()
+        .env("MCPDBG_MAX_LINE", "1M")
+        .args(["validate", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let chunk = vec![b' '; 1 << 20];
+        // 64 MiB offered; the binary stops reading after the limit.
+        for _ in 0..64 {
+            if stdin.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("binary ends");
+    writer.join().expect("writer thread");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("MCPDBG_MAX_LINE"), "{err}");
+}
+
 #[test]
 fn validate_judges_one_message() {
     let json = |args: &[&str]| {
