@@ -264,26 +264,7 @@ fn json_schema_version_1_is_pinned() {
             "file",
         );
         for session in file["sessions"].as_array().expect("sessions") {
-            keys(
-                session,
-                &[
-                    "name",
-                    "era",
-                    "protocol_version",
-                    "requested_version",
-                    "revision",
-                    "client",
-                    "server",
-                    "messages",
-                    "pending",
-                    "pending_total",
-                    "first_line",
-                    "last_line",
-                    "mid_session",
-                ],
-                &[],
-                "session",
-            );
+            keys(session, &SESSION_KEYS, &[], "session");
             keys(&session["client"], &["name", "version"], &[], "client");
             keys(
                 &session["messages"],
