@@ -11,18 +11,20 @@
 //!                       (wire/skim.rs parses a line, cutting long payload strings;
 //!                        wire/message.rs turns JSON into messages: both pure)
 //!       ──session/──▶ findings as they happen, then Summary + hangs
-//!                       (session/pairing.rs: the one request table and inference;
-//!                        the session hands each message to the rule families
+//!                       (the session hands each message to the rule families
 //!                        of rules/, which make every finding; rules/mod.rs:
-//!                        the catalogue, whose revisions gate them)
+//!                        the catalogue, whose revisions gate them; both read
+//!                        facts/: what the session established, with
+//!                        facts/pairing.rs, the one request table and inference)
 //!       ──report──▶ render/ ──▶ Write                     one file per output format
 //! ```
 //!
 //! `pipeline.rs` is the one wiring of reader, transport and session
 //! (`Checker` feeds it record by record). `views/` shows a session beside
 //! `check`: the conversation's rows (`timeline`), numbers (`stats`), and the
-//! captures `diff` and `replay` compare; they pair with the session's
-//! pairing component. `live/` holds what runs live: the recorder, replay,
+//! captures `diff` and `replay` compare; they pair with the one request
+//! table of `facts/pairing.rs`. Each top-level module names only the layers
+//! below it (a test reads the imports). `live/` holds what runs live: the recorder, replay,
 //! probe, `check --follow` and the progress line. `cmd/` has one module per
 //! subcommand; `main.rs` parses the arguments (`cli.rs`), runs one and maps
 //! its [`exit::ExitStatus`]. `wire/` is the vocabulary every stage shares.
@@ -53,7 +55,7 @@
 
 pub mod cmd;
 pub mod exit;
-pub mod finding;
+pub mod facts;
 pub mod live;
 pub mod pipeline;
 pub mod protocol;

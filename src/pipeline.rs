@@ -9,10 +9,10 @@ use std::io::{self, Read};
 
 use indexmap::IndexMap;
 
-use crate::finding::{Finding, Findings};
 use crate::reader::{self, Body, Format, Record};
 use crate::redact::Redactor;
 use crate::report::FileReport;
+use crate::rules::finding::{Finding, Findings};
 use crate::rules::{Rule, framing};
 use crate::session::{Boundary, Config, FollowStop, LogCut, Session, Summary, Waiting};
 use crate::transport::{Item, Transport};
@@ -35,7 +35,7 @@ pub struct Options {
     pub read_ahead: bool,
 }
 
-pub use crate::finding::Filter;
+pub use crate::rules::finding::Filter;
 
 /// One session source's pipeline: its transport, its current session, and
 /// that session's index in the report.

@@ -26,8 +26,8 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Value};
 
-use crate::finding::Finding;
 use crate::report::Summary;
+use crate::rules::finding::Finding;
 use crate::text::{EXCERPT_CHARS, head};
 use crate::transport::Item;
 use crate::wire::message::{IdField, Message, RequestId};

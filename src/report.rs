@@ -3,15 +3,14 @@
 
 use std::time::Duration;
 
-use crate::finding::Finding;
+pub use crate::facts::{Counts, Implementation};
 use crate::protocol::Era;
 use crate::protocol::Revision;
 use crate::rules::Severity;
+use crate::rules::finding::Finding;
 use crate::wire::dir::Dir;
-use crate::wire::message::Field;
 use crate::wire::message::RequestId;
 use crate::wire::time::Timestamp;
-use serde_json::Value;
 
 /// The analysis of one input file (or, for `validate`, one message).
 #[derive(Debug)]
@@ -99,40 +98,6 @@ impl FileReport {
     pub fn worst(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).max()
     }
-}
-
-/// A peer's `name` and `version` as it declared them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Implementation {
-    pub name: String,
-    pub version: Option<String>,
-}
-
-impl Implementation {
-    pub(crate) fn from_value(v: Option<&Value>) -> Option<Implementation> {
-        let v = v?;
-        Some(Implementation {
-            name: v.field("name")?.as_str()?.to_string(),
-            version: v
-                .field("version")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
-        })
-    }
-}
-
-/// Running counts, per side, used for the summary and for hang stories
-/// ("after the request, the server answered 3 others").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Messages sent, indexed by [`Side`].
-    pub messages: [u64; 3],
-    /// Responses sent, indexed by [`Side`].
-    pub responses: [u64; 3],
-    /// Lines on a JSON stream that were not messages, indexed by [`Side`].
-    pub noise: [u64; 3],
-    pub stderr: u64,
 }
 
 /// A request still open when the log ended.

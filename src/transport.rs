@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
-use crate::finding::Findings;
 use crate::reader::{Body, PartialWhy, Record};
+use crate::rules::finding::Findings;
 use crate::rules::framing;
 use crate::text::{excerpt, excerpt_bytes};
 use crate::wire::dir::Dir;

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 
 use super::Form;
 use crate::exit::ExitStatus;
-use crate::finding::Finding;
 use crate::live::replay;
 use crate::pipeline::{self, Options};
 use crate::reader::Format;
 use crate::redact::Redactor;
 use crate::render;
+use crate::rules::finding::Finding;
 use crate::text::escape_control;
 use crate::views::capture::{self, Capture, Limits};
 use crate::views::diff::{self, Change, Comparison, Expect, Labels, Pattern, Target};

@@ -11,7 +11,7 @@ use crate::exit::ExitStatus;
 use crate::live::probe::{self, ProbeOptions};
 use crate::pipeline::{self, Options};
 use crate::report::Report;
-use crate::views::baseline::Surface;
+use crate::rules::baseline::Surface;
 use crate::views::capture;
 
 /// `--baseline FILE`, with `--update-baseline`.

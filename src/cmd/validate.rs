@@ -6,12 +6,12 @@
 //! session (pairing, ordering, the handshake, negotiated capabilities) cannot
 //! be judged, and the report says so instead of guessing. No I/O.
 
-use crate::finding::Findings;
+use crate::facts::pairing::Pairing;
 use crate::protocol::Revision;
 use crate::reader::{Body, Record};
 use crate::report::{FileReport, MessageReport};
 use crate::rules::checks::{self, Context};
-use crate::session::pairing::Pairing;
+use crate::rules::finding::Findings;
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;

@@ -250,7 +250,7 @@ impl Part {
                 .as_ref()
                 .map(|(newest, read)| (newest.clone(), read.elapsed().as_secs_f64()));
             self.checker
-                .stop_following(crate::session::FollowStop { clock });
+                .stop_following(crate::facts::evidence::FollowStop { clock });
         }
         let partial = std::mem::take(&mut self.partial);
         self.feed.0.borrow_mut().extend(partial);

@@ -5,8 +5,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::finding::Filter;
 use crate::rules::Severity;
+use crate::rules::finding::Filter;
 
 /// Options of the CI formats.
 #[derive(Clone, Debug)]

@@ -41,9 +41,9 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::Finding;
     use crate::report::FileReport;
     use crate::rules::Rule;
+    use crate::rules::finding::Finding;
 
     #[test]
     fn one_line_per_finding() {

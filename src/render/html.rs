@@ -626,7 +626,7 @@ impl Sink for Html<'_> {
 
 /// The headline's stalls, each naming its likely culprit (the end of the
 /// `server-stalled` message), before the hangs: the cause before its victims.
-fn stall_headlines(findings: &[crate::finding::Finding]) -> Vec<String> {
+fn stall_headlines(findings: &[crate::rules::finding::Finding]) -> Vec<String> {
     findings
         .iter()
         .filter(|f| f.rule == crate::rules::Rule::ServerStalled)

@@ -28,10 +28,10 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::finding::Finding;
 use crate::report::{FileReport, MessageReport, Report};
 use crate::report::{Implementation, Summary};
 use crate::rules::Rule;
+use crate::rules::finding::Finding;
 use crate::wire::dir::Side;
 
 /// The version of the JSON schema. Bump it when a field changes meaning or

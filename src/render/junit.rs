@@ -19,10 +19,10 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::finding::Finding;
 use crate::protocol::Revision;
 use crate::render::ci::CiOptions;
 use crate::report::{FileReport, Report};
+use crate::rules::finding::Finding;
 use crate::rules::{Group, Rule, Severity};
 
 pub fn render(report: &Report, options: &CiOptions, out: &mut dyn Write) -> io::Result<()> {

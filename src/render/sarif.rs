@@ -14,10 +14,10 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::finding::Finding;
 use crate::render::ci::{self, CiOptions, Place};
 use crate::report::Report;
 use crate::rules::Rule;
+use crate::rules::finding::Finding;
 
 /// The schema the log says it follows (the SARIF 2.1.0 schema as
 /// published on schemastore.org, the address GitHub's documentation uses).

@@ -8,9 +8,9 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Style as TableStyle, Width};
 
-use crate::finding::Finding;
 use crate::report::{FileReport, MessageReport, Report};
 use crate::report::{Implementation, Summary};
+use crate::rules::finding::Finding;
 use crate::rules::{Rule, Severity};
 use crate::text::{escape_control, wrap};
 use crate::wire::dir::Dir;

@@ -7,11 +7,11 @@
 
 use serde_json::Value;
 
-use crate::finding::Finding;
+use crate::facts::Facts;
 use crate::protocol::{Era, Revision};
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
-use crate::session::core::Facts;
+use crate::rules::finding::Finding;
 use crate::wire::dir::Side;
 use crate::wire::message::{Field, Kind, Message};
 

@@ -9,8 +9,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::finding::Finding;
 use crate::protocol::{self, Era, Revision, Sender, Shape};
+use crate::rules::finding::Finding;
 use crate::rules::{Rule, Severity};
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::{

@@ -5,8 +5,8 @@
 //! what is reported passes the catalogue's gate ([`Findings::judge_under`],
 //! set by the session to the revision the message is judged by).
 
-use crate::finding::{Finding, Findings};
 use crate::rules::Rule;
+use crate::rules::finding::{Finding, Findings};
 use crate::wire::dir::Dir;
 use crate::wire::time::At;
 use serde_json::Value;

@@ -5,8 +5,8 @@
 //! JSON that is no message); these are the findings' words, each at the
 //! line and with the writer it is about.
 
-use crate::finding::{Finding, Findings};
 use crate::rules::Rule;
+use crate::rules::finding::{Finding, Findings};
 use crate::text::{excerpt, excerpt_bytes};
 use crate::wire::dir::Dir;
 use crate::wire::time::At;

@@ -3,15 +3,15 @@
 //! and its story says what the owing side did after it (answers, other
 //! messages, stray text, stderr, the process's end) and the likely cause.
 //! Pure: the session decides which requests hang and gathers the
-//! [`Evidence`] (`session/evidence.rs`); this file words it, for every
+//! [`Evidence`] (`facts/evidence.rs`); this file words it, for every
 //! input format alike.
 
 use std::collections::VecDeque;
 
-use crate::finding::Finding;
+use crate::facts::crash::Crash;
+use crate::facts::evidence::{FollowStop, LogCut};
+use crate::rules::finding::Finding;
 use crate::rules::{Rule, Severity};
-use crate::session::crash::Crash;
-use crate::session::evidence::{FollowStop, LogCut};
 use crate::text::duration;
 use crate::wire::dir::Side;
 use crate::wire::event::Ending;

@@ -4,14 +4,14 @@
 //! `id-type-mismatch` (an answer whose id matches only once its type is
 //! changed), `orphan-response`, and `open-request-limit`, the note that
 //! mcpdbg stopped following a side's new requests. The session keeps the
-//! request table and the used ids (`session::pairing`, `session::core`) and
+//! request table and the used ids (`facts::pairing`, `facts`) and
 //! decides which case a message is; these are the findings' words.
 
+use crate::facts::pairing::MAX_OPEN;
+use crate::facts::{Open, Used};
 use crate::protocol::Revision;
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
-use crate::session::core::{Open, Used};
-use crate::session::pairing::MAX_OPEN;
 use crate::wire::dir::Side;
 use crate::wire::message::RequestId;
 

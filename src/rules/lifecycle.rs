@@ -9,12 +9,12 @@
 
 use serde_json::Value;
 
-use crate::finding::{Finding, Findings};
+use crate::facts::Implementation;
+use crate::facts::Open;
 use crate::protocol::{self, Era, Revision};
-use crate::report::Implementation;
 use crate::rules::ctx::Ctx;
+use crate::rules::finding::{Finding, Findings};
 use crate::rules::{Rule, capabilities};
-use crate::session::core::Open;
 use crate::text::excerpt;
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::{Field, Kind, Message, RequestId};

@@ -22,6 +22,7 @@ pub mod baseline;
 pub(crate) mod capabilities;
 pub mod checks;
 pub(crate) mod ctx;
+pub mod finding;
 pub mod framing;
 pub(crate) mod hangs;
 pub(crate) mod ids;

@@ -8,12 +8,12 @@
 
 use serde_json::Value;
 
+use crate::facts::hash::{HashMap, HashSet, bounded_insert};
+use crate::facts::pairing::Pairing;
+use crate::facts::{Facts, Open};
 use crate::protocol;
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
-use crate::session::core::{Facts, Open};
-use crate::session::hash::{HashMap, HashSet, bounded_insert};
-use crate::session::pairing::Pairing;
 use crate::text::excerpt;
 use crate::wire::dir::Side;
 use crate::wire::message::{Field, Message, RequestId};

@@ -4,10 +4,10 @@
 //! `session-restarted` (a new session begins in the same log) and
 //! `direction-inferred` (a log without direction markers).
 
-use crate::finding::Finding;
+use crate::facts::Inference;
+use crate::facts::Restart;
 use crate::rules::Rule;
-use crate::session::boundary::Restart;
-use crate::session::core::Inference;
+use crate::rules::finding::Finding;
 use crate::text::excerpt;
 use crate::wire::time::At;
 

@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use crate::finding::{Finding, Findings};
+use crate::facts::official;
 use crate::protocol::Revision;
 use crate::rules::Rule;
-use crate::session::official;
+use crate::rules::finding::{Finding, Findings};
 use crate::text::excerpt;
 use crate::wire::dir::Dir;
 use crate::wire::message::{Field, Kind, Message};

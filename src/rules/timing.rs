@@ -2,10 +2,10 @@
 //! close to the client's own timeout as its cancels show it) and
 //! `server-stalled` (the stall detector, [`stall`]). All time is the log's.
 
-use crate::finding::{Finding, Findings};
+use crate::facts::{Facts, Open};
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
-use crate::session::core::{Facts, Open};
+use crate::rules::finding::{Finding, Findings};
 use crate::text::duration;
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::RequestId;
@@ -224,7 +224,7 @@ mod tests {
         assert_eq!(reason_seconds("timed out"), None);
     }
 
-    fn findings(log: String) -> Vec<crate::finding::Finding> {
+    fn findings(log: String) -> Vec<crate::rules::finding::Finding> {
         let options = crate::pipeline::Options::default();
         let input = Box::new(std::io::Cursor::new(log.into_bytes()));
         crate::pipeline::check("t.log", input, &options)

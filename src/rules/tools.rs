@@ -15,12 +15,12 @@
 
 use serde_json::Value;
 
+use crate::facts::hash::HashSet;
+use crate::facts::schemas;
+use crate::facts::{Facts, Open};
 use crate::protocol::Revision;
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
-use crate::session::core::{Facts, Open};
-use crate::session::hash::HashSet;
-use crate::session::schemas;
 use crate::text::excerpt;
 use crate::wire::message::{Field, Message};
 

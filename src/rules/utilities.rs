@@ -11,11 +11,11 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use crate::facts::hash::{HashMap, HashSet};
+use crate::facts::{Facts, Open, Used};
 use crate::protocol::{Era, Revision};
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
-use crate::session::core::{Facts, Open, Used};
-use crate::session::hash::{HashMap, HashSet};
 use crate::text::excerpt;
 use crate::wire::dir::Side;
 use crate::wire::message::{Field, Message, RequestId};

@@ -2,6 +2,7 @@
 //! definition of that boundary, asked by the check, the row views and the
 //! captures of diff and replay alike.
 
+pub use crate::facts::Restart;
 use crate::transport::Item;
 use crate::wire::dir::Dir;
 use crate::wire::event::EventKind;
@@ -55,15 +56,6 @@ impl Boundary {
         }
         None
     }
-}
-
-/// Why a new session began (see [`Boundary`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Restart {
-    /// A recorder's `# start`: the server process was started again.
-    Started,
-    /// The client sent `initialize` after the session had ended.
-    Reinitialized,
 }
 
 #[cfg(test)]

@@ -26,41 +26,34 @@
 
 use serde_json::Value;
 
-use crate::finding::{Finding, Findings};
 use crate::protocol::{Era, Revision};
 use crate::rules::checks;
+use crate::rules::finding::{Finding, Findings};
 use crate::text::excerpt;
 use crate::transport::{At, Item};
 use crate::wire::dir::{Dir, Side};
 use crate::wire::event::EventKind;
 use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 
-pub use crate::report::{Counts, Implementation, OpenRequest, Summary};
+use crate::facts::evidence::Evidence;
+pub use crate::facts::evidence::{FollowStop, LogCut};
+pub use crate::facts::{Counts, Implementation};
+use crate::facts::{
+    Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
+};
+pub use crate::report::{OpenRequest, Summary};
 use crate::rules::ctx::{Ctx, request_subject};
 use crate::rules::{
     capabilities, hangs, ids, lifecycle, modern, notes, schema, timing, tools, utilities,
 };
-use core::{
-    Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
-};
-use evidence::Evidence;
-pub(crate) use evidence::looks_like_error;
-pub use evidence::{FollowStop, LogCut};
 
 pub(crate) mod boundary;
-pub(crate) mod core;
-pub(crate) mod crash;
 
-pub(crate) mod evidence;
-pub(crate) mod hash;
-pub mod official;
-pub mod pairing;
-pub mod schemas;
-
+use crate::facts::pairing;
+pub use crate::facts::pairing::MAX_OPEN;
 pub use boundary::{Boundary, Restart};
-pub use pairing::MAX_OPEN;
 
-use pairing::{Opened, Pairing};
+use crate::facts::pairing::{Opened, Pairing};
 
 /// What the user told us about the session.
 #[derive(Clone, Debug)]

@@ -11,10 +11,10 @@ use std::io::{self, Read};
 
 use serde_json::{Map, Value};
 
-use crate::finding::Findings;
+use crate::facts::pairing::Pairing;
 use crate::reader::{self, Body, Format, PartialWhy};
+use crate::rules::finding::Findings;
 use crate::session::Boundary;
-use crate::session::pairing::Pairing;
 use crate::transport::{Item, Transport};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;

@@ -7,7 +7,7 @@
 //! took, and a light direction inference for logs without markers (the
 //! method table, then the request a response answers). What waits for an
 //! answer and what settles it are the session's judgements, asked of
-//! `session::pairing` (so a view never calls a request open that `check`
+//! `facts::pairing` (so a view never calls a request open that `check`
 //! does not); [`Conversations`] keeps one conversation per lane, as `check`
 //! splits a log of several servers. It judges nothing: rules and findings
 //! stay with the session. Pure: no I/O, no clock; memory grows with the
@@ -15,8 +15,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::facts::pairing::{self, Opened, Pairing};
 use crate::session::Boundary;
-use crate::session::pairing::{self, Opened, Pairing};
 use crate::text::excerpt;
 use crate::transport::{At, Item};
 use crate::wire::dir::Dir;
@@ -161,7 +161,7 @@ pub struct OpenRequest {
 
 /// At most this many requests left open by earlier sessions of a file are
 /// kept (a log of many restarts stays bounded).
-const ABANDONED_KEPT: usize = crate::session::MAX_OPEN;
+const ABANDONED_KEPT: usize = crate::facts::pairing::MAX_OPEN;
 
 /// The conversation state of one file.
 #[derive(Debug, Default)]

@@ -431,7 +431,7 @@ impl Comparison {
 }
 
 /// Rule name -> number of findings of a `check` report.
-pub fn rule_counts(findings: &[crate::finding::Finding]) -> IndexMap<String, usize> {
+pub fn rule_counts(findings: &[crate::rules::finding::Finding]) -> IndexMap<String, usize> {
     let mut out = IndexMap::new();
     for f in findings {
         *out.entry(f.rule.name().to_string()).or_insert(0) += 1;

@@ -10,8 +10,8 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use crate::finding::Findings;
 use crate::pipeline::{Checker, Options};
+use crate::rules::finding::Findings;
 use indexmap::IndexMap;
 
 use crate::reader::{self, Body, Format, Records, Source};

@@ -10,10 +10,10 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
 
-use crate::finding::Finding;
 use crate::pipeline;
 use crate::reader::Format;
 use crate::rules::Severity;
+use crate::rules::finding::Finding;
 use crate::views::conversation::{Entry, EntryKind};
 use crate::views::passes::{self, Entries, Prepared};
 use crate::wire::dir::Dir;
@@ -125,7 +125,7 @@ impl Burst {
     }
 }
 
-use crate::session::looks_like_error;
+use crate::facts::evidence::looks_like_error;
 
 /// Runs of whitespace as one space, trimmed, and a banner's frame (box
 /// drawing and block characters) at either end left out.

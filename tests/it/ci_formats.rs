@@ -16,10 +16,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use mcpdbg::finding::Finding;
 use mcpdbg::render::ci::CiOptions;
 use mcpdbg::render::sarif;
 use mcpdbg::report::{FileReport, Report};
+use mcpdbg::rules::finding::Finding;
 use mcpdbg::rules::{Rule, Severity};
 use serde_json::Value;
 

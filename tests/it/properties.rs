@@ -469,7 +469,10 @@ fn session_verdict(
     lines: &[(bool, String)],
     schema_check: bool,
     parse: impl Fn(&str) -> mcpdbg::wire::message::Frame,
-) -> (Vec<mcpdbg::finding::Finding>, mcpdbg::session::Summary) {
+) -> (
+    Vec<mcpdbg::rules::finding::Finding>,
+    mcpdbg::session::Summary,
+) {
     use mcpdbg::session::{Config, Session};
     use mcpdbg::transport::{At, Item};
     use mcpdbg::wire::dir::Dir;
@@ -478,7 +481,7 @@ fn session_verdict(
         schema_check,
         ..Config::default()
     });
-    let mut findings = mcpdbg::finding::Findings::default();
+    let mut findings = mcpdbg::rules::finding::Findings::default();
     for (i, (from_client, line)) in lines.iter().enumerate() {
         let at = At {
             line: i as u64 + 1,

@@ -13,7 +13,7 @@
 
 use foldhash::HashMap;
 
-use crate::finding::Finding;
+use crate::rules::finding::Finding;
 use crate::text::duration;
 use crate::wire::time::Timestamp;
 

@@ -12,7 +12,7 @@ use crate::wire::dir::Side;
 use crate::wire::event::Ending;
 use crate::wire::time::Timestamp;
 
-/// How a log was cut short ([`super::Session::log_cut`]).
+/// How a log was cut short ([`crate::session::Session::log_cut`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogCut {
     /// It ends in the middle of a message (`truncated-line`).

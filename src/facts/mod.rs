@@ -1,16 +1,74 @@
-//! What every rule family reads of a session: the requests each side has
-//! open ([`Open`]), the ids each side has used ([`UsedIds`]), where the
-//! handshake stands ([`Phase`]) and the facts a family is judged with
-//! ([`Facts`]). Plain data: the session keeps it up to date, the families
-//! in `rules/` read it.
+//! What the session has established, read by every rule family and kept
+//! up to date by the session (`session/`): the requests each side has open
+//! (`Open`), the ids each side has used (`UsedIds`), the facts a family
+//! is judged with (`Facts`), the peers ([`Implementation`]), the running
+//! [`Counts`], why a session restarted ([`Restart`]); and in the files
+//! below, the request table (`pairing`), what may explain a hang
+//! (`evidence`, `crash`), the compiled schemas (`schemas`, `official`).
+//!
+//! Plain data and the pure functions that read it: this module sits under
+//! both the session and the rule families and names neither, so each
+//! judgement here is made once and asked by both.
+
+use serde_json::Value;
 
 use crate::protocol::{self, Era, Revision};
-use crate::report::Counts;
-use crate::wire::message::{Message, RequestId};
+use crate::wire::message::{Field, Message, RequestId};
 use crate::wire::time::At;
 use crate::wire::time::Timestamp;
 
-use super::hash::HashMap;
+use hash::HashMap;
+
+pub(crate) mod crash;
+pub(crate) mod evidence;
+pub(crate) mod hash;
+pub mod official;
+pub mod pairing;
+pub mod schemas;
+
+/// A peer's `name` and `version` as it declared them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementation {
+    pub name: String,
+    pub version: Option<String>,
+}
+
+impl Implementation {
+    pub(crate) fn from_value(v: Option<&Value>) -> Option<Implementation> {
+        let v = v?;
+        Some(Implementation {
+            name: v.field("name")?.as_str()?.to_string(),
+            version: v
+                .field("version")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        })
+    }
+}
+
+/// Running counts, per side, used for the summary and for hang stories
+/// ("after the request, the server answered 3 others").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Messages sent, indexed by [`Side`](crate::wire::dir::Side).
+    pub messages: [u64; 3],
+    /// Responses sent, indexed by [`Side`](crate::wire::dir::Side).
+    pub responses: [u64; 3],
+    /// Lines on a JSON stream that were not messages, indexed by
+    /// [`Side`](crate::wire::dir::Side).
+    pub noise: [u64; 3],
+    pub stderr: u64,
+}
+
+/// Why a new session began (see `session::Boundary`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restart {
+    /// A recorder's `# start`: the server process was started again.
+    Started,
+    /// The client sent `initialize` after the session had ended.
+    Reinitialized,
+}
 
 /// What a rule family is judged with, as the session stands when it asks
 /// (the handshake may move between two families' turns on one message).

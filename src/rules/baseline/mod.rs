@@ -1,14 +1,18 @@
 //! The baseline family: what changed in a server's surface (its tools,
 //! resources, resource templates and prompts) from a stored baseline
 //! (`probe --baseline`): an item removed, added or changed, a tool's
-//! schema changed. The surfaces are read and written by `views/baseline.rs`.
+//! schema changed. The surface and its file are in `surface.rs`; a capture
+//! is read into one by `views/baseline.rs`.
 
 use serde_json::{Map, Value};
 
-use crate::finding::{Finding, Findings};
 use crate::rules::Rule;
-use crate::views::baseline::{Kind, Surface};
+use crate::rules::finding::{Finding, Findings};
 use crate::wire::dir::Dir;
+
+pub mod surface;
+
+pub use surface::{Kind, Surface};
 
 /// The most JSON paths a finding names.
 const MAX_PATHS: usize = 5;
@@ -197,8 +201,8 @@ fn diff(
 
 #[cfg(test)]
 mod tests {
+    use super::surface::{Kind, keep, tests::surface};
     use super::*;
-    use crate::views::baseline::{Kind, keep, tests::surface};
     use serde_json::json;
 
     #[test]
