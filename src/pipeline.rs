@@ -214,7 +214,9 @@ impl AheadBatch {
             return match &record.body {
                 Body::Partial { json, .. } => json.len(),
                 Body::Unreadable(bytes) => bytes.len(),
-                Body::HostParseError(text) | Body::Undecodable { error: text, .. } => text.len(),
+                Body::HostParseError(text)
+                | Body::HostRejected(text)
+                | Body::Undecodable { error: text, .. } => text.len(),
                 _ => 0,
             };
         };

@@ -373,6 +373,13 @@ impl Transport {
                     dir: Dir::ServerToClient,
                 });
             }
+            Body::HostRejected(said) => {
+                findings.push(framing::host_rejected(&at, &said));
+                out.push(Item::Noise {
+                    at,
+                    dir: Dir::ServerToClient,
+                });
+            }
             Body::Note(text) => self.note(&text, at.line),
             Body::Undecodable { error, lines_read } => {
                 findings.push(framing::undecodable(&error, lines_read))

@@ -164,7 +164,7 @@ impl ClaudeReader {
             payload_body(&bytes, Dir::ClientToServer, payload)
         } else if let Some(payload) = message.strip_prefix("Message from server: ") {
             payload_body(&bytes, Dir::ServerToClient, payload)
-        } else if is_parse_error(message) {
+        } else if super::record::is_json_parse_error(message) {
             Body::HostParseError(message.to_string())
         } else {
             Body::Event(Event::host(message))
@@ -204,12 +204,6 @@ fn strip_metadata(message: &str) -> (&str, bool) {
 
 /// The host's own JSON parse errors: V8's wording for a line of server
 /// stdout that is not JSON.
-fn is_parse_error(message: &str) -> bool {
-    (message.starts_with("Unexpected token") && message.contains("is not valid JSON"))
-        || message.contains(" in JSON at position")
-        || message.starts_with("Unexpected end of JSON input")
-}
-
 const TRUNCATION: &str = " chars truncated]...";
 
 /// `line` is the log's line that holds `payload`.

@@ -109,6 +109,8 @@ struct Conn {
     /// A NoHandshake mark was sent for the current session.
     marked: bool,
     connected: bool,
+    /// The connection was said to be gone (dropped, closed).
+    ended: bool,
     next: u64,
     open: HashMap<Box<str>, VecDeque<u64>>,
     open_count: usize,
@@ -133,12 +135,44 @@ enum Said<'a> {
     Established(&'a str),
     Calling(&'a str),
     Completed(&'a str),
-    Failed(&'a str, &'a str),
+    /// `Tool 'T' failed after D: WHY`: the tool, how it failed, and `D`.
+    Failed(&'a str, Failure<'a>, &'a str),
     Dropped,
+    /// `Connection error: TEXT` (the SDK's `onerror`: while connected, a
+    /// stdout line it could not parse or whose schema it rejected).
+    ConnectionError(&'a str),
     ConnectFailed,
     Closing,
     Stderr(&'a str),
     Other,
+}
+
+/// How a call failed, by the TypeScript SDK's words after `failed after D: `.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Failure<'a> {
+    /// `MCP error -32001: Request timed out`: the host's own timeout fired;
+    /// the server had not answered (the SDK then cancels the request).
+    HostTimeout,
+    /// `MCP error -32000: Connection closed`: the connection closed with the
+    /// call open; nothing answered it.
+    ConnectionClosed,
+    /// `MCP error CODE: MESSAGE`: the server's JSON-RPC error answer.
+    Error(i64, &'a str),
+    /// Any other text: the tool's result with `isError: true`, its text.
+    Tool(&'a str),
+}
+
+fn failure(why: &str) -> Failure<'_> {
+    let Some(rest) = why.strip_prefix("MCP error ") else {
+        return Failure::Tool(why);
+    };
+    let (code, message) = rest.split_once(": ").unwrap_or((rest, ""));
+    match (code.parse::<i64>(), message) {
+        (Ok(-32001), m) if m.starts_with("Request timed out") => Failure::HostTimeout,
+        (Ok(-32000), m) if m.starts_with("Connection closed") => Failure::ConnectionClosed,
+        (Ok(code), m) => Failure::Error(code, m),
+        (Err(_), _) => Failure::Tool(why),
+    }
 }
 
 fn said(text: &str) -> Said<'_> {
@@ -158,13 +192,15 @@ fn said(text: &str) -> Said<'_> {
         if what.starts_with("completed successfully") {
             Said::Completed(tool)
         } else if let Some(after) = what.strip_prefix("failed after ") {
-            let why = after.split_once(": ").map_or("", |(_, w)| w);
-            Said::Failed(tool, why)
+            let (took, why) = after.split_once(": ").unwrap_or((after, ""));
+            Said::Failed(tool, failure(why), took)
         } else {
             Said::Other
         }
     } else if text.starts_with("STDIO connection dropped") {
         Said::Dropped
+    } else if let Some(error) = text.strip_prefix("Connection error: ") {
+        Said::ConnectionError(error)
     } else if text.starts_with("Connection failed") || text.starts_with("Connection error") {
         Said::ConnectFailed
     } else if text.starts_with("Closing transport") || text.starts_with("Terminating MCP server") {
@@ -269,33 +305,81 @@ impl ClaudeCodeReader {
                 });
                 out.push(partial(Dir::ClientToServer, json));
             }
-            Said::Completed(tool) | Said::Failed(tool, _) => {
+            Said::Completed(tool) | Said::Failed(tool, ..) => {
                 let id = conn.open.get_mut(tool).and_then(VecDeque::pop_front);
-                match id {
-                    Some(id) => {
-                        conn.open_count -= 1;
-                        if conn.open.get(tool).is_some_and(VecDeque::is_empty) {
-                            conn.open.remove(tool);
-                        }
-                        let json = match said {
-                            Said::Failed(_, why) => serde_json::json!({
-                                "jsonrpc": "2.0", "id": id,
-                                "error": {"message": if why.is_empty() { text } else { why }},
-                            }),
-                            _ => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-                        };
-                        out.push(partial(Dir::ServerToClient, json));
-                    }
-                    None => out.push(Body::Event(Event::host(format!(
+                let Some(id) = id else {
+                    out.push(Body::Event(Event::host(format!(
                         "{text} (no call of this tool is open)"
-                    )))),
+                    ))));
+                    return self.queue_all(line, time, out, t, &source);
+                };
+                conn.open_count -= 1;
+                if conn.open.get(tool).is_some_and(VecDeque::is_empty) {
+                    conn.open.remove(tool);
                 }
+                let json = match said {
+                    // The host gave up: the SDK's timeout cancels the
+                    // request (it may not be logged); the server never
+                    // answered, so the request stays open, a hang.
+                    Said::Failed(_, Failure::HostTimeout, took) => serde_json::json!({
+                        "jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {
+                            "requestId": id,
+                            "reason": format!("Request timed out (the host's own timeout, after {took})"),
+                        },
+                    }),
+                    // The connection closed with the call open: no answer.
+                    Said::Failed(_, Failure::ConnectionClosed, _) => {
+                        out.push(Body::Event(if conn.ended {
+                            Event::host(text)
+                        } else {
+                            conn.ended = true;
+                            Event::host_end(text, Ending::Lost)
+                        }));
+                        return self.queue_all(line, time, out, t, &source);
+                    }
+                    Said::Failed(_, Failure::Error(code, message), _) => serde_json::json!({
+                        "jsonrpc": "2.0", "id": id,
+                        "error": {"code": code, "message": message},
+                    }),
+                    Said::Failed(_, Failure::Tool(why), _) => serde_json::json!({
+                        "jsonrpc": "2.0", "id": id,
+                        "result": {
+                            "content": [{"type": "text", "text": if why.is_empty() { text } else { why }}],
+                            "isError": true,
+                        },
+                    }),
+                    _ => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                };
+                let dir = if json.get("method").is_some() {
+                    Dir::ClientToServer
+                } else {
+                    Dir::ServerToClient
+                };
+                out.push(partial(dir, json));
             }
-            Said::Dropped => out.push(Body::Event(Event::host_end(text, Ending::Lost))),
+            Said::Dropped => {
+                conn.ended = true;
+                out.push(Body::Event(Event::host_end(text, Ending::Lost)))
+            }
+            // A stdout line the SDK could not parse, or whose schema it
+            // rejected: one stray line, connected or not (it kept the
+            // connection).
+            Said::ConnectionError(error) if super::record::is_json_parse_error(error) => {
+                out.push(Body::HostParseError(error.to_string()))
+            }
+            Said::ConnectionError(error) if super::record::zod_rejection(error).is_some() => out
+                .push(Body::HostRejected(
+                    super::record::zod_rejection(error).unwrap_or_default(),
+                )),
+            Said::ConnectionError(_) if !conn.connected => {
+                out.push(Body::Event(Event::start_failed(text)))
+            }
             Said::ConnectFailed if !conn.connected => {
                 out.push(Body::Event(Event::start_failed(text)))
             }
-            Said::ConnectFailed | Said::Closing => {
+            Said::ConnectionError(_) | Said::ConnectFailed | Said::Closing => {
+                conn.ended = true;
                 out.push(Body::Event(Event::host_end(text, Ending::Closed)))
             }
             Said::Stderr(chunk) => out.push(Body::Line {
@@ -309,8 +393,19 @@ impl ClaudeCodeReader {
             Said::Other if error => out.push(Body::Event(Event::host(format!("error: {text}")))),
             Said::Other => out.push(Body::Event(Event::host(text))),
         }
+        self.queue_all(line, time, out, t, &source);
+    }
+
+    fn queue_all(
+        &mut self,
+        line: u64,
+        time: Option<Timestamp>,
+        out: Vec<Body>,
+        t: bool,
+        source: &Option<super::record::Source>,
+    ) {
         for body in out {
-            super::record::add(&mut self.queue, line, time.clone(), body, t, &source);
+            super::record::add(&mut self.queue, line, time.clone(), body, t, source);
         }
     }
 
@@ -489,7 +584,28 @@ mod tests {
         ));
         assert!(matches!(
             said("Tool 'x' failed after 3s: boom: bad"),
-            Said::Failed("x", "boom: bad")
+            Said::Failed("x", Failure::Tool("boom: bad"), "3s")
+        ));
+        assert!(matches!(
+            said("Tool 'x' failed after 60003ms: MCP error -32001: Request timed out"),
+            Said::Failed("x", Failure::HostTimeout, "60003ms")
+        ));
+        assert!(matches!(
+            said("Tool 'x' failed after 2s: MCP error -32000: Connection closed"),
+            Said::Failed("x", Failure::ConnectionClosed, _)
+        ));
+        assert!(matches!(
+            said("Tool 'x' failed after 2s: MCP error -32603: boom"),
+            Said::Failed("x", Failure::Error(-32603, "boom"), _)
+        ));
+        // A code that is no number is the tool's own text.
+        assert!(matches!(
+            said("Tool 'x' failed after 2s: MCP error soon: boom"),
+            Said::Failed("x", Failure::Tool("MCP error soon: boom"), _)
+        ));
+        assert!(matches!(
+            said("Connection error: Unexpected token 'L', \"Loading\"... is not valid JSON"),
+            Said::ConnectionError(_)
         ));
         assert!(matches!(
             said("Tool 'x' still running (30s elapsed)"),

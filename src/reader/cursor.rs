@@ -159,9 +159,7 @@ impl CursorReader {
         let (tag, body) = tag(message, &mut self.tags);
         let source: Option<super::record::Source> = tag.map(Into::into);
         let record = if let Some(what) = body.strip_prefix("Client error for command ") {
-            if (what.starts_with("Unexpected token") && what.contains("is not valid JSON"))
-                || what.contains("in JSON at position")
-            {
+            if super::record::is_json_parse_error(what) {
                 Body::HostParseError(what.to_string())
             } else if self.connected.contains(&source) {
                 Body::Event(Event::host_end(body, Ending::Closed))

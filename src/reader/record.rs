@@ -32,6 +32,10 @@ pub enum Body {
     /// The host reported that it could not parse a line of the server's
     /// stdout (its words): evidence of stray output the log does not contain.
     HostParseError(String),
+    /// The host reported that a line of the server's stdout parsed as JSON
+    /// but its schema rejected it as a JSON-RPC message (a ZodError dump):
+    /// what the host said of it, summarised.
+    HostRejected(String),
     /// What the reader had to assume about this log (reported once per file).
     Note(std::borrow::Cow<'static, str>),
     /// The compressed input could not be decoded past this point (the last
@@ -283,8 +287,97 @@ pub(crate) fn close_bracket(s: &str) -> Option<usize> {
     memchr::memchr_iter(b']', b).find(|&i| b.get(i + 1) == Some(&b' '))
 }
 
+/// Whether a host's text is a JavaScript `JSON.parse` error (V8's words):
+/// the host, on the TypeScript SDK, could not parse a line of the server's
+/// stdout, and kept the connection. Each is one stray line.
+pub fn is_json_parse_error(text: &str) -> bool {
+    let text = text.trim_start();
+    (text.starts_with("Unexpected token") && text.contains("is not valid JSON"))
+        || text.contains(" in JSON at position")
+        || text.starts_with("Unexpected end of JSON input")
+        || text.starts_with("Unexpected non-whitespace character after JSON")
+        || text.starts_with("Bad control character in string literal")
+        || text.starts_with("Unterminated string in JSON")
+}
+
+/// A host's ZodError dump (`[ { "code": "invalid_union", ..., "message":
+/// "Invalid input: expected \"2.0\"" } ]`, one text or a block of lines):
+/// its issues summarised (`jsonrpc: Invalid input: expected "2.0"`), or
+/// `None` when the text is not one. The dump is the host's schema
+/// rejecting a stdout line that is JSON but not a JSON-RPC message.
+pub fn zod_rejection(text: &str) -> Option<String> {
+    let text = text.trim();
+    if !text.starts_with('[') || !text.contains("\"code\"") {
+        return None;
+    }
+    let summary = |issues: &[serde_json::Value]| {
+        let said: Vec<String> = issues
+            .iter()
+            .take(3)
+            .filter_map(|i| {
+                let message = i.get("message")?.as_str()?;
+                let path: Vec<String> = i
+                    .get("path")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|p| {
+                        p.iter()
+                            .map(|s| s.as_str().map_or_else(|| s.to_string(), str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(if path.is_empty() {
+                    message.to_string()
+                } else {
+                    format!("{}: {message}", path.join("."))
+                })
+            })
+            .collect();
+        said.join("; ")
+    };
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Array(issues)) => Some(summary(&issues)),
+        // A block cut short, or with the host's own tail: its first
+        // `"message"` is what it says.
+        _ => Some(
+            text.split("\"message\":")
+                .nth(1)
+                .and_then(|m| m.trim_start().strip_prefix('"'))
+                .and_then(|m| m.split('"').next())
+                .unwrap_or("")
+                .to_string(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn host_parse_errors_and_zod_dumps() {
+        for text in [
+            "Unexpected token 'L', \"Loading in\"... is not valid JSON",
+            "Expected ',' or '}' after property value in JSON at position 12",
+            "Unexpected end of JSON input",
+            "Unexpected non-whitespace character after JSON at position 2",
+        ] {
+            assert!(is_json_parse_error(text), "{text}");
+        }
+        assert!(!is_json_parse_error("spawn notes-mcp ENOENT"));
+        assert!(!is_json_parse_error("MCP error -32000: Connection closed"));
+        let dump = "[\n  {\n    \"code\": \"invalid_union\",\n    \"path\": [\"jsonrpc\"],\n    \"message\": \"Invalid input: expected \\\"2.0\\\"\"\n  }\n]";
+        assert_eq!(
+            zod_rejection(dump).as_deref(),
+            Some("jsonrpc: Invalid input: expected \"2.0\"")
+        );
+        // Cut short: the first message is what it says.
+        assert_eq!(
+            zod_rejection("[ { \"code\": \"invalid_type\", \"message\": \"Required\"").as_deref(),
+            Some("Required")
+        );
+        assert_eq!(zod_rejection("[1, 2]"), None);
+        assert_eq!(zod_rejection("Connection closed"), None);
+    }
+
     use super::*;
 
     #[test]

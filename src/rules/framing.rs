@@ -58,6 +58,25 @@ pub(crate) fn host_parse_error(at: &At, text: &str) -> Finding {
     )
 }
 
+/// A host's word that a line of the server's stdout was JSON but its
+/// schema rejected it as a JSON-RPC message (`said`: the host's issues,
+/// summarised).
+pub(crate) fn host_rejected(at: &At, said: &str) -> Finding {
+    let why = if said.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", excerpt(said))
+    };
+    about(
+        Rule::InvalidMessage,
+        at,
+        Dir::ServerToClient,
+        format!(
+            "the host rejected a line of server stdout that is JSON but not a JSON-RPC message{why}"
+        ),
+    )
+}
+
 /// A transcript line without a direction marker, or with a marker after
 /// something that is not a timestamp (`stamp`).
 pub(crate) fn malformed_record(at: &At, stamp: Option<&[u8]>, bytes: &[u8]) -> Finding {

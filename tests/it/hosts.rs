@@ -181,7 +181,14 @@ fn gh_aw_gateway_logs() {
 #[test]
 fn claude_code_logs() {
     let dir = "fixtures/formats/claude-code";
-    for name in ["clean", "hang", "crash", "bad-input", "array-2025"] {
+    for name in [
+        "clean",
+        "hang",
+        "crash",
+        "bad-input",
+        "array-2025",
+        "host-words",
+    ] {
         detected(&format!("{dir}/{name}.log"), "claude-code");
     }
     // A completed call and a failed one (a tool failure, not a finding).
@@ -225,6 +232,58 @@ fn claude_code_logs() {
             ("malformed-record", 7, 0),
         ],
     );
+    // The host's own words (LOG-FORMATS 20a): a stdout line it could not
+    // parse, before and after connecting, is stray output, not a failed
+    // start; its timeout (-32001) is a cancelled request, not the server's
+    // answer; -32602 is the server's error answer and a failure without
+    // `MCP error` the tool's `isError` result (no finding); a ZodError dump
+    // is one invalid message; `Connection closed` (-32000) after the drop
+    // leaves the call unanswered, the server having died with it open.
+    expect(
+        &format!("{dir}/host-words.log"),
+        &[
+            (NOTE, 1, 0),
+            ("stray-output", 2, 0),
+            ("stray-output", 5, 0),
+            ("cancelled-request", 6, 0),
+            ("invalid-message", 13, 0),
+            ("unanswered-request", 14, 0),
+        ],
+    );
+    let timeout = message_of(&format!("{dir}/host-words.log"), "cancelled-request", 6);
+    assert!(
+        timeout.contains("\"rebuild_index\" (id 1) at line 8 after 1 min 00 s")
+            && timeout.contains("the host's own timeout, after 60003ms")
+            && timeout.contains("its timeout"),
+        "{timeout}"
+    );
+    let closed = message_of(&format!("{dir}/host-words.log"), "unanswered-request", 14);
+    assert!(
+        closed.contains("\"export_notes\"")
+            && closed.contains("line 17: STDIO connection dropped")
+            && closed.contains("crashed with the request open"),
+        "{closed}"
+    );
+    let rejected = message_of(&format!("{dir}/host-words.log"), "invalid-message", 13);
+    assert!(
+        rejected.contains("jsonrpc: Invalid input: expected \"2.0\""),
+        "{rejected}"
+    );
+    // The error answer keeps its code; the tool's failure is a tool error.
+    let doc = json_of(&run(&[
+        "timeline",
+        "--format",
+        "json",
+        &format!("{dir}/host-words.log"),
+    ]));
+    let rows = doc["rows"].as_array().expect("rows");
+    let row = |line: u64| {
+        rows.iter()
+            .find(|r| r["line"] == line)
+            .unwrap_or_else(|| panic!("no row at line {line}: {doc}"))
+    };
+    assert_eq!(row(10)["error"]["code"], -32602, "{}", row(10));
+    assert_eq!(row(12)["is_error"], true, "{}", row(12));
     // The 2025 form: one pretty-printed array; each object is a record.
     expect(&format!("{dir}/array-2025.log"), &[(NOTE, 2, 0)]);
 

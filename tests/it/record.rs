@@ -74,6 +74,7 @@ fn streams(transcript: &Path) -> Streams {
             }
             Body::Partial { .. }
             | Body::HostParseError(_)
+            | Body::HostRejected(_)
             | Body::Note(_)
             | Body::Undecodable { .. }
             | Body::Overlong { .. } => {
