@@ -17,7 +17,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, PartialWhy, Record};
+use super::record::{Body, LineParser, Record, ToolCalls};
 use crate::wire::dir::Dir;
 use crate::wire::event::{Ending, Event, Facts};
 use crate::wire::time::Timestamp;
@@ -31,8 +31,6 @@ pub enum Layout {
     Debug,
 }
 
-/// Calls open at once per session before the oldest is forgotten.
-const OPEN_MAX: usize = 20_000;
 /// Servers whose state the debug log's reader keeps.
 const SERVERS_MAX: usize = 10_000;
 /// Bytes of one object of the 2025 pretty-printed array gathered at most.
@@ -111,9 +109,7 @@ struct Conn {
     connected: bool,
     /// The connection was said to be gone (dropped, closed).
     ended: bool,
-    next: u64,
-    open: HashMap<Box<str>, VecDeque<u64>>,
-    open_count: usize,
+    calls: ToolCalls,
 }
 
 /// Reads either Claude Code log.
@@ -287,36 +283,15 @@ impl ClaudeCodeReader {
             }
             Said::Calling(tool) => {
                 conn.connected = true;
-                conn.next += 1;
-                let id = conn.next;
-                if conn.open_count >= OPEN_MAX {
-                    // Forget the oldest call of some tool (bounded memory).
-                    if let Some(q) = conn.open.values_mut().find(|q| !q.is_empty()) {
-                        q.pop_front();
-                        conn.open_count -= 1;
-                    }
-                }
-                let tool = cap(tool);
-                conn.open.entry(tool.clone()).or_default().push_back(id);
-                conn.open_count += 1;
-                let json = serde_json::json!({
-                    "jsonrpc": "2.0", "id": id, "method": "tools/call",
-                    "params": {"name": &*tool},
-                });
-                out.push(partial(Dir::ClientToServer, json));
+                out.push(conn.calls.start(tool));
             }
             Said::Completed(tool) | Said::Failed(tool, ..) => {
-                let id = conn.open.get_mut(tool).and_then(VecDeque::pop_front);
-                let Some(id) = id else {
+                let Some(id) = conn.calls.finish(tool) else {
                     out.push(Body::Event(Event::host(format!(
                         "{text} (no call of this tool is open)"
                     ))));
                     return self.queue_all(line, time, out, t, &source);
                 };
-                conn.open_count -= 1;
-                if conn.open.get(tool).is_some_and(VecDeque::is_empty) {
-                    conn.open.remove(tool);
-                }
                 let json = match said {
                     // The host gave up: the SDK's timeout cancels the
                     // request (it may not be logged); the server never
@@ -351,12 +326,7 @@ impl ClaudeCodeReader {
                     }),
                     _ => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}),
                 };
-                let dir = if json.get("method").is_some() {
-                    Dir::ClientToServer
-                } else {
-                    Dir::ServerToClient
-                };
-                out.push(partial(dir, json));
+                out.push(ToolCalls::message(json));
             }
             Said::Dropped => {
                 conn.ended = true;
@@ -508,14 +478,6 @@ fn facts(json: &str) -> Facts {
         },
         server_name: text(v.pointer("/serverVersion/name")),
         server_version: text(v.pointer("/serverVersion/version")),
-    }
-}
-
-fn partial(dir: Dir, json: Value) -> Body {
-    Body::Partial {
-        dir,
-        json: json.to_string().into_bytes(),
-        why: PartialWhy::HostEvents,
     }
 }
 

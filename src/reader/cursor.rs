@@ -13,9 +13,9 @@
 use std::collections::VecDeque;
 
 use super::lines::Lines;
-use super::record::{Body, Record};
+use super::record::{Body, Record, ToolCalls};
 use crate::wire::dir::Dir;
-use crate::wire::event::{Ending, Event};
+use crate::wire::event::{Ending, Event, EventKind};
 
 /// Cursor's own words, which tell its log from VS Code's.
 const CURSOR_WORDS: [&str; 5] = [
@@ -103,7 +103,25 @@ pub struct CursorReader {
     connected: std::collections::HashSet<Option<super::record::Source>>,
     /// Early 2025's four-character tags seen with Cursor's words; bounded.
     tags: std::collections::HashSet<Box<str>>,
+    /// The tool calls open, per session; bounded with `marked`.
+    calls: std::collections::HashMap<Option<super::record::Source>, ToolCalls>,
+    /// An `[error]` record that opened with `[`: the lines of what may be a
+    /// ZodError dump, gathered until its `]` (at most [`BLOCK_MAX`] lines).
+    block: Option<Block>,
 }
+
+/// A gathered `[error]` block: its first line, time and session, and its
+/// lines.
+struct Block {
+    line: u64,
+    time: crate::wire::time::Timestamp,
+    source: Option<super::record::Source>,
+    lines: Vec<(u64, String)>,
+    terminated: bool,
+}
+
+/// Lines of one `[error]` block gathered at most.
+const BLOCK_MAX: usize = 2_000;
 
 /// How many sessions `connected` and the tags remember.
 const MARKED_MAX: usize = super::record::SEEN_MAX;
@@ -117,6 +135,46 @@ impl CursorReader {
             marked: Default::default(),
             connected: Default::default(),
             tags: Default::default(),
+            calls: Default::default(),
+            block: None,
+        }
+    }
+
+    /// The gathered `[error]` block: a ZodError dump is one stdout line
+    /// the host rejected (one finding at its first line); anything else is
+    /// the server's stderr, line by line.
+    fn flush_block(&mut self) {
+        let Some(block) = self.block.take() else {
+            return;
+        };
+        let text: String = block
+            .lines
+            .iter()
+            .map(|(_, l)| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Some(said) = super::record::zod_rejection(&text) {
+            self.push(Record::new(
+                block.line,
+                Some(block.time),
+                Body::HostRejected(said),
+                block.terminated,
+                block.source,
+            ));
+            return;
+        }
+        for (i, (line, text)) in block.lines.into_iter().enumerate() {
+            let time = (i == 0).then(|| block.time.clone());
+            self.push(Record::new(
+                line,
+                time,
+                Body::Line {
+                    dir: Dir::Stderr,
+                    bytes: text.into_bytes().into(),
+                },
+                block.terminated,
+                block.source.clone(),
+            ));
         }
     }
 
@@ -125,7 +183,7 @@ impl CursorReader {
     fn push(&mut self, record: Record) {
         let notes = || {
             [
-                Body::Note("Cursor logs no MCP messages: its lifecycle, the server's stderr and its own parse errors for stray stdout; times are local without a zone; no message, pairing or handshake rule can be judged".into()),
+                Body::Note("Cursor logs no MCP messages: its lifecycle, its tool calls, the server's stderr and its own parse errors for stray stdout; each `Calling tool` is shown as a `tools/call` request with an id mcpdbg numbers, answered by `Successfully called tool` (calls to the same tool pair in order; a failed call is not logged, so it stays open); times are local without a zone; no handshake, id, envelope or content rule can be judged".into()),
                 Body::Event(Event::no_handshake("Cursor's log of a server")),
             ]
         };
@@ -136,7 +194,15 @@ impl CursorReader {
         let text = super::record::text(bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let Some((time, message)) = super::vscode::prefix(text) else {
-            // An unprefixed line: more of a stderr chunk, else skipped.
+            // An unprefixed line: more of a block being gathered, or of a
+            // stderr chunk, else skipped.
+            if let Some(block) = &mut self.block {
+                block.lines.push((line_no, text.to_string()));
+                if text.trim() == "]" || block.lines.len() >= BLOCK_MAX {
+                    self.flush_block();
+                }
+                return;
+            }
             if let Some(source) = self.in_stderr.clone() {
                 self.push(Record::new(
                     line_no,
@@ -151,6 +217,7 @@ impl CursorReader {
             }
             return;
         };
+        self.flush_block();
         self.in_stderr = None;
         let level = text
             .get(25..)
@@ -168,16 +235,46 @@ impl CursorReader {
             }
         } else if body.starts_with("Starting new stdio process") {
             self.connected.remove(&source);
+            self.calls.remove(&source);
             Body::Event(Event::host_start(body))
+        } else if let Some(tool) = quoted(body, "Calling tool '") {
+            if !self.calls.contains_key(&source) && self.calls.len() >= MARKED_MAX {
+                Body::Event(Event::host(body))
+            } else {
+                self.calls.entry(source.clone()).or_default().start(tool)
+            }
+        } else if let Some(tool) = quoted(body, "Successfully called tool '") {
+            match self.calls.get_mut(&source).and_then(|c| c.finish(tool)) {
+                Some(id) => ToolCalls::message(serde_json::json!({
+                    "jsonrpc": "2.0", "id": id, "result": {},
+                })),
+                None => Body::Event(Event::host(format!(
+                    "{body} (no call of this tool is open)"
+                ))),
+            }
+        } else if body.starts_with("Error in MCP:") {
+            Body::Event(Event::host(body))
         } else if body.contains("connected to stdio server") {
             if self.connected.len() < MARKED_MAX {
                 self.connected.insert(source.clone());
             }
             Body::Event(Event::host(body))
         } else if body.starts_with("Client closed for command") {
-            Body::Event(Event::host_end(body, Ending::Closed))
+            // The server's process went away (the SDK's transport closed):
+            // with a call open, the server died with it.
+            Body::Event(Event::host_end(body, Ending::Lost))
         } else if body.contains("exited") {
             Body::Event(Event::host_end(body, Ending::Exited(None)))
+        } else if level == "error" && body.trim() == "[" {
+            // Perhaps a ZodError dump over the next lines: gathered first.
+            self.block = Some(Block {
+                line: line_no,
+                time,
+                source,
+                lines: vec![(line_no, body.to_string())],
+                terminated: t,
+            });
+            return;
         } else if level == "error" {
             self.in_stderr = Some(source.clone());
             Body::Line {
@@ -187,11 +284,31 @@ impl CursorReader {
         } else {
             Body::Event(Event::host(body))
         };
-        self.push(Record::new(line_no, Some(time), record, t, source));
+        let restart = matches!(&record, Body::Event(e) if e.kind == EventKind::Start)
+            && self.marked.contains(&source);
+        self.push(Record::new(
+            line_no,
+            Some(time.clone()),
+            record,
+            t,
+            source.clone(),
+        ));
+        if restart {
+            // A new session of a server seen before: it too has no handshake.
+            let mark = Body::Event(Event::no_handshake("Cursor's log of a server"));
+            self.push(Record::new(line_no, Some(time), mark, t, source));
+        }
     }
 }
 
-super::record::line_parser!(CursorReader);
+/// The name between `prefix` and the next `'` in a host's text (`Calling
+/// tool 'search' with ...` -> `search`).
+fn quoted<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = &text[text.find(prefix)? + prefix.len()..];
+    Some(&rest[..rest.find('\'')?])
+}
+
+super::record::line_parser!(CursorReader, end: |reader| { reader.flush_block() });
 
 #[cfg(test)]
 mod tests {

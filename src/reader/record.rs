@@ -123,6 +123,10 @@ pub trait LineParser {
 /// terminated)` (most host logs' readers).
 macro_rules! line_parser {
     ($reader:ty) => {
+        $crate::reader::record::line_parser!($reader, end: |_reader| {});
+    };
+    // `end`: what the reader flushes when the input ends.
+    ($reader:ty, end: |$this:ident| $end:block) => {
         impl $crate::reader::record::LineParser for $reader {
             fn parts(
                 &mut self,
@@ -135,6 +139,11 @@ macro_rules! line_parser {
 
             fn line(&mut self, line: u64, bytes: $crate::wire::line::LineBytes, terminated: bool) {
                 self.read(line, &bytes, terminated)
+            }
+
+            fn end(&mut self) {
+                let $this = self;
+                $end
             }
         }
     };
@@ -346,6 +355,73 @@ pub fn zod_rejection(text: &str) -> Option<String> {
                 .unwrap_or("")
                 .to_string(),
         ),
+    }
+}
+
+/// The tool calls a host logs as events (`Calling tool 'T'`, then `T`
+/// completed or failed), numbered by the reader and paired per tool in
+/// order: what Claude Code's and Cursor's readers rebuild messages from.
+/// Bounded: past [`ToolCalls::OPEN_MAX`] open calls the oldest of some
+/// tool is forgotten.
+#[derive(Debug, Default)]
+pub struct ToolCalls {
+    next: u64,
+    open: std::collections::HashMap<Box<str>, VecDeque<u64>>,
+    count: usize,
+}
+
+impl ToolCalls {
+    /// Calls open at once before the oldest is forgotten.
+    pub const OPEN_MAX: usize = 20_000;
+    /// Characters of a tool's name kept.
+    const NAME_MAX: usize = 240;
+
+    /// A call of `tool` starts: its `tools/call` request, with the next id.
+    pub fn start(&mut self, tool: &str) -> Body {
+        self.next += 1;
+        let id = self.next;
+        if self.count >= Self::OPEN_MAX {
+            if let Some(q) = self.open.values_mut().find(|q| !q.is_empty()) {
+                q.pop_front();
+                self.count -= 1;
+            }
+        }
+        let tool: Box<str> = match tool.char_indices().nth(Self::NAME_MAX) {
+            Some((i, _)) => tool[..i].into(),
+            None => tool.into(),
+        };
+        let json = serde_json::json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": &*tool},
+        });
+        self.open.entry(tool).or_default().push_back(id);
+        self.count += 1;
+        ToolCalls::message(json)
+    }
+
+    /// The oldest open call of `tool` ends: its id, if one is open.
+    pub fn finish(&mut self, tool: &str) -> Option<u64> {
+        let queue = self.open.get_mut(tool)?;
+        let id = queue.pop_front()?;
+        if queue.is_empty() {
+            self.open.remove(tool);
+        }
+        self.count -= 1;
+        Some(id)
+    }
+
+    /// A message rebuilt from the host's events (`method` set: the client's).
+    pub fn message(json: serde_json::Value) -> Body {
+        let dir = if json.get("method").is_some() {
+            Dir::ClientToServer
+        } else {
+            Dir::ServerToClient
+        };
+        Body::Partial {
+            dir,
+            json: json.to_string().into_bytes(),
+            why: PartialWhy::HostEvents,
+        }
     }
 }
 

@@ -350,7 +350,7 @@ fn codex_logs() {
 #[test]
 fn cursor_logs() {
     let dir = "fixtures/formats/cursor";
-    for name in ["clean", "stray-stdout", "start-failed"] {
+    for name in ["clean", "stray-stdout", "start-failed", "hang"] {
         detected(&format!("{dir}/{name}.log"), "cursor");
     }
     expect(&format!("{dir}/clean.log"), &[(NOTE, 1, 0)]);
@@ -373,6 +373,34 @@ fn cursor_logs() {
         sessions(&format!("{dir}/stray-stdout.log"))[1]["messages"]["server_stderr"],
         3
     );
+    // LOG-FORMATS 20b: a `Calling tool` never followed by `Successfully
+    // called tool` is a hang, before `Client closed for command` (the server
+    // gone with it) or the end of the log; each `Client error` parse error
+    // is one stray line; an `[error]` block holding a ZodError dump is one
+    // invalid message, not stderr; `Error in MCP` is the host's, not stderr.
+    // (The file's note is reported with the session open when it ends.)
+    expect(
+        &format!("{dir}/hang.log"),
+        &[
+            (NOTE, 1, 1),
+            ("stray-output", 6, 0),
+            ("stray-output", 7, 0),
+            ("invalid-message", 8, 0),
+            ("unanswered-request", 17, 0),
+            ("session-restarted", 21, 1),
+            ("unanswered-request", 24, 1),
+        ],
+    );
+    let died = message_of(&format!("{dir}/hang.log"), "unanswered-request", 17);
+    assert!(
+        died.contains("\"rebuild_index\"")
+            && died.contains("line 19: Client closed for command")
+            && died.contains("the server died with the request open"),
+        "{died}"
+    );
+    let first = &sessions(&format!("{dir}/hang.log"))[0];
+    assert_eq!(first["messages"]["server_stderr"], 1, "{first}");
+    assert_eq!(first["messages"]["server_to_client"], 1, "{first}");
     // Early 2025's four-character tag; the retry connects, its stderr and
     // the close are lifecycle.
     expect(
