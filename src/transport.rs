@@ -315,6 +315,7 @@ impl Transport {
                     .map(message::classify);
                 if let Some(Frame::Message(mut msg)) = frame {
                     msg.partial = true;
+                    msg.cut = true;
                     return Some(Item::Message { at, dir, msg });
                 }
             }
@@ -361,6 +362,7 @@ impl Transport {
                 match serde_json::from_slice::<Value>(&json).map(message::classify) {
                     Ok(Frame::Message(mut msg)) => {
                         msg.partial = true;
+                        msg.cut = why == PartialWhy::HostTruncated;
                         out.push(Item::Message { at, dir, msg });
                     }
                     _ => out.push(Item::Noise { at, dir }),

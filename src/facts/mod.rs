@@ -131,6 +131,8 @@ pub(crate) struct Open {
     pub(crate) bad_arguments: bool,
     /// Its id was already in use when it was sent (`id-reuse`).
     pub(crate) reused: bool,
+    /// The log cut its payload; its id and method were recovered.
+    pub(crate) cut: bool,
     /// The revision its `_meta` declares: it rules the request's exchange
     /// (its answer, its cancellation, its hang), whatever the session's.
     pub(crate) declared: Option<Revision>,

@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, PartialWhy, Record};
+use super::record::{Body, ErrorBlock, LineParser, PartialWhy, Record};
 use crate::wire::dir::Dir;
 use crate::wire::event::Event;
 use crate::wire::line::LineBytes;
@@ -35,6 +35,7 @@ pub enum Layout {
 struct Prefix<'a> {
     time: Timestamp,
     name: Option<&'a str>,
+    level: &'a str,
     message: &'a str,
 }
 
@@ -68,6 +69,7 @@ fn prefix(line: &str, layout: Layout) -> Option<Prefix<'_>> {
             is_level(level).then_some(Prefix {
                 time,
                 name: Some(name),
+                level,
                 message,
             })
         }
@@ -80,11 +82,13 @@ fn prefix(line: &str, layout: Layout) -> Option<Prefix<'_>> {
                 Some((name, message)) => Some(Prefix {
                     time,
                     name: Some(name),
+                    level,
                     message,
                 }),
                 None => Some(Prefix {
                     time,
                     name: None,
+                    level,
                     message: rest,
                 }),
             }
@@ -106,6 +110,9 @@ pub struct ClaudeReader {
     queue: VecDeque<Record>,
     /// The last server name read, handed out again while lines name it.
     last_source: Option<super::record::Source>,
+    /// An `[error] [` record and the lines after it: perhaps a ZodError
+    /// dump, gathered until its `]`.
+    block: Option<ErrorBlock>,
 }
 
 impl ClaudeReader {
@@ -116,6 +123,41 @@ impl ClaudeReader {
             in_metadata: false,
             queue: VecDeque::new(),
             last_source: None,
+            block: None,
+        }
+    }
+
+    /// The gathered `[error]` block: a ZodError dump is one stdout line the
+    /// host rejected (one finding at its first line); anything else is read
+    /// as the lines of the file are (stderr in the per-server file).
+    fn flush_block(&mut self) {
+        let Some(block) = self.block.take() else {
+            return;
+        };
+        let block = match block.finish() {
+            Ok(rejected) => return self.queue.push_back(rejected),
+            Err(block) => block,
+        };
+        self.queue.push_back(Record::new(
+            block.line,
+            block.time,
+            Body::Event(Event::host("[")),
+            block.terminated,
+            block.source.clone(),
+        ));
+        if self.layout == Layout::PerServer {
+            for (line, text) in block.lines {
+                self.queue.push_back(Record::new(
+                    line,
+                    None,
+                    Body::Line {
+                        dir: Dir::Stderr,
+                        bytes: text.into_bytes().into(),
+                    },
+                    block.terminated,
+                    None,
+                ));
+            }
         }
     }
 
@@ -126,6 +168,15 @@ impl ClaudeReader {
             };
         let text = super::record::text(&bytes);
         let text = text.strip_suffix('\r').unwrap_or(&text);
+        if let Some(block) = &mut self.block {
+            if claude_time(text).is_none() {
+                if block.push(line_no, text) {
+                    self.flush_block();
+                }
+                return;
+            }
+            self.flush_block();
+        }
         if self.in_metadata {
             if text.starts_with('}') {
                 self.in_metadata = false;
@@ -160,12 +211,31 @@ impl ClaudeReader {
         if self.layout == Layout::Aggregate && p.name.is_none() {
             return; // host-level lines belong to no server
         }
+        if p.level == "error" && message.trim_end() == "[" {
+            // Perhaps a ZodError dump over the next lines: gathered first.
+            self.block = Some(ErrorBlock::new(line_no, Some(p.time), source, terminated));
+            return;
+        }
         let body = if let Some(payload) = message.strip_prefix("Message from client: ") {
             payload_body(&bytes, Dir::ClientToServer, payload)
         } else if let Some(payload) = message.strip_prefix("Message from server: ") {
             payload_body(&bytes, Dir::ServerToClient, payload)
         } else if super::record::is_json_parse_error(message) {
             Body::HostParseError(message.to_string())
+        } else if let Some(verdict) = message.strip_prefix("Era probe verdict: ") {
+            // The host's choice of era for this server (2026): a fact.
+            let modern = match verdict.split_whitespace().next() {
+                Some("modern") => Some(true),
+                Some("legacy") => Some(false),
+                _ => None,
+            };
+            Body::Event(Event::established(
+                message,
+                crate::wire::event::Facts {
+                    modern,
+                    ..Default::default()
+                },
+            ))
         } else {
             Body::Event(Event::host(message))
         };
@@ -202,8 +272,7 @@ fn strip_metadata(message: &str) -> (&str, bool) {
     }
 }
 
-/// The host's own JSON parse errors: V8's wording for a line of server
-/// stdout that is not JSON.
+/// How the host marks the middle of a payload it cut.
 const TRUNCATION: &str = " chars truncated]...";
 
 /// `line` is the log's line that holds `payload`.
@@ -218,7 +287,10 @@ fn payload_body(line: &LineBytes, dir: Dir, payload: &str) -> Body {
             .find(payload.as_bytes())
             .filter(|&i| payload[i..].contains(TRUNCATION))
         {
-            return match rebuild_cut(&payload[..cut]) {
+            let tail = payload[cut..]
+                .find(TRUNCATION)
+                .map(|at| &payload[cut + at + TRUNCATION.len()..]);
+            return match rebuild_cut_around(&payload[..cut], tail) {
                 Some(json) => Body::Partial {
                     dir,
                     json: json.into_bytes(),
@@ -299,15 +371,28 @@ fn summary(text: &str) -> Option<String> {
     Some(format!("{{{}}}", parts.join(",")))
 }
 
-/// The top-level `id`, `method`, and `result`/`error` presence of a JSON
-/// object cut in the middle, as minimal JSON.
+/// What a payload cut short still shows (its head, up to where the log
+/// cut it): the top-level id, method and outcome -> minimal JSON, or
+/// `None` when no message can be rebuilt (a request whose id was cut
+/// off). A tool call keeps its tool's name when the head shows it.
 pub(crate) fn rebuild_cut(head: &str) -> Option<String> {
+    rebuild_cut_around(head, None)
+}
+
+/// [`rebuild_cut`] of a payload the host cut in the middle: `tail` is
+/// what follows the cut. The TypeScript SDK writes a request's `jsonrpc`
+/// and `id` last, so a request whose head has no id usually ends with it
+/// (`..."jsonrpc":"2.0","id":4}`): it is taken from there, so the request
+/// still pairs.
+pub(crate) fn rebuild_cut_around(head: &str, tail: Option<&str>) -> Option<String> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
     let mut key_start = None;
     let mut last_key: Option<&str> = None;
-    let (mut id, mut method, mut outcome) = (None, None, None);
+    // The depth-1 key whose object is open (`params`), for its `name`.
+    let mut outer: Option<&str> = None;
+    let (mut id, mut method, mut outcome, mut name) = (None, None, None, None);
     let bytes = head.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -327,14 +412,28 @@ pub(crate) fn rebuild_cut(head: &str) -> Option<String> {
             match c {
                 b'"' => {
                     in_string = true;
-                    // A key at depth 1 follows `{` or `,`.
+                    // A key follows `{` or `,`: at depth 1, or in `params`.
                     let before = head[..i].trim_end();
-                    if depth == 1 && (before.ends_with('{') || before.ends_with(',')) {
+                    let keyed = depth == 1 || (depth == 2 && outer == Some("params"));
+                    if keyed && (before.ends_with('{') || before.ends_with(',')) {
                         key_start = Some(i + 1);
                     }
                 }
-                b'{' | b'[' => depth += 1,
+                b'{' | b'[' => {
+                    if depth == 1 {
+                        outer = last_key.filter(|_| c == b'{');
+                    }
+                    depth += 1
+                }
                 b'}' | b']' => depth = depth.saturating_sub(1),
+                b':' if depth == 2 && outer == Some("params") && last_key == Some("name") => {
+                    let value = head[i + 1..].trim_start();
+                    let mut stream =
+                        serde_json::Deserializer::from_str(value).into_iter::<String>();
+                    if let Some(Ok(n)) = stream.next() {
+                        name = Some(n);
+                    }
+                }
                 b':' if depth == 1 => {
                     let value = head[i + 1..].trim_start();
                     match last_key {
@@ -362,6 +461,9 @@ pub(crate) fn rebuild_cut(head: &str) -> Option<String> {
         }
         i += 1;
     }
+    if id.is_none() {
+        id = tail.and_then(tail_id);
+    }
     let mut parts = vec!["\"jsonrpc\":\"2.0\"".to_string()];
     if let Some(id) = &id {
         parts.push(format!("\"id\":{id}"));
@@ -370,12 +472,36 @@ pub(crate) fn rebuild_cut(head: &str) -> Option<String> {
         // A request whose id was cut off cannot be paired: leave it out
         // rather than report it as a request without id.
         (Some(m), _) if id.is_some() || m.starts_with("notifications/") => {
-            parts.push(format!("\"method\":{}", serde_json::Value::from(m)))
+            parts.push(format!("\"method\":{}", serde_json::Value::from(m)));
+            if let Some(name) = name {
+                parts.push(format!(
+                    "\"params\":{{\"name\":{}}}",
+                    serde_json::Value::from(name)
+                ));
+            }
         }
         (None, Some(o)) if id.is_some() => parts.push(o.to_string()),
         _ => return None,
     }
     Some(format!("{{{}}}", parts.join(",")))
+}
+
+/// The id a cut payload's tail ends with: `"id":V}` or `"id":V,"jsonrpc":"2.0"}`
+/// at its very end (a number or a string), else `None`.
+fn tail_id(tail: &str) -> Option<String> {
+    let tail = tail.trim_end();
+    let body = tail.strip_suffix('}')?;
+    let body = body.strip_suffix(",\"jsonrpc\":\"2.0\"").unwrap_or(body);
+    let at = body.rfind("\"id\":")?;
+    let value = body[at + 5..].trim();
+    let before = body[..at].trim_end();
+    if !(before.ends_with(',') || before.ends_with('{')) {
+        return None;
+    }
+    match serde_json::from_str::<serde_json::Value>(value).ok()? {
+        v @ (serde_json::Value::Number(_) | serde_json::Value::String(_)) => Some(v.to_string()),
+        _ => None,
+    }
 }
 
 impl LineParser for ClaudeReader {
@@ -385,6 +511,10 @@ impl LineParser for ClaudeReader {
 
     fn line(&mut self, line: u64, bytes: LineBytes, terminated: bool) {
         self.read(line, bytes, terminated)
+    }
+
+    fn end(&mut self) {
+        self.flush_block();
     }
 }
 

@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 
 use super::lines::Lines;
-use super::record::{Body, Record, ToolCalls};
+use super::record::{Body, ErrorBlock, Record, ToolCalls};
 use crate::wire::dir::Dir;
 use crate::wire::event::{Ending, Event, EventKind};
 
@@ -106,22 +106,9 @@ pub struct CursorReader {
     /// The tool calls open, per session; bounded with `marked`.
     calls: std::collections::HashMap<Option<super::record::Source>, ToolCalls>,
     /// An `[error]` record that opened with `[`: the lines of what may be a
-    /// ZodError dump, gathered until its `]` (at most [`BLOCK_MAX`] lines).
-    block: Option<Block>,
+    /// ZodError dump, gathered until its `]`.
+    block: Option<ErrorBlock>,
 }
-
-/// A gathered `[error]` block: its first line, time and session, and its
-/// lines.
-struct Block {
-    line: u64,
-    time: crate::wire::time::Timestamp,
-    source: Option<super::record::Source>,
-    lines: Vec<(u64, String)>,
-    terminated: bool,
-}
-
-/// Lines of one `[error]` block gathered at most.
-const BLOCK_MAX: usize = 2_000;
 
 /// How many sessions `connected` and the tags remember.
 const MARKED_MAX: usize = super::record::SEEN_MAX;
@@ -147,24 +134,14 @@ impl CursorReader {
         let Some(block) = self.block.take() else {
             return;
         };
-        let text: String = block
-            .lines
-            .iter()
-            .map(|(_, l)| l.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        if let Some(said) = super::record::zod_rejection(&text) {
-            self.push(Record::new(
-                block.line,
-                Some(block.time),
-                Body::HostRejected(said),
-                block.terminated,
-                block.source,
-            ));
-            return;
-        }
-        for (i, (line, text)) in block.lines.into_iter().enumerate() {
-            let time = (i == 0).then(|| block.time.clone());
+        let block = match block.finish() {
+            Ok(rejected) => return self.push(rejected),
+            Err(block) => block,
+        };
+        // Not a dump: the `[` and the lines after it are the server's stderr.
+        let first = std::iter::once((block.line, "[".to_string()));
+        for (i, (line, text)) in first.chain(block.lines).enumerate() {
+            let time = if i == 0 { block.time.clone() } else { None };
             self.push(Record::new(
                 line,
                 time,
@@ -197,8 +174,7 @@ impl CursorReader {
             // An unprefixed line: more of a block being gathered, or of a
             // stderr chunk, else skipped.
             if let Some(block) = &mut self.block {
-                block.lines.push((line_no, text.to_string()));
-                if text.trim() == "]" || block.lines.len() >= BLOCK_MAX {
+                if block.push(line_no, text) {
                     self.flush_block();
                 }
                 return;
@@ -267,13 +243,7 @@ impl CursorReader {
             Body::Event(Event::host_end(body, Ending::Exited(None)))
         } else if level == "error" && body.trim() == "[" {
             // Perhaps a ZodError dump over the next lines: gathered first.
-            self.block = Some(Block {
-                line: line_no,
-                time,
-                source,
-                lines: vec![(line_no, body.to_string())],
-                terminated: t,
-            });
+            self.block = Some(ErrorBlock::new(line_no, Some(time), source, t));
             return;
         } else if level == "error" {
             self.in_stderr = Some(source.clone());

@@ -425,6 +425,68 @@ impl ToolCalls {
     }
 }
 
+/// An `[error]` record of a host log that opened with `[` and the
+/// unprefixed lines after it, gathered until a line that starts with `]`:
+/// perhaps a ZodError dump (Claude Desktop, Cursor), the host's schema
+/// rejecting a stdout line that is JSON but not JSON-RPC. Bounded: at most
+/// [`ErrorBlock::LINES_MAX`] lines.
+#[derive(Debug)]
+pub struct ErrorBlock {
+    pub line: u64,
+    pub time: Option<Timestamp>,
+    pub source: Option<Source>,
+    pub terminated: bool,
+    /// The lines after the opening `[`, with their numbers.
+    pub lines: Vec<(u64, String)>,
+}
+
+impl ErrorBlock {
+    /// Lines gathered at most; the block is judged when it reaches them.
+    pub const LINES_MAX: usize = 2_000;
+
+    pub fn new(line: u64, time: Option<Timestamp>, source: Option<Source>, t: bool) -> ErrorBlock {
+        ErrorBlock {
+            line,
+            time,
+            source,
+            terminated: t,
+            lines: Vec::new(),
+        }
+    }
+
+    /// Takes the next unprefixed line; true when the block is complete (its
+    /// `]`, or the bound).
+    pub fn push(&mut self, line: u64, text: &str) -> bool {
+        self.lines.push((line, text.to_string()));
+        text.starts_with(']') || self.lines.len() >= Self::LINES_MAX
+    }
+
+    /// A ZodError dump: one `HostRejected` record at the block's first line;
+    /// anything else: the lines back, for the reader to read as it reads
+    /// unprefixed lines.
+    pub fn finish(self) -> Result<Record, ErrorBlock> {
+        let mut text = String::from("[");
+        for (_, line) in &self.lines {
+            text.push('\n');
+            // The closing line may carry the host's metadata tail.
+            let line = line
+                .strip_suffix(" { metadata: undefined }")
+                .unwrap_or(line);
+            text.push_str(line);
+        }
+        match zod_rejection(&text) {
+            Some(said) => Ok(Record::new(
+                self.line,
+                self.time,
+                Body::HostRejected(said),
+                self.terminated,
+                self.source,
+            )),
+            None => Err(self),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

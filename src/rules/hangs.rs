@@ -33,6 +33,8 @@ pub(crate) struct Request<'a> {
     pub timed_out: Option<&'a str>,
     /// Its id was in use when it was sent.
     pub reused: bool,
+    /// The log cut its payload: its id and method were recovered.
+    pub cut: bool,
     /// What the side that owes its answer did after it.
     pub after: Activity,
 }
@@ -165,6 +167,11 @@ pub(crate) fn finding(
         }
         if owner != Side::Unknown {
             text.push_str(&story(ev, owner, open));
+        }
+        if open.cut {
+            text.push_str(
+                "; the log cut the request's payload: its id and method were recovered from what is left",
+            );
         }
         Finding::new(rule, open.line, text)
     };
@@ -374,6 +381,7 @@ mod tests {
             chosen: None,
             timed_out: None,
             reused: false,
+            cut: false,
             after,
         }
     }

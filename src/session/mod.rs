@@ -446,6 +446,7 @@ impl Session {
             bad_arguments: false,
             paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
             reused,
+            cut: msg.cut,
             declared,
         };
         if let Opened::Full = self.open.open(side, id, request) {
@@ -722,6 +723,7 @@ impl Session {
             chosen: open.chosen.as_deref(),
             timed_out: open.timed_out.as_deref(),
             reused: open.reused,
+            cut: open.cut,
             after: hangs::Activity {
                 answered: now.responses[owner] - then.responses[owner],
                 sent: now.messages[owner] - then.messages[owner],

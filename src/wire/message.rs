@@ -182,6 +182,10 @@ pub struct Message {
     /// Rebuilt from a host's summary or a cut payload: only the id, the
     /// method and the outcome are real, so content rules do not apply.
     pub partial: bool,
+    /// The log cut its payload (a host's `...[N chars truncated]...`, a
+    /// line past the line limit): what is shown was recovered from what
+    /// is left.
+    pub cut: bool,
     /// The members as read by [`crate::wire::skim::parse`]: long payload strings may be cut
     /// (see [`crate::wire::skim::SKIM_MIN_BYTES`]); then `raw` holds the line (valid UTF-8)
     /// to read them whole.
@@ -214,6 +218,7 @@ impl PartialEq for Message {
             && self.method == other.method
             && self.problems() == other.problems()
             && self.partial == other.partial
+            && self.cut == other.cut
             && self.raw == other.raw
             && self.exact() == other.exact()
             && *self.fields() == *other.fields()
@@ -727,6 +732,7 @@ fn message(mut members: Box<Members>) -> Result<Message, String> {
         id,
         method,
         partial: false,
+        cut: false,
         body: Body::Split(members),
         raw: None,
         rare: (!problems.is_empty()).then(|| {

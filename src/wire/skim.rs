@@ -1091,6 +1091,7 @@ impl Message {
                 })
             }),
             partial: self.partial,
+            cut: self.cut,
             body,
             raw: None,
         };

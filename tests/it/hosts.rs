@@ -308,6 +308,45 @@ fn claude_code_logs() {
     assert_eq!(names, vec![Value::from("notes"), Value::from("github")]);
 }
 
+/// Claude Desktop in its own words (LOG-FORMATS 20c): a ZodError block
+/// after `[error] [` is one invalid message at its first line, not stderr;
+/// a request the host cut in the middle keeps the method and tool from its
+/// head and the id from its tail, so it pairs and its hang is found (and
+/// says the payload was cut); `Era probe verdict` is the era.
+#[test]
+fn claude_desktop_in_its_own_words() {
+    let path = "fixtures/formats/claude-server/host-words.log";
+    detected(path, "claude-server");
+    expect(
+        path,
+        &[
+            (NOTE, 3, 0),
+            ("invalid-message", 6, 0),
+            ("unanswered-request", 16, 0),
+        ],
+    );
+    let rejected = message_of(path, "invalid-message", 6);
+    assert!(
+        rejected.contains("jsonrpc: Invalid input: expected \"2.0\""),
+        "{rejected}"
+    );
+    let hang = message_of(path, "unanswered-request", 16);
+    assert!(
+        hang.contains("`tools/call` \"echo\" (id 4)")
+            && hang.contains("the log cut the request's payload"),
+        "{hang}"
+    );
+    let session = &sessions(path)[0];
+    assert_eq!(session["era"], "legacy", "{session}");
+    // The dump's lines are not the server's stderr.
+    assert_eq!(session["messages"]["server_stderr"], 0, "{session}");
+    // A second copy of the server, started for another surface, failed:
+    // not this session's server, no restart and no failed start.
+    let path = "fixtures/formats/claude-aggregate/second-copy.log";
+    expect(path, &[(NOTE, 2, 0)]);
+    assert_eq!(sessions(path).len(), 1);
+}
+
 #[test]
 fn codex_logs() {
     let dir = "fixtures/formats/codex";
