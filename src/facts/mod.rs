@@ -68,6 +68,9 @@ pub enum Restart {
     Started,
     /// The client sent `initialize` after the session had ended.
     Reinitialized,
+    /// The client sent `initialize` with the id of the session's first:
+    /// it started over with fresh ids (a server per operation).
+    StartedOver,
 }
 
 /// What a rule family is judged with, as the session stands when it asks

@@ -42,6 +42,9 @@ pub fn session_restarted(restart: Restart, at: &At) -> Finding {
     let why = match restart {
         Restart::Started => "the server was started again",
         Restart::Reinitialized => "the client sent `initialize` again after the session ended",
+        Restart::StartedOver => {
+            "the client sent `initialize` again with the id of its first, starting its ids over: a fresh server process, as hosts that start a server per operation do"
+        }
     };
     Finding::new(
         Rule::SessionRestarted,

@@ -6,7 +6,7 @@ pub use crate::facts::Restart;
 use crate::transport::Item;
 use crate::wire::dir::Dir;
 use crate::wire::event::EventKind;
-use crate::wire::message::Kind;
+use crate::wire::message::{Kind, RequestId};
 
 /// Where one server process's session ends and the next begins: a
 /// recorder's `# start` event after at least one message (a restarted
@@ -14,11 +14,17 @@ use crate::wire::message::Kind;
 /// check, the row views and the captures of diff and replay each keep one.
 /// Also a client's `initialize` after the session ended (stdin closed, the
 /// server exited, the host closed the transport): a host that restarted its
-/// server without a recorder in front of it.
-#[derive(Clone, Copy, Debug, Default)]
+/// server without a recorder in front of it; and a client's `initialize`
+/// with the id of the session's first one: the client started over with
+/// fresh ids, as hosts that start a server per operation do (a client
+/// re-initialising a live session could not reuse that id: ids are unique
+/// for the session).
+#[derive(Clone, Debug, Default)]
 pub struct Boundary {
     traffic: bool,
     ended: bool,
+    /// The id of the session's first `initialize`.
+    first: Option<RequestId>,
 }
 
 impl Boundary {
@@ -32,19 +38,31 @@ impl Boundary {
     pub fn restart(&mut self, item: &Item) -> Option<Restart> {
         match item {
             Item::Message { dir, msg, .. }
-                if self.ended
-                    && *dir != Dir::ServerToClient
+                if *dir != Dir::ServerToClient
                     && msg.kind == Kind::Request
                     && msg.method.as_deref() == Some("initialize") =>
             {
+                let id = msg.id.id();
+                let restart = if self.ended {
+                    Some(Restart::Reinitialized)
+                } else if self.first.is_some() && self.first.as_ref() == id {
+                    Some(Restart::StartedOver)
+                } else {
+                    None
+                };
+                self.traffic = true;
+                if restart.is_some() || self.first.is_none() {
+                    self.first = id.cloned();
+                }
                 self.ended = false;
-                return Some(Restart::Reinitialized);
+                return restart;
             }
             Item::Message { .. } => self.traffic = true,
             Item::Batch { items, .. } if items.iter().any(Result::is_ok) => self.traffic = true,
             Item::Event { event, .. } if event.kind == EventKind::Start && self.traffic => {
                 self.traffic = false;
                 self.ended = false;
+                self.first = None;
                 return Some(Restart::Started);
             }
             Item::Event { event, .. }

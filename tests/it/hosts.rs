@@ -347,6 +347,37 @@ fn claude_desktop_in_its_own_words() {
     assert_eq!(sessions(path).len(), 1);
 }
 
+/// A host that starts a server per operation (LOG-FORMATS 20d): each
+/// `initialize` with the id of the first starts a new session, ids over;
+/// the operation left open is a hang of its own session. A second
+/// `initialize` with a fresh id inside a live session stays
+/// `initialize-repeated`.
+#[test]
+fn a_server_per_operation_is_a_session_per_operation() {
+    let path = "fixtures/sessions/per-operation.log";
+    expect(
+        path,
+        &[
+            ("direction-inferred", 1, 0),
+            ("session-restarted", 6, 1),
+            ("direction-inferred", 6, 1),
+            ("unanswered-request", 9, 1),
+            ("session-restarted", 10, 2),
+            ("direction-inferred", 10, 2),
+        ],
+    );
+    assert!(
+        message_of(path, "session-restarted", 6).contains("starting its ids over"),
+        "{}",
+        message_of(path, "session-restarted", 6)
+    );
+    assert!(
+        findings(&["fixtures/rules/initialize-repeated.log"])
+            .iter()
+            .any(|(rule, line, _)| rule == "initialize-repeated" && *line == 8)
+    );
+}
+
 #[test]
 fn codex_logs() {
     let dir = "fixtures/formats/codex";
