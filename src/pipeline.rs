@@ -1200,9 +1200,11 @@ mod tests {
         assert_eq!(findings(t), vec![]);
     }
 
-    /// A second `initialize` with ids starting over: one
-    /// `initialize-repeated`, not an `id-reuse` per reused id; after an end
-    /// event, a new session with a note; a refused repeat keeps the session.
+    /// A second `initialize` with ids starting over (the first one's id): a
+    /// new session with a note (a host that starts a server per operation),
+    /// not an `id-reuse` per reused id; after an end event, the same; a
+    /// repeat with a fresh id, refused, keeps the session:
+    /// `initialize-repeated`.
     #[test]
     fn a_client_starting_over_is_one_finding_or_a_new_session() {
         let again = r#"> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
@@ -1214,7 +1216,7 @@ mod tests {
 < {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}
 "#;
         let t = format!("# start\n{again}{again}");
-        assert_eq!(findings(&t), vec![("initialize-repeated", 9)]);
+        assert_eq!(findings(&t), vec![("session-restarted", 9)]);
         let t = format!("# start\n{again}# stdin closed\n{again}");
         assert_eq!(findings(&t), vec![("session-restarted", 10)]);
         let refused = r#"> {"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}

@@ -14,7 +14,7 @@ use crate::rules::finding::Finding;
 use crate::rules::{Rule, Severity};
 use crate::wire::dir::{Dir, Side};
 use crate::wire::message::{
-    ErrorInfo, Field, INTEGRAL_FLOAT, IdField, Kind, Message, Problem, type_name,
+    BEYOND_2_53, ErrorInfo, Field, INTEGRAL_FLOAT, IdField, Kind, Message, Problem, type_name,
 };
 use crate::wire::time::At;
 
@@ -224,6 +224,14 @@ fn envelope(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                     "{who} {kind} id is {what} (`1.0`, `1e3`): an integer by the JSON Schema definition MCP's RequestId uses, and paired as one, but a strictly typed parser (Rust's serde, Go) rejects it; write integers without a fraction"
                 ),
                 severity: Some(Severity::Info),
+            }),
+            Problem::InvalidIdType(what) if *what == BEYOND_2_53 => hits.push(Hit {
+                rule: Rule::InvalidIdType,
+                message: format!(
+                    "{who} {kind} id {} is {what}: an integer by the JSON Schema definition MCP's RequestId uses, and paired exactly here, but a JavaScript peer's JSON.parse reads it rounded to the nearest double, so its answer may carry another id; keep integer ids within ±2^53 or send them as strings",
+                    msg.id.id().map_or_else(String::new, ToString::to_string)
+                ),
+                severity: Some(Severity::Warning),
             }),
             Problem::InvalidIdType(what) => hit(
                 hits,

@@ -395,7 +395,7 @@ rules! {
     InvalidIdType => {
         name: "invalid-id-type", group: Envelope, severity: Error, revisions: ALL,
         summary: "`id` is a boolean, float, object or array",
-        why: "SDKs reject other types, or compare inexactly, so responses never match their requests. An integer written as a float (`1.0`, `1e3`) is an integer by the JSON Schema definition the spec's RequestId uses and is paired as one; it is reported as info, because strictly typed parsers (serde, Go) still reject it.",
+        why: "SDKs reject other types, or compare inexactly, so responses never match their requests. An integer written as a float (`1.0`, `1e3`) is an integer by the JSON Schema definition the spec's RequestId uses and is paired as one; it is reported as info, because strictly typed parsers (serde, Go) still reject it. An integer past 2^53 (even past 64 bits) is an integer too, paired exactly; it is reported as a warning, because a JavaScript peer's `JSON.parse` rounds it.",
         fix: "Use an integer counter or a string.",
         spec: "base protocol, all revisions: RequestId is a string or integer",
         example: r#"> {"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,

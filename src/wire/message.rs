@@ -89,6 +89,11 @@ fn integral(n: &serde_json::Number) -> Option<i64> {
 /// What an integer written as a float is called in `invalid-id-type`.
 pub const INTEGRAL_FLOAT: &str = "an integer written as a float";
 
+/// What an integer id past 2^53 (within 64 bits or not) is called in
+/// `invalid-id-type`: an integer by the schema, which a JavaScript peer's
+/// `JSON.parse` reads rounded.
+pub const BEYOND_2_53: &str = "an integer beyond 2^53";
+
 /// How many characters of a long id the text outputs show (the JSON
 /// outputs keep it whole).
 pub const ID_SHOWN_CHARS: usize = 64;
@@ -671,7 +676,8 @@ fn message(mut members: Box<Members>) -> Result<Message, String> {
                 let what = match (&id, v) {
                     (RequestId::Int(_), Value::Number(n)) if n.is_f64() => Some(INTEGRAL_FLOAT),
                     (RequestId::Num(_), Value::Number(n)) if n.is_f64() => Some("a float"),
-                    (RequestId::Num(_), _) => Some("an integer too large for 64 bits"),
+                    (RequestId::Num(_), _) => Some(BEYOND_2_53),
+                    (RequestId::Int(i), _) if i.unsigned_abs() > 1 << 53 => Some(BEYOND_2_53),
                     _ => None,
                 };
                 if let Some(what) = what {

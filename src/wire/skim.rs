@@ -277,7 +277,7 @@ fn big_id(m: &mut Message, text: String) {
 }
 
 /// What an integer id beyond 64 bits is called in `invalid-id-type`.
-const TOO_LARGE: &str = "an integer too large for 64 bits";
+const TOO_LARGE: &str = super::message::BEYOND_2_53;
 
 /// The text with what JSON allows but serde_json refuses mended: a lone
 /// surrogate escape (`\ud83d` without its pair, which a JavaScript string

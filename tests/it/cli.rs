@@ -3841,3 +3841,41 @@ fn a_line_cut_at_the_limit_is_one_finding_and_its_request_pairs() {
         assert_eq!(doc["files"][0]["sessions"][0]["pending_total"], 0);
     }
 }
+
+/// An integer id past 2^53, within 64 bits or past them, is an integer by
+/// the schema (issue 43 item 14): a warning that a JavaScript peer rounds
+/// it, never an error; two such ids that differ only past a double's
+/// precision are two ids (no `id-reuse`), each paired with its answer.
+#[test]
+fn integer_ids_past_2_53_are_integers() {
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/sessions/big-integer-ids.log",
+    ]));
+    let found: Vec<(String, String, u64)> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["severity"].as_str().expect("severity").to_string(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, u64)> = [7, 8, 9, 10, 11, 12]
+        .into_iter()
+        .map(|line| ("invalid-id-type".to_string(), "warning".to_string(), line))
+        .collect();
+    assert_eq!(found, expected);
+    let message = doc["files"][0]["findings"][2]["message"]
+        .as_str()
+        .expect("message");
+    assert!(
+        message.contains("id 18446744073709551617 is an integer beyond 2^53"),
+        "{message}"
+    );
+}
