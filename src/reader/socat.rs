@@ -96,6 +96,9 @@ pub struct SocatReader {
     chunk: Option<Chunk>,
     /// The partial line of each direction: client, server.
     pending: [Assembly; 2],
+    /// Where each partial line's text began: a line is reported at the
+    /// data line that holds its start, not where its newline came.
+    starts: [Option<u64>; 2],
     noted: bool,
     last_line: u64,
 }
@@ -107,6 +110,7 @@ impl SocatReader {
             queue: VecDeque::new(),
             chunk: None,
             pending: Default::default(),
+            starts: [None; 2],
             noted: false,
             last_line: 0,
         }
@@ -118,15 +122,20 @@ impl SocatReader {
 
     /// Adds data bytes to a direction and emits its completed lines.
     fn data(&mut self, line_no: u64, dir: Dir, time: &Option<Timestamp>, bytes: &[u8]) {
+        let slot = Self::slot(dir);
         let mut rest = bytes;
         while let Some(end) = memchr::memchr(b'\n', rest) {
-            let pending = &mut self.pending[Self::slot(dir)];
+            let pending = &mut self.pending[slot];
             pending.push(&rest[..end]);
             let line = pending.take();
-            super::record::queue_assembled(&mut self.queue, line_no, time.clone(), dir, line, true);
+            let start = self.starts[slot].take().unwrap_or(line_no);
+            super::record::queue_assembled(&mut self.queue, start, time.clone(), dir, line, true);
             rest = &rest[end + 1..];
         }
-        self.pending[Self::slot(dir)].push(rest);
+        if !rest.is_empty() {
+            self.starts[slot].get_or_insert(line_no);
+            self.pending[slot].push(rest);
+        }
     }
 
     fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
@@ -212,17 +221,12 @@ impl LineParser for SocatReader {
     fn end(&mut self) {
         // A stream that ended without a newline.
         for dir in [Dir::ClientToServer, Dir::ServerToClient] {
-            let pending = &mut self.pending[Self::slot(dir)];
+            let slot = Self::slot(dir);
+            let pending = &mut self.pending[slot];
             if !pending.is_empty() {
                 let line = pending.take();
-                super::record::queue_assembled(
-                    &mut self.queue,
-                    self.last_line,
-                    None,
-                    dir,
-                    line,
-                    false,
-                );
+                let start = self.starts[slot].take().unwrap_or(self.last_line);
+                super::record::queue_assembled(&mut self.queue, start, None, dir, line, false);
             }
         }
     }

@@ -402,15 +402,33 @@ fn method_rules(msg: &Message, method: &str, ctx: &Context, hits: &mut Vec<Hit>)
             protocol::META_CLIENT_CAPABILITIES,
         ]
         .into_iter()
-        .filter(|key| msg.meta(key).is_none())
+        // Present means the schema's type: a version string, a
+        // capabilities object (`null` declares nothing).
+        .filter(|key| {
+            !msg.meta(key).is_some_and(|v| {
+                if *key == protocol::META_CLIENT_CAPABILITIES {
+                    v.is_object()
+                } else {
+                    v.is_string()
+                }
+            })
+        })
         .collect();
         if !missing.is_empty() {
+            let null = missing
+                .iter()
+                .any(|key| msg.meta(key).is_some_and(Value::is_null));
             hit(
                 hits,
                 Rule::MissingRequestMeta,
                 format!(
-                    "request `{method}` lacks `params._meta` {}; a 2026 server answers -32602",
-                    missing.join(" and ")
+                    "request `{method}` lacks `params._meta` {}{}; a 2026 server answers -32602",
+                    missing.join(" and "),
+                    if null {
+                        " (`null` declares nothing: the schema asks for an object or a string)"
+                    } else {
+                        ""
+                    }
                 ),
             );
         }

@@ -3879,3 +3879,63 @@ fn integer_ids_past_2_53_are_integers() {
         "{message}"
     );
 }
+
+/// `io.modelcontextprotocol/clientCapabilities: null` declares nothing (the
+/// schema asks for an object): the request lacks the member, as the 2026
+/// server that refused it with -32602 says (issue 43 item 14).
+#[test]
+fn null_client_capabilities_are_not_a_declaration() {
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/modern/client-capabilities-null.log",
+    ]));
+    let found: Vec<(String, u64)> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    assert_eq!(found, vec![("missing-request-meta".to_string(), 4)]);
+    let message = doc["files"][0]["findings"][0]["message"]
+        .as_str()
+        .expect("message");
+    assert!(message.contains("`null` declares nothing"), "{message}");
+}
+
+/// socat -v: a line whose newline arrives in a later chunk is reported at
+/// the data line where its text begins (issue 43 item 15): the request
+/// split over lines 8 and 10 is the hang of line 8.
+#[test]
+fn a_socat_line_split_over_chunks_is_reported_where_it_begins() {
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/formats/socat/split-line.log",
+    ]));
+    let found: Vec<(String, u64)> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("format-assumption".to_string(), 1),
+            ("unanswered-request".to_string(), 8)
+        ]
+    );
+}
