@@ -724,6 +724,15 @@ rules! {
         spec: "tools, all revisions: errors that originate from the tool SHOULD be reported inside the result object with isError set to true, not as an MCP protocol-level error response",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"file not found: a.txt\"}}",
     },
+    ErrorTextAsSuccess => {
+        name: "error-text-as-success", group: Tools, severity: Info, revisions: ALL,
+        summary: "a `tools/call` result without `isError: true` whose only text is an error message",
+        why: "A tool that failed but answers a plain result (`isError` absent or false) whose only content is text such as `Error: file not found` or a traceback tells the host the call succeeded. Hosts show and log it as a success, and the model may take the error text as the tool's output and go on with it instead of retrying or changing course. Often a `try`/`except` in the handler returns the message instead of raising it.",
+        fix: "Return the failure with `isError: true` (raise in the SDKs' tool decorators, or set `isError` in a hand-built result), so the host and the model see that the tool failed.",
+        spec: "tools, all revisions: errors that originate from the tool are reported in the result with isError set to true",
+        example: r#"> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
+< {"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"Error: file not found: a.txt"}],"isError":false}}"#,
+    },
     UnknownToolAsToolError => {
         name: "unknown-tool-as-tool-error", group: Tools, severity: Warning, revisions: ALL,
         summary: "a call of an unknown tool answered with `isError: true` instead of a -32602 error",

@@ -145,11 +145,26 @@ impl State {
                 .related(open.line)
         };
         if let Some(result) = msg.result() {
-            if result.field("isError") != Some(&Value::Bool(true))
-                || result
-                    .field("resultType")
-                    .is_some_and(|t| t.as_str() != Some("complete"))
+            if result
+                .field("resultType")
+                .is_some_and(|t| t.as_str() != Some("complete"))
             {
+                return;
+            }
+            if result.field("isError") != Some(&Value::Bool(true)) {
+                if !msg.partial {
+                    if let Some(text) = error_text(result) {
+                        ctx.findings.push(report_on(
+                            Rule::ErrorTextAsSuccess,
+                            format!(
+                                "`tools/call` of `{}` (line {}) is answered as a success (no `isError: true`) whose only text reads as an error: {:?}; the host and the model take it as the tool's output",
+                                excerpt(name),
+                                open.line,
+                                excerpt(&text)
+                            ),
+                        ));
+                    }
+                }
                 return;
             }
             // The texts whole: the parser may have cut long ones.
@@ -401,6 +416,44 @@ pub fn says_invalid_arguments(text: &str) -> bool {
 }
 
 /// The texts of a result's content blocks, joined.
+/// The text of a result whose content is only text blocks and reads as an
+/// error message (`Error: ...`, `Exception: ...`, a Python traceback), with
+/// no `structuredContent`: what `error-text-as-success` quotes. Read from
+/// the message as parsed (a long text's head is kept, which is all this
+/// looks at), never re-parsed whole.
+fn error_text(result: &Value) -> Option<String> {
+    if result.field("structuredContent").is_some() {
+        return None;
+    }
+    let blocks = result.field("content")?.as_array()?;
+    if blocks.is_empty()
+        || !blocks
+            .iter()
+            .all(|b| b.field("type").and_then(Value::as_str) == Some("text"))
+    {
+        return None;
+    }
+    // The first block decides, before any text is copied (most results
+    // are not errors).
+    let first = blocks[0]
+        .field("text")
+        .and_then(Value::as_str)?
+        .trim_start();
+    let error = [
+        "error:",
+        "error -",
+        "exception:",
+        "traceback (most recent call last)",
+    ]
+    .iter()
+    .any(|p| {
+        first
+            .get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p))
+    });
+    error.then(|| result_text(result).trim_start().to_string())
+}
+
 pub fn result_text(result: &Value) -> String {
     result
         .field("content")
