@@ -422,36 +422,22 @@ pub fn says_invalid_arguments(text: &str) -> bool {
 /// the message as parsed (a long text's head is kept, which is all this
 /// looks at), never re-parsed whole.
 fn error_text(result: &Value) -> Option<String> {
-    if result.field("structuredContent").is_some() {
-        return None;
-    }
+    // The first block's head decides, before anything else is looked at or
+    // copied (most results are not errors).
     let blocks = result.field("content")?.as_array()?;
-    if blocks.is_empty()
+    let first = blocks.first()?.field("text")?.as_str()?.trim_start();
+    let error = ["error:", "error -", "exception:", "traceback (most recent call last)"]
+        .iter()
+        .any(|p| first.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p)));
+    if !error
+        || result.field("structuredContent").is_some()
         || !blocks
             .iter()
             .all(|b| b.field("type").and_then(Value::as_str) == Some("text"))
     {
         return None;
     }
-    // The first block decides, before any text is copied (most results
-    // are not errors).
-    let first = blocks[0]
-        .field("text")
-        .and_then(Value::as_str)?
-        .trim_start();
-    let error = [
-        "error:",
-        "error -",
-        "exception:",
-        "traceback (most recent call last)",
-    ]
-    .iter()
-    .any(|p| {
-        first
-            .get(..p.len())
-            .is_some_and(|h| h.eq_ignore_ascii_case(p))
-    });
-    error.then(|| result_text(result).trim_start().to_string())
+    Some(result_text(result).trim_start().to_string())
 }
 
 pub fn result_text(result: &Value) -> String {
