@@ -136,6 +136,9 @@ pub(crate) struct Open {
     pub(crate) reused: bool,
     /// The log cut its payload; its id and method were recovered.
     pub(crate) cut: bool,
+    /// The request it likely retries: the same method about the same thing,
+    /// sent after its sender gave up on that one by a timeout (id, line).
+    pub(crate) retry_of: Option<Box<(RequestId, u64)>>,
     /// The revision its `_meta` declares: it rules the request's exchange
     /// (its answer, its cancellation, its hang), whatever the session's.
     pub(crate) declared: Option<Revision>,

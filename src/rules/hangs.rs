@@ -35,6 +35,8 @@ pub(crate) struct Request<'a> {
     pub reused: bool,
     /// The log cut its payload: its id and method were recovered.
     pub cut: bool,
+    /// The request it likely retries (one its sender gave up on).
+    pub retry_of: Option<(&'a RequestId, u64)>,
     /// What the side that owes its answer did after it.
     pub after: Activity,
 }
@@ -176,6 +178,12 @@ pub(crate) fn finding(
         Finding::new(rule, open.line, text)
     };
     let mut finding = finding;
+    if let Some((id, line)) = open.retry_of {
+        finding.message.push_str(&format!(
+            "; it retries id {id} (line {line}), the same call its sender gave up on by a timeout: one operation, tried again"
+        ));
+        finding = finding.related(line);
+    }
     finding.severity = severity;
     finding
         .time(open.time)
@@ -382,6 +390,7 @@ mod tests {
             timed_out: None,
             reused: false,
             cut: false,
+            retry_of: None,
             after,
         }
     }

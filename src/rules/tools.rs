@@ -426,9 +426,18 @@ fn error_text(result: &Value) -> Option<String> {
     // copied (most results are not errors).
     let blocks = result.field("content")?.as_array()?;
     let first = blocks.first()?.field("text")?.as_str()?.trim_start();
-    let error = ["error:", "error -", "exception:", "traceback (most recent call last)"]
-        .iter()
-        .any(|p| first.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p)));
+    let error = [
+        "error:",
+        "error -",
+        "exception:",
+        "traceback (most recent call last)",
+    ]
+    .iter()
+    .any(|p| {
+        first
+            .get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p))
+    });
     if !error
         || result.field("structuredContent").is_some()
         || !blocks

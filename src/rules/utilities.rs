@@ -52,9 +52,53 @@ pub(crate) struct State {
     /// Task id -> last status and where it was seen (bounded).
     tasks: HashMap<String, (String, u64)>,
     task_ids: VecDeque<String>,
+    /// The last request each side gave up on by a timeout: its method, what
+    /// it was about, its id and line. A later request of the same method
+    /// about the same thing is a retry of it (one operation, tried again).
+    gave_up: [Option<GaveUp>; 3],
+}
+
+/// A request its sender cancelled on a timeout.
+#[derive(Debug)]
+struct GaveUp {
+    method: Box<str>,
+    subject: Option<Box<str>>,
+    id: RequestId,
+    line: u64,
 }
 
 impl State {
+    /// `side` gave up on its request `id` (line `line`) by a timeout.
+    pub(crate) fn gave_up(
+        &mut self,
+        side: Side,
+        id: &RequestId,
+        line: u64,
+        method: &str,
+        subject: Option<&str>,
+    ) {
+        self.gave_up[side.index()] = Some(GaveUp {
+            method: method.into(),
+            subject: subject.map(Into::into),
+            id: id.clone(),
+            line,
+        });
+    }
+
+    /// The request a new one of `side` retries: the last one it gave up on
+    /// by a timeout, when it is the same method about the same thing.
+    pub(crate) fn retry_of(
+        &self,
+        side: Side,
+        method: &str,
+        subject: Option<&str>,
+    ) -> Option<(RequestId, u64)> {
+        self.gave_up[side.index()]
+            .as_ref()
+            .filter(|g| &*g.method == method && g.subject.as_deref() == subject)
+            .map(|g| (g.id.clone(), g.line))
+    }
+
     /// A request: its progress token and task augmentation remembered.
     pub(crate) fn request(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message) {
         let task = msg.params().is_some_and(|p| p.field("task").is_some());

@@ -431,6 +431,10 @@ impl Session {
             }
         }
         let subject = request_subject(msg).map(|s| SubjectText::from(&*s));
+        let retry_of = self
+            .utilities
+            .retry_of(side, method, subject.as_deref())
+            .map(Box::new);
         let reused = self.open.get(side, id).is_some();
         let declared = declared_revision(msg);
         self.declares |= declared.is_some();
@@ -447,6 +451,7 @@ impl Session {
             paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
             reused,
             cut: msg.cut,
+            retry_of,
             declared,
         };
         if let Opened::Full = self.open.open(side, id, request) {
@@ -524,6 +529,9 @@ impl Session {
                 if side == Side::Client {
                     self.timing.client_gave_up(at, open.time.as_ref(), &r);
                 }
+                let subject = open.subject.as_deref();
+                self.utilities
+                    .gave_up(side, &id, open.line, &open.method, subject);
                 open.timed_out = Some(r);
             }
             return;
@@ -724,6 +732,7 @@ impl Session {
             timed_out: open.timed_out.as_deref(),
             reused: open.reused,
             cut: open.cut,
+            retry_of: open.retry_of.as_deref().map(|(id, line)| (id, *line)),
             after: hangs::Activity {
                 answered: now.responses[owner] - then.responses[owner],
                 sent: now.messages[owner] - then.messages[owner],

@@ -3939,3 +3939,38 @@ fn a_socat_line_split_over_chunks_is_reported_where_it_begins() {
         ]
     );
 }
+
+/// A call retried under a new id after the client gave up on it by a
+/// timeout is one operation tried again, and the second hang says so
+/// (issue 43 item 11): two cancelled requests, the second naming the first.
+#[test]
+fn a_call_retried_after_a_timeout_names_the_first() {
+    let doc = json_of(&run(&[
+        "check",
+        "--format",
+        "json",
+        "fixtures/hangs/retried-after-timeout.log",
+    ]));
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let found: Vec<(&str, u64)> = findings
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule"),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![("cancelled-request", 5), ("cancelled-request", 7)]
+    );
+    let first = findings[0]["message"].as_str().expect("message");
+    let second = findings[1]["message"].as_str().expect("message");
+    assert!(!first.contains("retries"), "{first}");
+    assert!(
+        second
+            .contains("it retries id 1 (line 5), the same call its sender gave up on by a timeout"),
+        "{second}"
+    );
+}
