@@ -222,6 +222,10 @@ impl ClaudeReader {
             payload_body(&bytes, Dir::ServerToClient, payload)
         } else if super::record::is_json_parse_error(message) {
             Body::HostParseError(message.to_string())
+        } else if message == "Initializing server..." {
+            // The host launches the server's process: after traffic, a new
+            // session (what the new process writes is not the old one's).
+            Body::Event(Event::host_start(message))
         } else if let Some(verdict) = message.strip_prefix("Era probe verdict: ") {
             // The host's choice of era for this server (2026): a fact.
             let modern = match verdict.split_whitespace().next() {

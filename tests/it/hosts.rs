@@ -340,6 +340,23 @@ fn claude_desktop_in_its_own_words() {
     assert_eq!(session["era"], "legacy", "{session}");
     // The dump's lines are not the server's stderr.
     assert_eq!(session["messages"]["server_stderr"], 0, "{session}");
+    // A reconnect: `Initializing server...` launches a new process, so the
+    // traceback it writes at start-up is not the story of the first
+    // process's hang (issue 43 item 8).
+    let path = "fixtures/formats/claude-server/reconnect.log";
+    expect(
+        path,
+        &[
+            (NOTE, 2, 1),
+            ("unanswered-request", 5, 0),
+            ("session-restarted", 7, 1),
+        ],
+    );
+    let hang = message_of(path, "unanswered-request", 5);
+    assert!(
+        !hang.contains("RuntimeError") && hang.contains("line 6: Client transport closed"),
+        "{hang}"
+    );
     // A second copy of the server, started for another surface, failed:
     // not this session's server, no restart and no failed start.
     let path = "fixtures/formats/claude-aggregate/second-copy.log";
