@@ -3848,32 +3848,18 @@ fn a_line_cut_at_the_limit_is_one_finding_and_its_request_pairs() {
 /// precision are two ids (no `id-reuse`), each paired with its answer.
 #[test]
 fn integer_ids_past_2_53_are_integers() {
-    let doc = json_of(&run(&[
-        "check",
-        "--format",
-        "json",
-        "fixtures/sessions/big-integer-ids.log",
-    ]));
-    let found: Vec<(String, String, u64)> = doc["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule").to_string(),
-                f["severity"].as_str().expect("severity").to_string(),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect();
-    let expected: Vec<(String, String, u64)> = [7, 8, 9, 10, 11, 12]
-        .into_iter()
-        .map(|line| ("invalid-id-type".to_string(), "warning".to_string(), line))
-        .collect();
-    assert_eq!(found, expected);
-    let message = doc["files"][0]["findings"][2]["message"]
-        .as_str()
-        .expect("message");
+    let (found, doc) = rules_and_lines("fixtures/sessions/big-integer-ids.log");
+    let lines: Vec<u64> = vec![7, 8, 9, 10, 11, 12];
+    assert_eq!(
+        found,
+        lines
+            .iter()
+            .map(|l| ("invalid-id-type".to_string(), *l))
+            .collect::<Vec<_>>()
+    );
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    assert!(findings.iter().all(|f| f["severity"] == "warning"), "{doc}");
+    let message = findings[2]["message"].as_str().expect("message");
     assert!(
         message.contains("id 18446744073709551617 is an integer beyond 2^53"),
         "{message}"
@@ -3885,23 +3871,7 @@ fn integer_ids_past_2_53_are_integers() {
 /// server that refused it with -32602 says (issue 43 item 14).
 #[test]
 fn null_client_capabilities_are_not_a_declaration() {
-    let doc = json_of(&run(&[
-        "check",
-        "--format",
-        "json",
-        "fixtures/modern/client-capabilities-null.log",
-    ]));
-    let found: Vec<(String, u64)> = doc["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule").to_string(),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect();
+    let (found, doc) = rules_and_lines("fixtures/modern/client-capabilities-null.log");
     assert_eq!(found, vec![("missing-request-meta".to_string(), 4)]);
     let message = doc["files"][0]["findings"][0]["message"]
         .as_str()
@@ -3914,23 +3884,7 @@ fn null_client_capabilities_are_not_a_declaration() {
 /// split over lines 8 and 10 is the hang of line 8.
 #[test]
 fn a_socat_line_split_over_chunks_is_reported_where_it_begins() {
-    let doc = json_of(&run(&[
-        "check",
-        "--format",
-        "json",
-        "fixtures/formats/socat/split-line.log",
-    ]));
-    let found: Vec<(String, u64)> = doc["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule").to_string(),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect();
+    let (found, _) = rules_and_lines("fixtures/formats/socat/split-line.log");
     assert_eq!(
         found,
         vec![
@@ -3945,26 +3899,15 @@ fn a_socat_line_split_over_chunks_is_reported_where_it_begins() {
 /// (issue 43 item 11): two cancelled requests, the second naming the first.
 #[test]
 fn a_call_retried_after_a_timeout_names_the_first() {
-    let doc = json_of(&run(&[
-        "check",
-        "--format",
-        "json",
-        "fixtures/hangs/retried-after-timeout.log",
-    ]));
-    let findings = doc["files"][0]["findings"].as_array().expect("findings");
-    let found: Vec<(&str, u64)> = findings
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule"),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect();
+    let (found, doc) = rules_and_lines("fixtures/hangs/retried-after-timeout.log");
     assert_eq!(
         found,
-        vec![("cancelled-request", 5), ("cancelled-request", 7)]
+        vec![
+            ("cancelled-request".to_string(), 5),
+            ("cancelled-request".to_string(), 7)
+        ]
     );
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
     let first = findings[0]["message"].as_str().expect("message");
     let second = findings[1]["message"].as_str().expect("message");
     assert!(!first.contains("retries"), "{first}");

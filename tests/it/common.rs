@@ -180,3 +180,21 @@ pub fn noise(seed: u64, len: usize) -> Vec<u8> {
         })
         .collect()
 }
+
+/// `check --format json` on one file: its findings as `(rule, line)`, in
+/// report order, and the JSON document for the rest.
+pub fn rules_and_lines(path: &str) -> (Vec<(String, u64)>, Value) {
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    let found = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    (found, doc)
+}
