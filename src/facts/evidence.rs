@@ -53,6 +53,9 @@ pub(crate) struct Evidence {
     /// `check --follow` was stopped (Ctrl-C) while the log went on: it does
     /// not end where the reading stopped.
     pub(crate) follow_stopped: Option<FollowStop>,
+    /// The last `notifications/cancelled` of each side that names no
+    /// request the log shows (a summary log omits its target): its line.
+    pub(crate) untargeted_cancel: [Option<u64>; 3],
 }
 
 impl Evidence {

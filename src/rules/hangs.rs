@@ -69,6 +69,8 @@ pub(crate) struct Evidence<'a> {
     pub cut_text: Option<(u64, Side)>,
     /// Where following stopped (`check --follow`, Ctrl-C).
     pub follow_stopped: Option<&'a FollowStop>,
+    /// The requester's last cancel whose target the log does not show.
+    pub untargeted_cancel: Option<u64>,
 }
 
 /// The rule and severity a request still open at the end is reported
@@ -169,6 +171,12 @@ pub(crate) fn finding(
         }
         if owner != Side::Unknown {
             text.push_str(&story(ev, owner, open));
+        }
+        if let Some(line) = ev.untargeted_cancel.filter(|l| *l > open.line) {
+            text.push_str(&format!(
+                "; the {} sent `notifications/cancelled` at line {line}, whose target the log does not show: it may have cancelled this request",
+                side.as_str()
+            ));
         }
         if open.cut {
             text.push_str(
@@ -407,6 +415,7 @@ mod tests {
             cut: None,
             cut_text: None,
             follow_stopped: None,
+            untargeted_cancel: None,
         };
         finding(&ev, Side::Client, &RequestId::Int(2), &request(after)).message
     }

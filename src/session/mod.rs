@@ -499,6 +499,8 @@ impl Session {
             .and_then(|p| p.field("requestId"))
             .and_then(RequestId::from_json)
         else {
+            // Its target is not in the log: a hang's story says what it saw.
+            self.evidence.untargeted_cancel[side.index()] = Some(at.line);
             return;
         };
         let facts = self.facts();
@@ -751,6 +753,7 @@ impl Session {
             cut: records.cut,
             cut_text: records.cut_text,
             follow_stopped: records.follow_stopped.as_ref(),
+            untargeted_cancel: records.untargeted_cancel[side.index()],
         };
         Some(hangs::finding(&evidence, side, id, &request))
     }

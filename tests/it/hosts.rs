@@ -357,6 +357,16 @@ fn claude_desktop_in_its_own_words() {
         !hang.contains("RuntimeError") && hang.contains("line 6: Client transport closed"),
         "{hang}"
     );
+    // A summary log shows a cancel but not its target: the hang says what
+    // it saw and what it could not (issue 43 item 6).
+    let path = "fixtures/formats/claude-server/summary-era.log";
+    let hang = message_of(path, "unanswered-request", 8);
+    assert!(
+        hang.contains(
+            "the client sent `notifications/cancelled` at line 13, whose target the log does not show"
+        ),
+        "{hang}"
+    );
     // A second copy of the server, started for another surface, failed:
     // not this session's server, no restart and no failed start.
     let path = "fixtures/formats/claude-aggregate/second-copy.log";
