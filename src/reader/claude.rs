@@ -287,14 +287,12 @@ fn payload_body(line: &LineBytes, dir: Dir, payload: &str) -> Body {
         // search of a short payload.
         static CUT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
             std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"...["));
-        if let Some(cut) = CUT
+        if let Some((cut, marker)) = CUT
             .find(payload.as_bytes())
-            .filter(|&i| payload[i..].contains(TRUNCATION))
+            .and_then(|i| Some((i, i + payload[i..].find(TRUNCATION)?)))
         {
-            let tail = payload[cut..]
-                .find(TRUNCATION)
-                .map(|at| &payload[cut + at + TRUNCATION.len()..]);
-            return match rebuild_cut_around(&payload[..cut], tail) {
+            let tail = &payload[marker + TRUNCATION.len()..];
+            return match rebuild_cut_around(&payload[..cut], Some(tail)) {
                 Some(json) => Body::Partial {
                     dir,
                     json: json.into_bytes(),

@@ -17,7 +17,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use super::lines::Lines;
-use super::record::{Body, LineParser, Record, ToolCalls};
+use super::record::{Body, LineParser, Record, ToolCalls, cap_name};
 use crate::wire::dir::Dir;
 use crate::wire::event::{Ending, Event, Facts};
 use crate::wire::time::Timestamp;
@@ -134,9 +134,14 @@ enum Said<'a> {
     /// `Tool 'T' failed after D: WHY`: the tool, how it failed, and `D`.
     Failed(&'a str, Failure<'a>, &'a str),
     Dropped,
-    /// `Connection error: TEXT` (the SDK's `onerror`: while connected, a
-    /// stdout line it could not parse or whose schema it rejected).
-    ConnectionError(&'a str),
+    /// `Connection error: TEXT` with V8's `JSON.parse` words: a stdout line
+    /// the SDK could not parse (it kept the connection).
+    StrayLine(&'a str),
+    /// `Connection error: [` and a ZodError dump: a stdout line that is JSON
+    /// but not JSON-RPC, its issues summarised.
+    Rejected(String),
+    /// Another `Connection error: TEXT`.
+    ConnectionError,
     ConnectFailed,
     Closing,
     Stderr(&'a str),
@@ -196,7 +201,13 @@ fn said(text: &str) -> Said<'_> {
     } else if text.starts_with("STDIO connection dropped") {
         Said::Dropped
     } else if let Some(error) = text.strip_prefix("Connection error: ") {
-        Said::ConnectionError(error)
+        if super::record::is_json_parse_error(error) {
+            Said::StrayLine(error)
+        } else if let Some(said) = super::record::zod_rejection(error) {
+            Said::Rejected(said)
+        } else {
+            Said::ConnectionError
+        }
     } else if text.starts_with("Connection failed") || text.starts_with("Connection error") {
         Said::ConnectFailed
     } else if text.starts_with("Closing transport") || text.starts_with("Terminating MCP server") {
@@ -205,15 +216,6 @@ fn said(text: &str) -> Said<'_> {
         Said::Stderr(chunk)
     } else {
         Said::Other
-    }
-}
-
-/// A tool name from the log, bounded for the tables.
-fn cap(s: &str) -> Box<str> {
-    const MAX: usize = 240;
-    match s.char_indices().nth(MAX) {
-        Some((i, _)) => s[..i].into(),
-        None => s.into(),
     }
 }
 
@@ -335,20 +337,15 @@ impl ClaudeCodeReader {
             // A stdout line the SDK could not parse, or whose schema it
             // rejected: one stray line, connected or not (it kept the
             // connection).
-            Said::ConnectionError(error) if super::record::is_json_parse_error(error) => {
-                out.push(Body::HostParseError(error.to_string()))
-            }
-            Said::ConnectionError(error) if super::record::zod_rejection(error).is_some() => out
-                .push(Body::HostRejected(
-                    super::record::zod_rejection(error).unwrap_or_default(),
-                )),
-            Said::ConnectionError(_) if !conn.connected => {
+            Said::StrayLine(error) => out.push(Body::HostParseError(error.to_string())),
+            Said::Rejected(said) => out.push(Body::HostRejected(said)),
+            Said::ConnectionError if !conn.connected => {
                 out.push(Body::Event(Event::start_failed(text)))
             }
             Said::ConnectFailed if !conn.connected => {
                 out.push(Body::Event(Event::start_failed(text)))
             }
-            Said::ConnectionError(_) | Said::ConnectFailed | Said::Closing => {
+            Said::ConnectionError | Said::ConnectFailed | Said::Closing => {
                 conn.ended = true;
                 out.push(Body::Event(Event::host_end(text, Ending::Closed)))
             }
@@ -429,7 +426,7 @@ impl ClaudeCodeReader {
                         level == "ERROR",
                     )
                 };
-                let source = Some(cap(name).into());
+                let source = Some(cap_name(name).into());
                 self.text(line_no, time, &body, error, terminated, source);
             }
             Layout::Jsonl => {
@@ -468,7 +465,7 @@ fn facts(json: &str) -> Facts {
     let Ok(v) = serde_json::from_str::<Value>(json) else {
         return Facts::default();
     };
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| cap(s).into_string());
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| cap_name(s).into_string());
     Facts {
         protocol_version: text(v.get("negotiatedProtocolVersion")),
         modern: match v.get("protocolEra").and_then(Value::as_str) {
@@ -567,7 +564,7 @@ mod tests {
         ));
         assert!(matches!(
             said("Connection error: Unexpected token 'L', \"Loading\"... is not valid JSON"),
-            Said::ConnectionError(_)
+            Said::StrayLine(_)
         ));
         assert!(matches!(
             said("Tool 'x' still running (30s elapsed)"),

@@ -358,6 +358,16 @@ pub fn zod_rejection(text: &str) -> Option<String> {
     }
 }
 
+/// A name from a host's log (a tool, a server), bounded for the tables:
+/// its first 240 characters.
+pub fn cap_name(s: &str) -> Box<str> {
+    const MAX: usize = 240;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => s[..i].into(),
+        None => s.into(),
+    }
+}
+
 /// The tool calls a host logs as events (`Calling tool 'T'`, then `T`
 /// completed or failed), numbered by the reader and paired per tool in
 /// order: what Claude Code's and Cursor's readers rebuild messages from.
@@ -373,8 +383,6 @@ pub struct ToolCalls {
 impl ToolCalls {
     /// Calls open at once before the oldest is forgotten.
     pub const OPEN_MAX: usize = 20_000;
-    /// Characters of a tool's name kept.
-    const NAME_MAX: usize = 240;
 
     /// A call of `tool` starts: its `tools/call` request, with the next id.
     pub fn start(&mut self, tool: &str) -> Body {
@@ -386,10 +394,7 @@ impl ToolCalls {
                 self.count -= 1;
             }
         }
-        let tool: Box<str> = match tool.char_indices().nth(Self::NAME_MAX) {
-            Some((i, _)) => tool[..i].into(),
-            None => tool.into(),
-        };
+        let tool = cap_name(tool);
         let json = serde_json::json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": &*tool},
@@ -401,10 +406,12 @@ impl ToolCalls {
 
     /// The oldest open call of `tool` ends: its id, if one is open.
     pub fn finish(&mut self, tool: &str) -> Option<u64> {
-        let queue = self.open.get_mut(tool)?;
+        // Kept by its capped name, as `start` keeps it.
+        let tool = cap_name(tool);
+        let queue = self.open.get_mut(&tool)?;
         let id = queue.pop_front()?;
         if queue.is_empty() {
-            self.open.remove(tool);
+            self.open.remove(&tool);
         }
         self.count -= 1;
         Some(id)
@@ -429,7 +436,7 @@ impl ToolCalls {
 /// unprefixed lines after it, gathered until a line that starts with `]`:
 /// perhaps a ZodError dump (Claude Desktop, Cursor), the host's schema
 /// rejecting a stdout line that is JSON but not JSON-RPC. Bounded: at most
-/// [`ErrorBlock::LINES_MAX`] lines.
+/// [`ErrorBlock::LINES_MAX`] lines and about [`ErrorBlock::BYTES_MAX`] bytes.
 #[derive(Debug)]
 pub struct ErrorBlock {
     pub line: u64,
@@ -438,11 +445,14 @@ pub struct ErrorBlock {
     pub terminated: bool,
     /// The lines after the opening `[`, with their numbers.
     pub lines: Vec<(u64, String)>,
+    bytes: usize,
 }
 
 impl ErrorBlock {
     /// Lines gathered at most; the block is judged when it reaches them.
     pub const LINES_MAX: usize = 2_000;
+    /// Bytes gathered at most (a line may be long): judged past them too.
+    pub const BYTES_MAX: usize = 1 << 20;
 
     pub fn new(line: u64, time: Option<Timestamp>, source: Option<Source>, t: bool) -> ErrorBlock {
         ErrorBlock {
@@ -451,14 +461,18 @@ impl ErrorBlock {
             source,
             terminated: t,
             lines: Vec::new(),
+            bytes: 0,
         }
     }
 
     /// Takes the next unprefixed line; true when the block is complete (its
     /// `]`, or the bound).
     pub fn push(&mut self, line: u64, text: &str) -> bool {
+        self.bytes += text.len();
         self.lines.push((line, text.to_string()));
-        text.starts_with(']') || self.lines.len() >= Self::LINES_MAX
+        text.starts_with(']')
+            || self.lines.len() >= Self::LINES_MAX
+            || self.bytes >= Self::BYTES_MAX
     }
 
     /// A ZodError dump: one `HostRejected` record at the block's first line;
@@ -489,6 +503,7 @@ impl ErrorBlock {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn host_parse_errors_and_zod_dumps() {
@@ -515,8 +530,6 @@ mod tests {
         assert_eq!(zod_rejection("[1, 2]"), None);
         assert_eq!(zod_rejection("Connection closed"), None);
     }
-
-    use super::*;
 
     #[test]
     fn a_prefix_bracket_closes_at_the_first_bracket_and_space() {

@@ -181,10 +181,12 @@ pub fn noise(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// `check --format json` on one file: its findings as `(rule, line)`, in
-/// report order, and the JSON document for the rest.
-pub fn rules_and_lines(path: &str) -> (Vec<(String, u64)>, Value) {
-    let doc = json_of(&run(&["check", "--format", "json", path]));
+/// `check --format json ARGS`: the first file's findings as `(rule, line,
+/// session)`, in report order, and the JSON document for the rest.
+pub fn check_findings(args: &[&str]) -> (Vec<(String, u64, u64)>, Value) {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let doc = json_of(&run(&all));
     let found = doc["files"][0]["findings"]
         .as_array()
         .expect("findings")
@@ -193,8 +195,19 @@ pub fn rules_and_lines(path: &str) -> (Vec<(String, u64)>, Value) {
             (
                 f["rule"].as_str().expect("rule").to_string(),
                 f["line"].as_u64().expect("line"),
+                f["session"].as_u64().expect("session"),
             )
         })
+        .collect();
+    (found, doc)
+}
+
+/// [`check_findings`] of one file, as `(rule, line)`.
+pub fn rules_and_lines(path: &str) -> (Vec<(String, u64)>, Value) {
+    let (found, doc) = check_findings(&[path]);
+    let found = found
+        .into_iter()
+        .map(|(rule, line, _)| (rule, line))
         .collect();
     (found, doc)
 }

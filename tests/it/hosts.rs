@@ -8,21 +8,7 @@ use crate::common::*;
 
 /// `(rule, line, session)` of every finding of a file, in report order.
 fn findings(args: &[&str]) -> Vec<(String, u64, u64)> {
-    let mut all = vec!["check", "--format", "json"];
-    all.extend_from_slice(args);
-    let doc = json_of(&run(&all));
-    doc["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule").to_string(),
-                f["line"].as_u64().expect("line"),
-                f["session"].as_u64().expect("session"),
-            )
-        })
-        .collect()
+    check_findings(args).0
 }
 
 fn expect(path: &str, expected: &[(&str, u64, u64)]) {
