@@ -417,8 +417,8 @@ pub fn says_invalid_arguments(text: &str) -> bool {
 
 /// The texts of a result's content blocks, joined.
 /// The text of a result whose content is only text blocks and reads as an
-/// error message (`Error: ...`, `Exception: ...`, a Python traceback), with
-/// no `structuredContent`: what `error-text-as-success` quotes. Read from
+/// error message (`Error: ...`, `Exception: ...`, a Python traceback):
+/// what `error-text-as-success` quotes. Read from
 /// the message as parsed (a long text's head is kept, which is all this
 /// looks at), never re-parsed whole.
 fn error_text(result: &Value) -> Option<String> {
@@ -438,8 +438,9 @@ fn error_text(result: &Value) -> Option<String> {
             .get(..p.len())
             .is_some_and(|h| h.eq_ignore_ascii_case(p))
     });
+    // `structuredContent` does not make it a success: the Python SDK's
+    // MCPServer wraps a returned string as `{"result": text}` beside it.
     if !error
-        || result.field("structuredContent").is_some()
         || !blocks
             .iter()
             .all(|b| b.field("type").and_then(Value::as_str) == Some("text"))

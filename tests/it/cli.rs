@@ -3917,3 +3917,13 @@ fn a_call_retried_after_a_timeout_names_the_first() {
         "{second}"
     );
 }
+
+/// The official Python SDK (mcp 2.3.0, MCPServer, recorded with `mcpdbg
+/// probe`): a tool that returns its error as a string gets a result with
+/// `isError: false`, the text and `structuredContent: {"result": text}`;
+/// the wrapped copy does not make it a success (line 13).
+#[test]
+fn a_python_sdk_tool_returning_its_error_is_noted() {
+    let (found, _) = rules_and_lines("fixtures/sessions/py-sdk-2-error-text-as-success.log");
+    assert_eq!(found, vec![("error-text-as-success".to_string(), 13)]);
+}
