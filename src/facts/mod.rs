@@ -53,8 +53,10 @@ impl Implementation {
 pub struct Counts {
     /// Messages sent, indexed by [`Side`](crate::wire::dir::Side).
     pub messages: [u64; 3],
-    /// Responses sent, indexed by [`Side`](crate::wire::dir::Side).
-    pub responses: [u64; 3],
+    /// The other side's requests each side settled (answered, or ended a
+    /// listen by cancelling it), indexed by [`Side`](crate::wire::dir::Side):
+    /// not orphan or duplicate answers, nor a shutdown error.
+    pub settled: [u64; 3],
     /// Lines on a JSON stream that were not messages, indexed by
     /// [`Side`](crate::wire::dir::Side).
     pub noise: [u64; 3],
@@ -139,6 +141,13 @@ pub(crate) struct Open {
     /// The request it likely retries: the same method about the same thing,
     /// sent after its sender gave up on that one by a timeout (id, line).
     pub(crate) retry_of: Option<Box<(RequestId, u64)>>,
+    /// The line of the other side's shutdown error to it, written after
+    /// its sender closed the connection: no answer
+    /// ([`pairing::Pairing::shutdown_error`]).
+    pub(crate) shutdown: Option<u64>,
+    /// How many requests of its sender were open when it was sent: those
+    /// settled after it are not "later requests" in its hang story.
+    pub(crate) earlier_open: u32,
     /// The revision its `_meta` declares: it rules the request's exchange
     /// (its answer, its cancellation, its hang), whatever the session's.
     pub(crate) declared: Option<Revision>,

@@ -10,7 +10,9 @@
 
 use crate::protocol::{self, Sender, Shape};
 use crate::wire::dir::Side;
+use crate::wire::event::{Ending, EventKind};
 use crate::wire::message::{Kind, Message, RequestId};
+use crate::wire::time::At;
 
 type Hasher = foldhash::fast::RandomState;
 type IndexMap<K, V> = indexmap::IndexMap<K, V, Hasher>;
@@ -35,19 +37,30 @@ pub enum Opened<T> {
     Full,
 }
 
-/// The open requests of each side, with a `T` for each.
+/// The open requests of each side, with a `T` for each, and where each
+/// side closed the connection.
 #[derive(Debug)]
 pub struct Pairing<T> {
     open: [IndexMap<RequestId, T>; 3],
+    /// Where each side closed its stream (the client closed the server's
+    /// stdin): past it, what the other side writes to its open requests
+    /// may be its shutdown, not an answer ([`Pairing::shutdown_error`]).
+    closed: [Option<At>; 3],
 }
 
 impl<T> Default for Pairing<T> {
     fn default() -> Self {
         Pairing {
             open: Default::default(),
+            closed: Default::default(),
         }
     }
 }
+
+/// The JSON-RPC error code SDKs give a request still running when the
+/// connection closes ("Connection closed"): an implementation-defined
+/// server error, the same in the official Python and TypeScript SDKs.
+pub const CONNECTION_CLOSED: i64 = -32000;
 
 impl<T> Pairing<T> {
     /// Opens a request `id` sent by `side`.
@@ -116,9 +129,39 @@ impl<T> Pairing<T> {
             .flat_map(move |side| self.iter(side).map(move |(id, v)| (side, id, v)))
     }
 
-    /// Forgets every open request (a new session begins).
+    /// Forgets every open request and every close (a new session begins).
     pub fn clear(&mut self) {
         self.open = Default::default();
+        self.closed = Default::default();
+    }
+
+    /// A session event: the client closing the server's stdin closes the
+    /// client's side of the connection.
+    pub fn event(&mut self, at: &At, kind: &EventKind) {
+        if *kind == EventKind::End(Ending::StdinClosed) {
+            self.closed[Side::Client.index()].get_or_insert_with(|| at.clone());
+        }
+    }
+
+    /// Where `side` closed the connection, if it did.
+    pub fn closed(&self, side: Side) -> Option<&At> {
+        self.closed[side.index()].as_ref()
+    }
+
+    /// Whether `msg`, a response to a request `requester` has open, is the
+    /// other side's shutdown rather than an answer: an error with the
+    /// connection-closed code written after the requester closed the
+    /// connection (the official Python SDK answers each request still
+    /// running with `-32000 "Connection closed"` once its stdin closes).
+    /// Nothing was answered: the request stays open, a hang.
+    pub fn shutdown_error(&self, requester: Side, msg: &Message) -> bool {
+        self.closed(requester).is_some()
+            && msg.kind == Kind::Response
+            && msg.error().and_then(|e| e.code) == Some(CONNECTION_CLOSED)
+            && msg
+                .id
+                .id()
+                .is_some_and(|id| self.get(requester, id).is_some())
     }
 
     /// The one side that has `id` open, if exactly one does.
@@ -230,6 +273,41 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
         );
         assert_eq!(p.infer_sender(&cancel), Side::Client);
+    }
+
+    /// A -32000 error to an open request is the other side's shutdown only
+    /// after the requester closed the connection; a session boundary
+    /// forgets the close.
+    #[test]
+    fn a_connection_closed_error_after_the_close_answers_nothing() {
+        let mut p = Pairing::default();
+        p.open(Side::Client, &id(4), ());
+        let closed = message(
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"Connection closed"}}"#,
+        );
+        let other = message(r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"x"}}"#);
+        assert!(!p.shutdown_error(Side::Client, &closed), "still connected");
+        let at = At {
+            line: 9,
+            time: None,
+        };
+        p.event(&at, &EventKind::End(Ending::Exited(Some(0))));
+        assert!(p.closed(Side::Client).is_none(), "an exit is no close");
+        p.event(&at, &EventKind::End(Ending::StdinClosed));
+        assert_eq!(p.closed(Side::Client).map(|a| a.line), Some(9));
+        assert!(p.shutdown_error(Side::Client, &closed));
+        assert!(
+            !p.shutdown_error(Side::Client, &other),
+            "another code answers"
+        );
+        assert!(
+            !p.shutdown_error(Side::Server, &closed),
+            "the server closed nothing"
+        );
+        p.answer(Side::Client, &id(4));
+        assert!(!p.shutdown_error(Side::Client, &closed), "no request open");
+        p.clear();
+        assert!(p.closed(Side::Client).is_none());
     }
 
     #[test]

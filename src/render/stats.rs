@@ -121,6 +121,9 @@ fn slow_row(s: &Slow) -> Vec<String> {
     let note = match (s.answered, s.cancelled) {
         (true, false) => String::new(),
         (true, true) => "answered after it was cancelled".to_string(),
+        (false, false) if s.closed => {
+            "never answered (waited until its sender closed the connection)".to_string()
+        }
         (false, false) => "never answered (waited until the log ended)".to_string(),
         (false, true) => "cancelled after that, never answered".to_string(),
     };

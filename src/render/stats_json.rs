@@ -99,6 +99,7 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
                 "seconds": secs(s.seconds),
                 "answered": s.answered,
                 "cancelled": s.cancelled,
+                "closed": s.closed,
             })
         })
         .collect();

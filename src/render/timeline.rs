@@ -156,6 +156,7 @@ impl Sink for Text<'_> {
                 },
                 match (&e.answers, e.kind) {
                     (Some(a), _) => a.line.to_string(),
+                    (None, EntryKind::Response) if e.shutdown => "-".to_string(),
                     (None, EntryKind::Response) => "?".to_string(),
                     (None, _) => String::new(),
                 },

@@ -37,6 +37,10 @@ pub(crate) struct Request<'a> {
     pub cut: bool,
     /// The request it likely retries (one its sender gave up on).
     pub retry_of: Option<(&'a RequestId, u64)>,
+    /// Where its sender closed the connection with it open.
+    pub closed: Option<&'a At>,
+    /// The line of the owing side's shutdown error to it, after the close.
+    pub shutdown: Option<u64>,
     /// What the side that owes its answer did after it.
     pub after: Activity,
 }
@@ -157,8 +161,17 @@ pub(crate) fn finding(
             )
         };
         let clock = ev.follow_stopped.and_then(|s| s.clock.as_ref());
+        // Its sender closing the connection ends the wait, not the log.
+        let closed_at;
+        let (ends, end_line, end_time) = match open.closed {
+            Some(at) => {
+                closed_at = format!("the {} closed the connection", side.as_str());
+                (closed_at.as_str(), at.line, at.time.as_ref())
+            }
+            None => (ends, end_line, end_time),
+        };
         let waited = match (open.time, clock) {
-            (Some(start), Some((newest, since))) => Some(duration(
+            (Some(start), Some((newest, since))) if open.closed.is_none() => Some(duration(
                 start.seconds_until(newest).max(0.0) + since.max(0.0),
             )),
             _ => waited(end_time),
@@ -280,6 +293,13 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
     if !ends.is_empty() {
         text.push_str(&format!("; then {}", ends.join(", ")));
     }
+    if let Some(line) = open.shutdown {
+        text.push_str(&format!(
+            "; its error -32000 at line {line}, written after the {} closed the connection, is the {}'s shutdown, not an answer",
+            owner.other().as_str(),
+            owner.as_str()
+        ));
+    }
     // The likely cause, where the evidence points at one.
     let alive = owner == Side::Server && exited_when_asked(ev, open.line);
     let died = !alive
@@ -360,6 +380,12 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
         (_, _, Some((line, err)), false, _) => Some(format!(
             "the handler failed (line {line}: {err:?}) and never answered"
         )),
+        (_, _, None, false, true) if open.closed.is_some() && open.cancelled.is_none() => Some(format!(
+            "the {} closed the connection while the {} was still on the request (it kept answering later ones): a handler slower than the {} would wait, or stuck",
+            owner.other().as_str(),
+            owner.as_str(),
+            owner.other().as_str()
+        )),
         (_, _, None, _, true) => Some(format!(
             "the {} is stuck on this request (it kept answering later ones)",
             owner.as_str()
@@ -399,6 +425,8 @@ mod tests {
             reused: false,
             cut: false,
             retry_of: None,
+            closed: None,
+            shutdown: None,
             after,
         }
     }

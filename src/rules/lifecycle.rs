@@ -72,6 +72,10 @@ pub(crate) struct State {
     probe: Option<(At, Option<bool>)>,
     /// The client sent something other than `server/discover`.
     not_only_probe: bool,
+    /// Where the server refused `server/discover` with an error that is no
+    /// modern one (the legacy signal): a legacy server, whatever revision
+    /// the client's requests then declare.
+    legacy_refusal: Option<u64>,
     /// The server answered a newer version than asked (the client's message
     /// count then): a client that disconnects instead of sending
     /// `notifications/initialized` does right.
@@ -98,6 +102,7 @@ impl State {
             reinit_from: None,
             probe: None,
             not_only_probe: false,
+            legacy_refusal: None,
             upgraded: None,
         }
     }
@@ -158,7 +163,14 @@ impl State {
         self.revision = self
             .forced
             .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
-            .or_else(|| self.requested.as_deref().and_then(Revision::parse));
+            .or_else(|| self.requested.as_deref().and_then(Revision::parse))
+            .filter(|r| self.speaks(*r) || self.forced.is_some());
+    }
+
+    /// Whether the server can be judged by `revision`: not by a 2026 one
+    /// once it refused `server/discover` the legacy way.
+    fn speaks(&self, revision: Revision) -> bool {
+        self.legacy_refusal.is_none() || revision.era() != Era::Modern
     }
 
     /// Whether reusing an answered request id breaks the negotiated revision.
@@ -199,6 +211,7 @@ impl State {
         declared: Option<Revision>,
         handshake: bool,
     ) -> Option<Revision> {
+        let declared = declared.filter(|r| self.speaks(*r));
         self.forced.or(declared).or_else(|| {
             if handshake {
                 self.settled_revision()
@@ -261,6 +274,19 @@ impl State {
                     .client
                     .take()
                     .or_else(|| Implementation::from_value(msg.meta(protocol::META_CLIENT_INFO)));
+            }
+            (Phase::Probing, _) if modern_version.is_some() && self.legacy_refusal.is_some() => {
+                // The server is legacy: no 2026 era, and no handshake
+                // either; the client's fault, said once.
+                self.phase = Phase::Ready;
+                let line = self.legacy_refusal.unwrap_or_default();
+                let finding = ctx.finding(
+                    Rule::NoLegacyFallback,
+                    format!(
+                        "client sent `{method}` as a 2026-07-28 request after the server refused `server/discover` at line {line} the legacy way, instead of falling back to `initialize`; the server was never initialised, and its answers are judged by no 2026 rule"
+                    ),
+                );
+                ctx.push(finding.related(line));
             }
             (Phase::Fresh | Phase::Probing, _) if modern_version.is_some() => {
                 self.era = Some(Era::Modern);
@@ -410,14 +436,14 @@ impl State {
                 if let Some((_, answer @ None)) = &mut self.probe {
                     *answer = Some(msg.result().is_some());
                 }
-                self.discover_answered(msg, caps);
+                self.discover_answered(ctx.at().line, msg, caps);
             }
             _ => {}
         }
         self.modern_answer(msg);
     }
 
-    fn discover_answered(&mut self, msg: &Message, caps: &mut capabilities::State) {
+    fn discover_answered(&mut self, at_line: u64, msg: &Message, caps: &mut capabilities::State) {
         if let Some(result) = msg.result() {
             // The answer may arrive after the client already went on with
             // modern requests (pipelined), so the phase may be Ready.
@@ -426,12 +452,15 @@ impl State {
                 self.phase = Phase::Ready;
             }
             caps.server_declared(result.field("capabilities"));
-        } else if msg
-            .error()
-            .and_then(|e| e.code)
-            .is_some_and(protocol::is_modern_discover_error)
-        {
-            self.era = Some(Era::Modern);
+        } else if let Some(error) = msg.error() {
+            if error.code.is_some_and(protocol::is_modern_discover_error) {
+                self.era = Some(Era::Modern);
+            } else if self.phase == Phase::Probing {
+                // The legacy signal: the client should fall back.
+                self.legacy_refusal = Some(at_line);
+                self.era = Some(Era::Legacy);
+                self.versions_changed();
+            }
         }
     }
 

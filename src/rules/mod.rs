@@ -498,6 +498,14 @@ rules! {
         spec: "lifecycle, 2024-11-05 to 2025-11-25: after successful initialization, the client MUST send an initialized notification",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}",
     },
+    NoLegacyFallback => {
+        name: "no-legacy-fallback", group: Lifecycle, severity: Error, revisions: ALL,
+        summary: "a client went on in the 2026 era after the server refused `server/discover` the legacy way",
+        why: "A server that answers `server/discover` with an error other than a 2026 one (-32601 from the TypeScript SDK 1.x, -32602 from the Python SDK 1.x, or none at all) speaks 2025-11-25 or earlier: it needs `initialize` before any work. A client that goes on with `_meta`-versioned requests talks a revision the server does not know: the server was never initialised, ignores the `_meta` it does not understand, and answers in its own revision (no `resultType`, no cache hints), which the client may reject or misread. The fault is the client's missing fallback, not the server's answers.",
+        fix: "On any error to `server/discover` other than a recognised 2026 error (-32022, unsupported version), or on a timeout, fall back to the legacy handshake: `initialize` on the same connection, then `notifications/initialized`. Do not key the fallback to one error code.",
+        spec: "2026-07-28 era detection: a recognised modern error means modern; any other error or a timeout means legacy, and the client falls back to initialize (not keyed to one error code)",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+    },
     InitializeRepeated => {
         name: "initialize-repeated", group: Lifecycle, severity: Error, revisions: range(Revision::V2024_11_05, Revision::V2025_11_25),
         summary: "a second `initialize` in the same session",
@@ -887,6 +895,14 @@ rules! {
         fix: "To give up on a request, answer it (an error, or `isError: true` for a tool); keep `notifications/cancelled` for ending a `subscriptions/listen`.",
         spec: "2026-07-28 cancellation: the server sends notifications/cancelled only to tear down a subscriptions/listen and MUST NOT use it for anything else",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"shutting down\"}}",
+    },
+    ClosedWithoutCancel => {
+        name: "closed-without-cancel", group: Modern, severity: Warning, revisions: only(Revision::V2026_07_28),
+        summary: "a 2026 client closed the connection with a request still running, never cancelled",
+        why: "On stdio a 2026-07-28 client that stops waiting for a request must say so with `notifications/cancelled`: the server then stops the work and frees what it holds. A client that just closes the server's stdin leaves the server to find out from the broken pipe, mid-handler: side effects may run to completion for nobody, and what the server logs is a `Connection closed` failure rather than a cancellation.",
+        fix: "Before closing the connection (or whenever the client stops waiting), send `notifications/cancelled` with the request's id for each request still running; give the server a moment to stop before closing stdin.",
+        spec: "2026-07-28 cancellation: only the client cancels its requests, and on stdio it MUST use notifications/cancelled",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n# stdin closed",
     },
     SubscriptionNotificationNotRequested => {
         name: "subscription-notification-not-requested", group: Modern, severity: Error, revisions: only(Revision::V2026_07_28),

@@ -14,6 +14,7 @@ use crate::facts::{Facts, Open};
 use crate::protocol;
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
+use crate::rules::finding::Finding;
 use crate::text::excerpt;
 use crate::wire::dir::Side;
 use crate::wire::message::{Field, Message, RequestId};
@@ -179,6 +180,28 @@ impl State {
             Rule::ServerCancelNotListen,
             format!("the server cancelled {what}; in 2026-07-28 a server sends `notifications/cancelled` only to end a `subscriptions/listen`"),
         );
+    }
+
+    /// `closed-without-cancel`: the client closed the connection (`closed`)
+    /// with its request `id` still running and never cancelled.
+    pub(crate) fn closed_without_cancel(closed: &At, id: &RequestId, open: &Open) -> Finding {
+        let what = match &open.subject {
+            Some(s) => format!("`{}` {:?}", open.method, s.as_str()),
+            None => format!("`{}`", open.method),
+        };
+        Finding::new(
+            Rule::ClosedWithoutCancel,
+            closed.line,
+            format!(
+                "the client closed the connection with {what} (id {id}, line {}) still running and never sent `notifications/cancelled` for it; a 2026-07-28 client on stdio cancels what it stops waiting for",
+                open.line
+            ),
+        )
+        .related(open.line)
+        .time(closed.time.as_ref())
+        .dir(Side::Client.dir())
+        .id(Some(id))
+        .method(Some(&open.method))
     }
 
     /// `retry-reused-id`: a 2026 retry after `input_required` with the old id.

@@ -231,6 +231,7 @@ impl Session {
             }
             Item::Event { at, event } => {
                 self.touch(at);
+                self.open.event(at, &event.kind);
                 if let Some(facts) = &event.facts {
                     self.lifecycle.established(facts);
                 }
@@ -297,10 +298,7 @@ impl Session {
                 self.notification(at, side, msg, &mut ctx);
                 None
             }
-            Kind::Response => {
-                self.counts.responses[side.index()] += 1;
-                self.response(at, side, msg, &mut ctx)
-            }
+            Kind::Response => self.response(at, side, msg, &mut ctx),
         };
         // The message on its own, judged with what the conversation tells.
         // The handshake's own request is judged by what is negotiated, not
@@ -452,6 +450,8 @@ impl Session {
             reused,
             cut: msg.cut,
             retry_of,
+            shutdown: None,
+            earlier_open: u32::try_from(self.open.len(side)).unwrap_or(u32::MAX),
             declared,
         };
         if let Opened::Full = self.open.open(side, id, request) {
@@ -508,6 +508,7 @@ impl Session {
             let open = self.open.get(Side::Client, &id);
             if open.is_some_and(|o| pairing::cancel_ends_listen(side, &o.method)) {
                 self.open.answer(Side::Client, &id);
+                self.counts.settled[Side::Server.index()] += 1;
                 self.modern.listen_ended(&id);
             } else {
                 modern::State::server_cancelled(&id, open, ctx);
@@ -553,6 +554,16 @@ impl Session {
         ctx: &mut Ctx<'_>,
     ) -> Option<MethodName> {
         let requester = side.other();
+        if self.open.shutdown_error(requester, msg) {
+            // The side's shutdown after the requester closed the
+            // connection: the request stays open, a hang.
+            let open = msg
+                .id
+                .id()
+                .and_then(|id| self.open.get_mut(requester, id))?;
+            open.shutdown.get_or_insert(at.line);
+            return Some(open.method.clone());
+        }
         // A missing, null or unusable id is an envelope matter (`checks`).
         let IdField::Id(id) = &msg.id else {
             return None;
@@ -560,6 +571,7 @@ impl Session {
         // swap_remove: O(1); the order of open requests is restored by line
         // where it is shown.
         if let Some(open) = self.open.answer(requester, id) {
+            self.counts.settled[side.index()] += 1;
             self.used[requester.index()].answer(id, at.line);
             let method = open.method.clone();
             self.answered(at, requester, id, open, msg, ctx);
@@ -584,6 +596,7 @@ impl Session {
         // A type-changed echo (1 vs "1"); a linear scan, so only while few
         // requests are open.
         if let Some((request_id, open)) = self.open.answer_loosely(requester, id) {
+            self.counts.settled[side.index()] += 1;
             self.used[requester.index()].answer(&request_id, at.line);
             ids::loose_echo(requester, id, &request_id, &open, ctx);
             return Some(open.method);
@@ -655,8 +668,18 @@ impl Session {
         let client_messages = self.counts.messages[Side::Client.index()];
         self.lifecycle.finish(end_line, client_messages, findings);
         for side in [Side::Client, Side::Server, Side::Unknown] {
+            // The lines of the side's requests still open, for each hang's
+            // count of the earlier ones settled after it.
+            let mut lines: Vec<u64> = self.open.iter(side).map(|(_, o)| o.line).collect();
+            lines.sort_unstable();
             for (id, open) in self.open.iter(side) {
                 findings.judge_under(self.lifecycle.judged_by(open.declared, false));
+                let closed = self.open.closed(side).filter(|at| at.line > open.line);
+                if let Some(closed) = closed.filter(|_| open.cancelled.is_none()) {
+                    if side == Side::Client && self.hang_counts(side, open) {
+                        findings.push(modern::State::closed_without_cancel(closed, id, open));
+                    }
+                }
                 let (rule, severity) =
                     hangs::listed_as(open.cancelled.is_some(), open.chosen.is_some());
                 if !findings.wants(rule, severity) {
@@ -666,7 +689,8 @@ impl Session {
                     }
                     continue;
                 }
-                if let Some(f) = self.hang(side, id, open, end_line) {
+                let earlier_open = lines.partition_point(|l| *l < open.line);
+                if let Some(f) = self.hang(side, id, open, earlier_open, end_line) {
                     findings.push(f);
                 }
             }
@@ -718,7 +742,16 @@ impl Session {
     /// server's request, which `server-sent-request` reported: no 2026
     /// client answers it), worded by [`hang::finding`] from what the
     /// session saw.
-    fn hang(&self, side: Side, id: &RequestId, open: &Open, end_line: u64) -> Option<Finding> {
+    /// `still_earlier`: how many of the side's requests sent before it are
+    /// still open at the end.
+    fn hang(
+        &self,
+        side: Side,
+        id: &RequestId,
+        open: &Open,
+        still_earlier: usize,
+        end_line: u64,
+    ) -> Option<Finding> {
         if !self.hang_counts(side, open) {
             return None;
         }
@@ -735,8 +768,14 @@ impl Session {
             reused: open.reused,
             cut: open.cut,
             retry_of: open.retry_of.as_deref().map(|(id, line)| (id, *line)),
+            closed: self.open.closed(side).filter(|at| at.line > open.line),
+            shutdown: open.shutdown,
             after: hangs::Activity {
-                answered: now.responses[owner] - then.responses[owner],
+                // Only requests sent after it: the earlier ones settled
+                // since are not "later requests".
+                answered: (now.settled[owner] - then.settled[owner]).saturating_sub(
+                    u64::from(open.earlier_open).saturating_sub(still_earlier as u64),
+                ),
                 sent: now.messages[owner] - then.messages[owner],
                 noise: now.noise[owner] - then.noise[owner],
                 stderr: now.stderr - then.stderr,

@@ -293,7 +293,8 @@ impl Builder {
                     self.message(at.line, at.time.clone(), dir, msg, partial);
                 }
             }
-            Item::Stderr { .. } | Item::Noise { .. } | Item::Event { .. } => {}
+            Item::Event { at, event } => self.open.event(&at, &event.kind),
+            Item::Stderr { .. } | Item::Noise { .. } => {}
         }
     }
 
@@ -380,6 +381,10 @@ impl Builder {
                     after: std::mem::take(&mut self.answered_since),
                 });
             }
+            // The server's shutdown after the client closed the connection
+            // answers nothing: the request stays open.
+            (Dir::ServerToClient, Kind::Response)
+                if self.open.shutdown_error(Side::Client, &msg) => {}
             (Dir::ServerToClient, Kind::Response) => {
                 let Some(index) = msg
                     .id

@@ -95,6 +95,10 @@ pub struct Entry {
     pub is_error_result: bool,
     /// For a response: the request it answers, when it was seen.
     pub answers: Option<Answered>,
+    /// For a response: the other side's shutdown error to a request whose
+    /// sender had closed the connection ([`Pairing::shutdown_error`]): no
+    /// answer, the request stays open.
+    pub shutdown: bool,
     /// A short summary of the payload, unescaped (renderers escape it).
     pub summary: String,
     /// For batch elements: (index, count).
@@ -123,6 +127,7 @@ impl Entry {
             error: None,
             is_error_result: false,
             answers: None,
+            shutdown: false,
             summary: String::new(),
             batch: None,
             bytes: 0,
@@ -148,6 +153,8 @@ pub struct Open {
     pub cancelled: bool,
     /// When it was cancelled, if the log says.
     pub cancelled_time: Option<Timestamp>,
+    /// Where its sender closed the connection with it open.
+    pub closed: Option<At>,
 }
 
 /// A request still open, with who sent it.
@@ -238,6 +245,7 @@ impl Conversation {
                 vec![e]
             }
             Item::Event { at, event } => {
+                self.open.event(at, &event.kind);
                 let mut e = Entry::new(at, Dir::Unknown, EntryKind::Other);
                 e.other = Some(OtherKind::Event);
                 e.summary = excerpt(event.text.trim());
@@ -251,10 +259,18 @@ impl Conversation {
         let mut all: Vec<OpenRequest> = self
             .open
             .all()
-            .map(|(side, id, open)| OpenRequest {
-                id: id.clone(),
-                dir: side.dir(),
-                open: open.clone(),
+            .map(|(side, id, open)| {
+                let mut open = open.clone();
+                open.closed = self
+                    .open
+                    .closed(side)
+                    .filter(|at| at.line > open.line)
+                    .cloned();
+                OpenRequest {
+                    id: id.clone(),
+                    dir: side.dir(),
+                    open,
+                }
             })
             .collect();
         all.sort_by_key(|r| r.open.line);
@@ -322,6 +338,7 @@ impl Conversation {
                         subject: e.subject.clone(),
                         cancelled: false,
                         cancelled_time: None,
+                        closed: None,
                     };
                     match self.open.open(side, id, request) {
                         Opened::New => self.owe(side, 1),
@@ -342,6 +359,23 @@ impl Conversation {
                         self.cancelled(at, side, &id);
                     }
                 }
+            }
+            Kind::Response if self.open.shutdown_error(Side::of(dir).other(), msg) => {
+                // Not an answer: the request stays open (and owed).
+                let sender = Side::of(dir).other();
+                if let Some(open) = e.id.as_ref().and_then(|id| self.open.get(sender, id)) {
+                    e.method = Some(open.method.clone());
+                    e.subject = open.subject.clone();
+                }
+                e.shutdown = true;
+                e.error = msg.error();
+                let closed = self.open.closed(sender).map_or(0, |at| at.line);
+                e.summary = format!(
+                    "{}; written after the {} closed the connection (line {closed}): the {}'s shutdown, not an answer",
+                    response_summary(msg, e.method.as_deref(), &counted),
+                    sender.as_str(),
+                    sender.other().as_str()
+                );
             }
             Kind::Response => {
                 let sender = Side::of(dir).other();

@@ -111,6 +111,9 @@ pub struct Slow {
     pub seconds: f64,
     pub answered: bool,
     pub cancelled: bool,
+    /// Never answered: its sender closed the connection with it open (the
+    /// wait ends there).
+    pub closed: bool,
 }
 
 /// How long one side kept the other waiting.
@@ -248,6 +251,7 @@ impl FileCollector<'_> {
                 self.messages[slot.min(2)] += 1;
                 let (method, dir) = match (&e.method, &e.answers) {
                     (Some(m), Some(_)) => (m.clone(), Some(e.dir.reverse())),
+                    (Some(m), None) if e.shutdown => (m.clone(), Some(e.dir.reverse())),
                     _ => ("(response to no known request)".to_string(), None),
                 };
                 let path = self.path.clone();
@@ -281,6 +285,7 @@ impl FileCollector<'_> {
                         seconds: latency,
                         answered: true,
                         cancelled: answered.cancelled,
+                        closed: false,
                     });
                 }
             }
@@ -309,10 +314,12 @@ impl FileCollector<'_> {
         for r in unanswered {
             let m = self.method(&r.open.method, Some(r.dir), false);
             m.unanswered += 1;
-            // A cancelled request was waited on until it was cancelled.
+            // A cancelled request was waited on until it was cancelled, one
+            // whose sender closed the connection until then.
+            let closed = r.open.closed.as_ref().and_then(|at| at.time.as_ref());
             let end = match (&r.open.cancelled_time, r.open.cancelled) {
                 (Some(t), true) => Some(t),
-                _ => last_time,
+                _ => closed.or(last_time),
             };
             if let (Some(start), Some(end)) = (&r.open.time, end) {
                 self.stats.slow(Slow {
@@ -325,6 +332,7 @@ impl FileCollector<'_> {
                     seconds: start.seconds_until(end).max(0.0),
                     answered: false,
                     cancelled: r.open.cancelled,
+                    closed: !r.open.cancelled && closed.is_some(),
                 });
             }
         }

@@ -733,6 +733,7 @@ mod tests {
                 subject: None,
                 error: None,
                 is_error_result: false,
+                shutdown: false,
                 answers: None,
                 summary: "x".into(),
                 batch: None,

@@ -3927,3 +3927,81 @@ fn a_python_sdk_tool_returning_its_error_is_noted() {
     let (found, _) = rules_and_lines("fixtures/sessions/py-sdk-2-error-text-as-success.log");
     assert_eq!(found, vec![("error-text-as-success".to_string(), 13)]);
 }
+
+/// The official Python SDK on both sides (mcp 2.3.0, `tests/sdk/client.py
+/// close`, recorded through `mcpdbg record`): the client leaves with the
+/// `hang` call (line 8) still running and sends no cancel; the server
+/// answers it with `-32000 "Connection closed"` (line 12) after its stdin
+/// closed (line 11). That error is the server's shutdown, not an answer:
+/// the call is a hang that ran until the connection closed, and the `add`
+/// sent after it (line 9) is the one later request answered.
+#[test]
+fn a_shutdown_error_after_the_client_closed_is_not_an_answer() {
+    let (found, doc) = rules_and_lines("fixtures/sessions/py-sdk-2-closed-while-running.log");
+    assert_eq!(found, vec![("unanswered-request".to_string(), 8)]);
+    let message = doc["files"][0]["findings"][0]["message"]
+        .as_str()
+        .expect("message");
+    for part in [
+        "when the client closed the connection at line 11",
+        "after it the server answered 1 later request",
+        "its error -32000 at line 12, written after the client closed the connection, is the server's shutdown, not an answer",
+        "likely: the client closed the connection while the server was still on the request",
+    ] {
+        assert!(message.contains(part), "{part:?} not in {message}");
+    }
+    // The views agree: the timeline does not call the call answered.
+    let out = run(&[
+        "timeline",
+        "fixtures/sessions/py-sdk-2-closed-while-running.log",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("never answered: tools/call id 3 (line 8)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the server's shutdown, not an answer"),
+        "{text}"
+    );
+}
+
+/// The same in the 2026-07-28 era (the SDK client in `auto` mode): the
+/// hang (line 7) is the server's, and closing the connection without
+/// `notifications/cancelled` (line 10) is the client's fault on stdio.
+/// When the client cancels before it leaves (`cancel-close`), neither is
+/// said: the call is a `cancelled-request` note, in either era.
+#[test]
+fn a_2026_client_that_closes_without_cancelling_is_told() {
+    let (found, _) = rules_and_lines("fixtures/sessions/py-sdk-2-2026-closed-without-cancel.log");
+    assert_eq!(
+        found,
+        vec![
+            ("unanswered-request".to_string(), 7),
+            ("closed-without-cancel".to_string(), 10),
+        ]
+    );
+    let (found, _) = rules_and_lines("fixtures/sessions/py-sdk-2-2026-cancelled-then-closed.log");
+    assert_eq!(found, vec![("cancelled-request".to_string(), 7)]);
+    let (found, _) = rules_and_lines("fixtures/sessions/py-sdk-2-cancelled-then-closed.log");
+    assert_eq!(found, vec![("cancelled-request".to_string(), 8)]);
+}
+
+/// A 2026-07-28 client that does not fall back (tests/sdk/no_fallback_client.py)
+/// against the reference server-everything 2026.8.31 (TypeScript SDK 1.x,
+/// legacy only), recorded with `mcpdbg record`: `server/discover` is
+/// refused with -32601 (line 4), the legacy signal, and the client goes on
+/// with `_meta`-versioned `tools/list` (line 5) and `tools/call`. The fault
+/// is the client's missing fallback, said once; the legacy server's
+/// results are judged by no 2026 rule (no `missing-result-type`, no
+/// `missing-cache-hints`), and the session is legacy.
+#[test]
+fn a_2026_client_without_the_legacy_fallback_is_told_not_the_server() {
+    let (found, doc) = rules_and_lines("fixtures/rules/no-legacy-fallback.log");
+    assert_eq!(found, vec![("no-legacy-fallback".to_string(), 5)]);
+    let file = &doc["files"][0];
+    assert_eq!(file["findings"][0]["related"], serde_json::json!([4]));
+    let session = &file["sessions"][0];
+    assert_eq!(session["era"], "legacy", "{session}");
+    assert_eq!(session["revision"], Value::Null, "{session}");
+}

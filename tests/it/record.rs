@@ -251,6 +251,52 @@ fn sdk_server_that_never_answers_is_reported_as_a_hang() {
     assert!(message.contains("server killed by signal 15"), "{message}");
 }
 
+/// The official SDK client leaves with a call still running (`close`):
+/// the SDK server answers it with its shutdown error once its stdin
+/// closes, which is no answer, so the call is a hang in either era; a
+/// 2026-07-28 client that did not cancel it first is told
+/// (`closed-without-cancel`). Cancelled first (`cancel-close`), the call
+/// is only a `cancelled-request` note.
+#[test]
+fn sdk_client_leaving_with_a_call_running_is_a_hang_not_an_answer() {
+    for mode in ["legacy", "auto"] {
+        let (seen, transcript, _) = sdk("close", mode);
+        assert_eq!(seen["add"], "5", "{mode}");
+        assert_eq!(seen["hang_error"], "Connection closed", "{mode}");
+        let (code, report) = check_json(&transcript);
+        assert_eq!(code, Some(1), "{mode}");
+        let findings = report["files"][0]["findings"].as_array().expect("findings");
+        let rules: Vec<&str> = findings
+            .iter()
+            .map(|f| f["rule"].as_str().expect("rule"))
+            .collect();
+        let expected: &[&str] = if mode == "auto" {
+            &["unanswered-request", "closed-without-cancel"]
+        } else {
+            &["unanswered-request"]
+        };
+        assert_eq!(rules, expected, "{mode}: {findings:#?}");
+        let message = findings[0]["message"].as_str().expect("message");
+        assert!(message.contains("\"hang\""), "{message}");
+        assert!(
+            message.contains("when the client closed the connection at line"),
+            "{message}"
+        );
+        assert!(
+            message.contains("is the server's shutdown, not an answer"),
+            "{message}"
+        );
+
+        let (_, transcript, _) = sdk("cancel-close", mode);
+        let (code, report) = check_json(&transcript);
+        assert_eq!(code, Some(0), "{mode}");
+        let findings = report["files"][0]["findings"].as_array().expect("findings");
+        assert_eq!(findings.len(), 1, "{mode}: {findings:#?}");
+        assert_eq!(findings[0]["rule"], "cancelled-request", "{mode}");
+        assert_eq!(findings[0]["severity"], "info", "{mode}");
+    }
+}
+
 /// Starts the recorder around `server` (a shell command).
 fn record(dir: &Path, server: &str, extra: &[&str]) -> Child {
     Command::new(mcpdbg())

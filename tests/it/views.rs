@@ -890,6 +890,7 @@ fn stats_json_version_1_is_pinned() {
                 "seconds",
                 "answered",
                 "cancelled",
+                "closed",
             ],
             "slow request",
         );

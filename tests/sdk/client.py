@@ -13,7 +13,10 @@ short wait and stops the server with SIGTERM, without cancelling), ask (for
 a server with SERVER_VARIANT=ask: the ask tool, whose roots/list and
 sampling/createMessage requests the client answers), secret (for a server
 with SERVER_VARIANT=echo: add, then echo with a text carrying the token in
-SCENARIO_SECRET, which the server logs on stderr and answers back).
+SCENARIO_SECRET, which the server logs on stderr and answers back), close
+(the hang tool, then add; the client leaves with the hang call still running,
+without cancelling it), cancel-close (the same, but the client cancels the
+hang call before it leaves).
 """
 
 import asyncio
@@ -93,8 +96,28 @@ async def run(scenario, mode, mcpdbg, transcript, tapdir):
                 await asyncio.sleep(0.05)
             print(json.dumps(seen), flush=True)
             os._exit(0)
+        elif scenario == "close":
+            # Leave with a call still running and no cancel: the client
+            # closes the server's stdin, and the SDK server answers the
+            # running call with its shutdown error.
+            call = asyncio.ensure_future(client.call_tool("hang", {}))
+            await asyncio.sleep(0.05)  # the hang call goes first
+            seen["add"] = (await client.call_tool("add", {"a": 2, "b": 3})).content[0].text
+            await asyncio.sleep(0.3)
+        elif scenario == "cancel-close":
+            # The same, but the call is cancelled before the client leaves.
+            call = asyncio.ensure_future(client.call_tool("hang", {}))
+            await asyncio.sleep(0.05)
+            seen["add"] = (await client.call_tool("add", {"a": 2, "b": 3})).content[0].text
+            call.cancel()
+            await asyncio.sleep(0.3)
         else:
             raise SystemExit(f"unknown scenario {scenario}")
+    if scenario == "close":
+        try:
+            await call
+        except Exception as e:  # the SDK's own "Connection closed"
+            seen["hang_error"] = str(e)
     print(json.dumps(seen), flush=True)
 
 
