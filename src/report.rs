@@ -131,4 +131,7 @@ pub struct Summary {
     pub first_time: Option<Timestamp>,
     pub last_time: Option<Timestamp>,
     pub mid_session: bool,
+    /// In a log without its handshake, the line whose 2026-only shape
+    /// showed the era, and what it was.
+    pub era_evidence: Option<(u64, &'static str)>,
 }

@@ -8,7 +8,8 @@
 //! SESSION is `{"name", "era", "protocol_version", "requested_version", "revision",
 //! "client", "server", "messages", "pending" (at most 1000), "pending_total",
 //! "first_line", "last_line",
-//! "mid_session"}`; FINDING is `{"rule", "severity", "session", "line",
+//! "mid_session"}` plus, when the era was read off a log without its handshake,
+//! `"era_evidence": {"line", "what"}`; FINDING is `{"rule", "severity", "session", "line",
 //! "message"}` plus, where known, `"file"` (in a three-file capture), `"time"`, `"direction"`, `"id"`,
 //! `"method"`, `"subject"` (the tool, prompt or resource a request is about;
 //! added in the same version) and `"related"`. `mcpdbg validate` uses the same document with
@@ -152,7 +153,7 @@ fn implementation(i: &Option<Implementation>) -> Value {
 
 pub(crate) fn session(s: &Summary) -> Value {
     let c = &s.counts;
-    json!({
+    let mut v = json!({
         "name": s.name,
         "era": s.era.map(|e| e.as_str()),
         "protocol_version": s.protocol_version,
@@ -177,7 +178,12 @@ pub(crate) fn session(s: &Summary) -> Value {
         "first_line": s.first_line,
         "last_line": s.last_line,
         "mid_session": s.mid_session,
-    })
+    });
+    // Only when the era was read off a log without its handshake.
+    if let (Some((line, what)), Some(obj)) = (s.era_evidence, v.as_object_mut()) {
+        obj.insert("era_evidence".into(), json!({"line": line, "what": what}));
+    }
+    v
 }
 
 pub(crate) fn finding(f: &Finding) -> Value {

@@ -141,10 +141,19 @@ fn count(n: u64, what: &str) -> String {
 
 fn summary(s: &Summary, width: Option<usize>) -> String {
     let mut b = Rows::default();
-    let era = match (s.era, s.mid_session) {
-        (Some(era), false) => era.as_str().to_string(),
-        (Some(era), true) => format!("{} (the log starts mid-session)", era.as_str()),
-        (None, _) => "unknown".to_string(),
+    let era = match (s.era, s.mid_session, s.era_evidence) {
+        (Some(era), mid, Some((line, what))) => format!(
+            "{} (shown at line {line} by {what}{})",
+            era.as_str(),
+            if mid {
+                "; the log starts mid-session"
+            } else {
+                ""
+            }
+        ),
+        (Some(era), false, None) => era.as_str().to_string(),
+        (Some(era), true, None) => format!("{} (the log starts mid-session)", era.as_str()),
+        (None, ..) => "unknown".to_string(),
     };
     b.push_record(["era", &era]);
     let version = match (&s.protocol_version, &s.requested_version) {

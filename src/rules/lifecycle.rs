@@ -72,6 +72,9 @@ pub(crate) struct State {
     probe: Option<(At, Option<bool>)>,
     /// The client sent something other than `server/discover`.
     not_only_probe: bool,
+    /// In a log without its handshake: where the log first showed a
+    /// 2026-only shape, and what it was (the era and revision come from it).
+    pub(crate) era_evidence: Option<(u64, &'static str)>,
     /// Where the server refused `server/discover` with an error that is no
     /// modern one (the legacy signal): a legacy server, whatever revision
     /// the client's requests then declare.
@@ -103,6 +106,7 @@ impl State {
             probe: None,
             not_only_probe: false,
             legacy_refusal: None,
+            era_evidence: None,
             upgraded: None,
         }
     }
@@ -122,6 +126,57 @@ impl State {
             self.probe.get_or_insert_with(|| (at.clone(), None));
         } else {
             self.not_only_probe = true;
+        }
+    }
+
+    /// A message of a log that has no handshake (a capture started
+    /// mid-session, a host's log of calls): a shape only 2026-07-28 has
+    /// (a `_meta` protocol version naming it, a `resultType`, a multi
+    /// round-trip's `inputRequests`, `inputResponses` or `requestState`,
+    /// `subscriptions/listen` or `server/discover`) shows the era, and the
+    /// revision's rules apply from there. O(1): a few field lookups, and
+    /// nothing once the era is known to be modern.
+    pub(crate) fn evidence(&mut self, at: &At, msg: &Message) {
+        if !(self.mid_session || self.no_handshake)
+            || self.era == Some(Era::Modern)
+            || self.forced.is_some()
+        {
+            return;
+        }
+        let modern_meta = msg
+            .meta_str(protocol::META_PROTOCOL_VERSION)
+            .and_then(Revision::parse)
+            .is_some_and(|r| r.era() == Era::Modern);
+        let what = if modern_meta {
+            Some("a `_meta` protocol version of 2026-07-28")
+        } else {
+            match msg.kind {
+                Kind::Request => match msg.method.as_deref() {
+                    Some("subscriptions/listen") => Some("a `subscriptions/listen` request"),
+                    Some("server/discover") => Some("a `server/discover` request"),
+                    _ => msg
+                        .params()
+                        .filter(|p| {
+                            p.field("inputResponses").is_some() || p.field("requestState").is_some()
+                        })
+                        .map(|_| "a retry with `inputResponses` or `requestState`"),
+                },
+                Kind::Response => msg.result().and_then(|r| {
+                    if r.field("resultType").is_some() {
+                        Some("a `resultType` in a result")
+                    } else if r.field("inputRequests").is_some() {
+                        Some("`inputRequests` in a result")
+                    } else {
+                        None
+                    }
+                }),
+                Kind::Notification => None,
+            }
+        };
+        if let Some(what) = what {
+            self.era = Some(Era::Modern);
+            self.era_evidence = Some((at.line, what));
+            self.versions_changed();
         }
     }
 
@@ -160,10 +215,12 @@ impl State {
 
     /// Works [`State::revision`] out again from the versions.
     fn versions_changed(&mut self) {
+        let evidenced = self.era_evidence.map(|_| Revision::V2026_07_28);
         self.revision = self
             .forced
             .or_else(|| self.negotiated.as_deref().and_then(Revision::parse))
             .or_else(|| self.requested.as_deref().and_then(Revision::parse))
+            .or(evidenced)
             .filter(|r| self.speaks(*r) || self.forced.is_some());
     }
 
@@ -310,8 +367,8 @@ impl State {
                     ctx.fire(
                         Rule::StartsMidSession,
                         format!(
-                            "the first client message is `{method}`, not a handshake: the capture starts mid-session, so handshake and revision rules stay silent{}",
-                            if self.forced.is_some() { "" } else { " (set --revision to enable the revision rules)" }
+                            "the first client message is `{method}`, not a handshake: the capture starts mid-session, so handshake rules stay silent{}",
+                            if self.forced.is_some() { "" } else { ", and revision rules wait for a message that shows the revision (or set --revision)" }
                         ),
                     );
                 }
@@ -560,6 +617,12 @@ impl State {
 
     /// The log ended at `end_line`: a probe-only session, a handshake the
     /// client never completed.
+    /// Whether the session is only an era probe (`server/discover` and
+    /// nothing else from the client).
+    pub(crate) fn probe_only(&self) -> bool {
+        self.probe.is_some() && !self.not_only_probe
+    }
+
     pub(crate) fn finish(&self, end_line: u64, client_messages: u64, findings: &mut Findings) {
         if let (Some((at, answer)), false) = (&self.probe, self.not_only_probe) {
             let how = match answer {

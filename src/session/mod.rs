@@ -283,6 +283,7 @@ impl Session {
         if side == Side::Client {
             self.lifecycle.client_message(at, msg);
         }
+        self.lifecycle.evidence(at, msg);
         let declared = self.declared_for(side, msg);
         // The handshake is judged by what it settles on, not by what the
         // client proposes (see the checks' context below).
@@ -728,6 +729,7 @@ impl Session {
             first_time: self.first.and_then(|a| a.time),
             last_time: self.last.and_then(|a| a.time),
             mid_session: self.lifecycle.mid_session && !self.lifecycle.no_handshake,
+            era_evidence: self.lifecycle.era_evidence,
         }
     }
 
@@ -735,12 +737,16 @@ impl Session {
     fn hang_counts(&self, side: Side, open: &Open) -> bool {
         &*open.method != "subscriptions/listen"
             && !(side == Side::Server && self.era() == Some(Era::Modern))
+            && !(&*open.method == "server/discover" && self.lifecycle.probe_only())
     }
 
     /// The finding for a request still open at the end of the log (none for
     /// a `subscriptions/listen`, long-lived by design, nor for a 2026
     /// server's request, which `server-sent-request` reported: no 2026
-    /// client answers it), worded by [`hang::finding`] from what the
+    /// client answers it, nor for the `server/discover` of a session that
+    /// is only an era probe: a legacy server's silence is its answer, and
+    /// the client ends the probe process, as `probe-only-session` says),
+    /// worded by [`hang::finding`] from what the
     /// session saw.
     /// `still_earlier`: how many of the side's requests sent before it are
     /// still open at the end.

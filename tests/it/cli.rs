@@ -264,7 +264,7 @@ fn json_schema_version_1_is_pinned() {
             "file",
         );
         for session in file["sessions"].as_array().expect("sessions") {
-            keys(session, &SESSION_KEYS, &[], "session");
+            keys(session, &SESSION_KEYS, &["era_evidence"], "session");
             keys(&session["client"], &["name", "version"], &[], "client");
             keys(
                 &session["messages"],
@@ -1350,19 +1350,67 @@ fn host_formats_are_detected_by_their_first_lines() {
     }
 }
 
+/// One hang, one verdict: the `sync` call that never returns, logged by
+/// every host and capture format, is one `unanswered-request` error on the
+/// same request (id, method, tool), whatever the format shows of it; a
+/// host whose log has no wire ids (Claude Code) names the same call.
 #[test]
 fn the_same_hang_reads_the_same_in_every_format() {
-    let hang = |path: &str, session: usize| -> (Value, Value) {
+    let hang_of = |path: &str, session: usize, rule: &str| -> Vec<Value> {
         let doc = json_of(&run(&["check", "--format", "json", path]));
         let hangs: Vec<&Value> = doc["files"][0]["findings"]
             .as_array()
             .expect("findings")
             .iter()
-            .filter(|f| f["rule"] == "unanswered-request" && f["session"] == session)
+            .filter(|f| f["rule"] == rule && f["session"] == session)
             .collect();
         assert_eq!(hangs.len(), 1, "{path}: {hangs:?}");
-        (hangs[0]["id"].clone(), hangs[0]["method"].clone())
+        let h = hangs[0];
+        vec![
+            h["rule"].clone(),
+            h["severity"].clone(),
+            h["id"].clone(),
+            h["method"].clone(),
+            h["subject"].clone(),
+        ]
     };
+    let hang = |path: &str, session: usize| -> (Value, Value) {
+        let all = hang_of(path, session, "unanswered-request");
+        assert_eq!(
+            (&all[0], &all[1]),
+            (&"unanswered-request".into(), &"error".into()),
+            "{path}"
+        );
+        // Claude Desktop's summary era logs no params: no tool to name.
+        if !path.ends_with("summary-era.log") {
+            assert_eq!(all[4], "sync", "{path}");
+        }
+        (all[2].clone(), all[3].clone())
+    };
+    // Formats without the wire's ids, or with their own: the same verdict
+    // on the same call.
+    for path in [
+        "fixtures/formats/claude-code/hang.log",
+        "fixtures/formats/gh-aw/hang.log",
+        "fixtures/formats/jetbrains/hang.log",
+    ] {
+        hang(path, 0);
+    }
+    // A call the host gave up on by its timeout (Claude Code's -32001)
+    // reads as the native capture of a timeout's cancel: one
+    // `cancelled-request` warning, and the rest of that log's hangs aside.
+    let native = hang_of(
+        "fixtures/rules/cancelled-request.log",
+        0,
+        "cancelled-request",
+    );
+    let claude_code = hang_of(
+        "fixtures/formats/claude-code/host-words.log",
+        0,
+        "cancelled-request",
+    );
+    assert_eq!(native[..2], claude_code[..2]);
+    assert_eq!(native[1], "warning");
     let expected = (Value::from(2), Value::from("tools/call"));
     assert_eq!(hang("fixtures/rules/unanswered-request.log", 0), expected);
     assert_eq!(hang("fixtures/formats/claude-server/hang.log", 0), expected);
@@ -4004,4 +4052,54 @@ fn a_2026_client_without_the_legacy_fallback_is_told_not_the_server() {
     let session = &file["sessions"][0];
     assert_eq!(session["era"], "legacy", "{session}");
     assert_eq!(session["revision"], Value::Null, "{session}");
+}
+
+/// A capture attached mid-session whose first client message (a cancel)
+/// shows no revision: the server's `resultType` at line 2 shows the
+/// 2026-07-28 era, the summary says so, and the revision's rules apply
+/// from there: the retry under the old id is `retry-reused-id` (line 5),
+/// not the legacy `id-reuse`, and the last result without `resultType` is
+/// `missing-result-type` (line 6).
+#[test]
+fn a_mid_session_capture_takes_its_era_from_2026_only_evidence() {
+    let path = "fixtures/modern/mid-session-evidence.log";
+    let (found, doc) = rules_and_lines(path);
+    assert_eq!(
+        found,
+        vec![
+            ("starts-mid-session".to_string(), 1),
+            ("retry-reused-id".to_string(), 5),
+            ("missing-result-type".to_string(), 6),
+        ]
+    );
+    let session = &doc["files"][0]["sessions"][0];
+    assert_eq!(session["era"], "modern", "{session}");
+    assert_eq!(session["revision"], "2026-07-28", "{session}");
+    assert_eq!(
+        session["era_evidence"],
+        serde_json::json!({"line": 2, "what": "a `resultType` in a result"})
+    );
+    let out = run(&["check", path]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "modern (shown at line 2 by a `resultType` in a result; the log starts mid-session)"
+        ),
+        "{text}"
+    );
+}
+
+/// An era probe a legacy server never answers (some answer
+/// `server/discover` with nothing at all): the client waits for its
+/// timeout, then ends the probe process (SIGTERM at line 4). The silence is
+/// the legacy signal and the process died on the probe, not with work
+/// open: one `probe-only-session` note, no `unanswered-request`.
+#[test]
+fn an_unanswered_probe_ended_by_the_client_is_no_hang() {
+    let (found, doc) = rules_and_lines("fixtures/sessions/probe-unanswered-then-killed.log");
+    assert_eq!(found, vec![("probe-only-session".to_string(), 2)]);
+    let message = doc["files"][0]["findings"][0]["message"]
+        .as_str()
+        .expect("message");
+    assert!(message.contains("the server did not answer"), "{message}");
 }
