@@ -314,6 +314,13 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
         .find(|(line, ..)| *line > open.line)
         .filter(|_| owner == Side::Server);
     let cut_after = ev.cut.filter(|(line, _)| *line > open.line);
+    // The host stopped the server (a signal the recorder forwarded): the
+    // process died of that, not on its own.
+    let stopped = ev
+        .ends
+        .iter()
+        .find(|(line, ending, _)| *line > open.line && *ending == Some(Ending::SignalForwarded))
+        .filter(|_| owner == Side::Server && died);
     let cause = match (open.reused, noise > 0, first_error, died, answered > 0) {
         (true, ..) => Some(
             "its id was used twice, so its answer may have gone to the other request"
@@ -390,6 +397,11 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
             "the {} is stuck on this request (it kept answering later ones)",
             owner.as_str()
         )),
+        (_, _, None, true, false) if stopped.is_some() => stopped.map(|(line, _, what)| {
+            format!(
+                "the server had not answered when the client stopped it (line {line}: {what}): a handler that never finished, or a server that does not answer this request at all"
+            )
+        }),
         (_, _, None, true, false) => {
             Some(format!("the {} died with the request open", owner.as_str()))
         }

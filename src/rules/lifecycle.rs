@@ -617,12 +617,6 @@ impl State {
 
     /// The log ended at `end_line`: a probe-only session, a handshake the
     /// client never completed.
-    /// Whether the session is only an era probe (`server/discover` and
-    /// nothing else from the client).
-    pub(crate) fn probe_only(&self) -> bool {
-        self.probe.is_some() && !self.not_only_probe
-    }
-
     pub(crate) fn finish(&self, end_line: u64, client_messages: u64, findings: &mut Findings) {
         if let (Some((at, answer)), false) = (&self.probe, self.not_only_probe) {
             let how = match answer {

@@ -737,16 +737,12 @@ impl Session {
     fn hang_counts(&self, side: Side, open: &Open) -> bool {
         &*open.method != "subscriptions/listen"
             && !(side == Side::Server && self.era() == Some(Era::Modern))
-            && !(&*open.method == "server/discover" && self.lifecycle.probe_only())
     }
 
     /// The finding for a request still open at the end of the log (none for
     /// a `subscriptions/listen`, long-lived by design, nor for a 2026
     /// server's request, which `server-sent-request` reported: no 2026
-    /// client answers it, nor for the `server/discover` of a session that
-    /// is only an era probe: a legacy server's silence is its answer, and
-    /// the client ends the probe process, as `probe-only-session` says),
-    /// worded by [`hang::finding`] from what the
+    /// client answers it), worded by [`hang::finding`] from what the
     /// session saw.
     /// `still_earlier`: how many of the side's requests sent before it are
     /// still open at the end.

@@ -4089,17 +4089,27 @@ fn a_mid_session_capture_takes_its_era_from_2026_only_evidence() {
     );
 }
 
-/// An era probe a legacy server never answers (some answer
-/// `server/discover` with nothing at all): the client waits for its
-/// timeout, then ends the probe process (SIGTERM at line 4). The silence is
-/// the legacy signal and the process died on the probe, not with work
-/// open: one `probe-only-session` note, no `unanswered-request`.
+/// An era probe the server never answers: the client waits, then stops the
+/// process (SIGTERM forwarded at line 4, killed at line 5). The request is
+/// a hang (a server that never answers its first request, or a legacy one
+/// that ignores `server/discover`, which the note explains), but the
+/// process died of the client's signal, not on its own: the story says
+/// the client stopped it.
 #[test]
-fn an_unanswered_probe_ended_by_the_client_is_no_hang() {
+fn a_server_the_client_stopped_did_not_die_on_its_own() {
     let (found, doc) = rules_and_lines("fixtures/sessions/probe-unanswered-then-killed.log");
-    assert_eq!(found, vec![("probe-only-session".to_string(), 2)]);
-    let message = doc["files"][0]["findings"][0]["message"]
+    assert_eq!(
+        found,
+        vec![
+            ("probe-only-session".to_string(), 2),
+            ("unanswered-request".to_string(), 2)
+        ]
+    );
+    let message = doc["files"][0]["findings"][1]["message"]
         .as_str()
         .expect("message");
-    assert!(message.contains("the server did not answer"), "{message}");
+    assert!(
+        message.contains("likely: the server had not answered when the client stopped it (line 4: SIGTERM received; forwarded to the server)"),
+        "{message}"
+    );
 }

@@ -771,3 +771,526 @@ fn a_gh_aw_server_error_that_mentions_timeout_or_eof_is_an_error_answer() {
     assert!(text.contains("every request was answered"), "{text}");
     assert!(!text.contains("closed unexpectedly"), "{text}");
 }
+
+/// What backs one claim of a "what can be judged" cell.
+enum Evidence {
+    /// The fixture, in the row's format, on which the rule fires.
+    Fires(&'static str, &'static str),
+    /// A test of this suite that checks the claim (by its function name).
+    Test(&'static str),
+    /// The fixture's session has this string value at this key.
+    Session(&'static str, &'static str, &'static str),
+    /// `stats` times the fixture's `tools/call`s.
+    Timed(&'static str),
+    /// A limit of the format: the rule never fires on the fixture, whose
+    /// log cannot show what it needs.
+    Never(&'static str, &'static str),
+}
+
+use Evidence::{Fires, Never, Session, Test, Timed};
+
+/// The claims of the README's and `docs/formats.md`'s "what can be
+/// judged" columns, by the first format of their row, with what backs
+/// each. "Every rule" claims are backed by the rule fixtures (native) or
+/// by a sample of the format's own fixtures across families (the hang
+/// model, framing, content), not by every rule in every format.
+const CLAIMS: &[(&str, &str, Evidence)] = &[
+    (
+        "native",
+        "every rule",
+        Test("every_rule_fires_on_its_own_fixture"),
+    ),
+    (
+        "ndjson",
+        "every rule",
+        Fires("fixtures/tee/hang.server.log", "unanswered-request"),
+    ),
+    (
+        "ndjson",
+        "directions inferred",
+        Fires(
+            "fixtures/rules/direction-inferred.log",
+            "direction-inferred",
+        ),
+    ),
+    (
+        "tee",
+        "every rule but the three that need the order between files",
+        Test("a_three_file_tee_capture_is_paired_by_ids"),
+    ),
+    (
+        "claude-server",
+        "pairing",
+        Test("the_same_hang_reads_the_same_in_every_format"),
+    ),
+    (
+        "claude-server",
+        "hangs",
+        Fires(
+            "fixtures/formats/claude-server/hang.log",
+            "unanswered-request",
+        ),
+    ),
+    (
+        "claude-server",
+        "handshake",
+        Session(
+            "fixtures/formats/claude-server/clean.log",
+            "protocol_version",
+            "2024-11-05",
+        ),
+    ),
+    (
+        "claude-server",
+        "ids",
+        Fires("fixtures/formats/claude-server/content.log", "id-reuse"),
+    ),
+    (
+        "claude-server",
+        "content when not summarised",
+        Fires(
+            "fixtures/formats/claude-server/content.log",
+            "invalid-result",
+        ),
+    ),
+    (
+        "claude-server",
+        "content unless summarised",
+        Fires(
+            "fixtures/formats/claude-server/content.log",
+            "invalid-result",
+        ),
+    ),
+    (
+        "claude-server",
+        "stray stdout through the host's parse error",
+        Fires(
+            "fixtures/formats/claude-server/stray-stdout.log",
+            "stray-output",
+        ),
+    ),
+    (
+        "claude-server",
+        "stray stdout via the host's parse error",
+        Fires(
+            "fixtures/formats/claude-server/stray-stdout.log",
+            "stray-output",
+        ),
+    ),
+    (
+        "vscode",
+        "every rule but byte-level framing",
+        Fires(
+            "fixtures/formats/vscode/initialize-rejected.log",
+            "initialize-failed",
+        ),
+    ),
+    (
+        "vscode",
+        "every rule but byte framing",
+        Fires(
+            "fixtures/formats/vscode/initialize-rejected.log",
+            "initialize-failed",
+        ),
+    ),
+    (
+        "vscode",
+        "stray stdout quoted",
+        Fires("fixtures/formats/vscode/stray-stdout.log", "stray-output"),
+    ),
+    (
+        "vscode",
+        "stray stdout",
+        Fires("fixtures/formats/vscode/stray-stdout.log", "stray-output"),
+    ),
+    (
+        "zed",
+        "every rule but byte-level framing",
+        Fires("fixtures/formats/zed/hang.log", "unanswered-request"),
+    ),
+    (
+        "zed",
+        "every rule but byte framing",
+        Fires("fixtures/formats/zed-rpc/hang.log", "unanswered-request"),
+    ),
+    (
+        "zed",
+        "no stray stdout",
+        Never("fixtures/formats/zed/hang.log", "stray-output"),
+    ),
+    (
+        "socat",
+        "every rule (socat: no UTF-8 rules; strace: approximate latency)",
+        Test("a_socat_line_split_over_chunks_is_reported_where_it_begins"),
+    ),
+    (
+        "socat",
+        "every rule",
+        Fires("fixtures/formats/strace/stray-stdout.log", "stray-output"),
+    ),
+    (
+        "mcpsnoop",
+        "every rule but byte-level framing",
+        Fires("fixtures/formats/mcpsnoop/stray-stdout.log", "stray-output"),
+    ),
+    (
+        "mcpsnoop",
+        "every rule but byte framing",
+        Fires("fixtures/formats/inspector/hang.log", "unanswered-request"),
+    ),
+    (
+        "jetbrains",
+        "every rule but client-side framing",
+        Fires(
+            "fixtures/formats/jetbrains/stray-stdout.log",
+            "invalid-id-type",
+        ),
+    ),
+    (
+        "jetbrains",
+        "every rule but client-side byte framing",
+        Fires("fixtures/formats/jetbrains/stray-stdout.log", "blank-line"),
+    ),
+    (
+        "jetbrains",
+        "stray stdout as read",
+        Fires(
+            "fixtures/formats/jetbrains/stray-stdout.log",
+            "stray-output",
+        ),
+    ),
+    (
+        "jetbrains",
+        "stray stdout",
+        Fires(
+            "fixtures/formats/jetbrains/stray-stdout.log",
+            "stray-output",
+        ),
+    ),
+    (
+        "gh-aw",
+        "hangs and timeouts per call",
+        Fires("fixtures/formats/gh-aw/hang.log", "unanswered-request"),
+    ),
+    (
+        "gh-aw",
+        "a server dying with a call open",
+        Fires("fixtures/formats/gh-aw/crash.log", "unanswered-request"),
+    ),
+    (
+        "gh-aw",
+        "crashes",
+        Fires("fixtures/formats/gh-aw/crash.log", "unanswered-request"),
+    ),
+    (
+        "gh-aw",
+        "tool errors vs error answers",
+        Test("a_gh_aw_server_error_that_mentions_timeout_or_eof_is_an_error_answer"),
+    ),
+    (
+        "gh-aw",
+        "tool vs error answers",
+        Test("a_gh_aw_server_error_that_mentions_timeout_or_eof_is_an_error_answer"),
+    ),
+    (
+        "gh-aw",
+        "result shapes",
+        Fires("fixtures/formats/gh-aw/bad-input.log", "invalid-result"),
+    ),
+    (
+        "gh-aw",
+        "latency",
+        Timed("fixtures/formats/gh-aw/clean-v2.log"),
+    ),
+    ("gh-aw", "per server", Test("gh_aw_gateway_logs")),
+    (
+        "gh-aw",
+        "start failures",
+        Fires(
+            "fixtures/formats/gh-aw-server/start-failed.log",
+            "server-start-failed",
+        ),
+    ),
+    (
+        "gh-aw-server",
+        "start failures (stray stdout at start)",
+        Fires(
+            "fixtures/formats/gh-aw-server/stray-stdout.log",
+            "stray-output",
+        ),
+    ),
+    ("gh-aw-server", "stderr", Test("gh_aw_gateway_logs")),
+    (
+        "claude-code",
+        "hangs (a call not completed before the end, a drop, or the host's own timeout)",
+        Fires(
+            "fixtures/formats/claude-code/host-words.log",
+            "cancelled-request",
+        ),
+    ),
+    (
+        "claude-code",
+        "hung tool calls (the host's timeouts too)",
+        Fires(
+            "fixtures/formats/claude-code/hang.log",
+            "unanswered-request",
+        ),
+    ),
+    ("claude-code", "drops", Test("claude_code_logs")),
+    (
+        "claude-code",
+        "connect failures",
+        Fires(
+            "fixtures/formats/claude-code/crash.log",
+            "server-start-failed",
+        ),
+    ),
+    (
+        "claude-code",
+        "a crash after a call",
+        Test("claude_code_logs"),
+    ),
+    (
+        "claude-code",
+        "stray stdout and non-JSON-RPC lines through the host's parse errors",
+        Fires(
+            "fixtures/formats/claude-code/host-words.log",
+            "invalid-message",
+        ),
+    ),
+    (
+        "claude-code",
+        "stray stdout via the host's parse error",
+        Fires(
+            "fixtures/formats/claude-code/host-words.log",
+            "stray-output",
+        ),
+    ),
+    (
+        "claude-code",
+        "error answers vs tool errors",
+        Test("claude_code_logs"),
+    ),
+    (
+        "claude-code",
+        "era",
+        Session("fixtures/formats/claude-code/clean.log", "era", "legacy"),
+    ),
+    (
+        "claude-code",
+        "era and version",
+        Session(
+            "fixtures/formats/claude-code/clean.log",
+            "protocol_version",
+            "2025-11-25",
+        ),
+    ),
+    (
+        "claude-code",
+        "version and server",
+        Session(
+            "fixtures/formats/claude-code/clean.log",
+            "protocol_version",
+            "2025-11-25",
+        ),
+    ),
+    (
+        "claude-code",
+        "tool latency",
+        Timed("fixtures/formats/claude-code/clean.log"),
+    ),
+    ("claude-code", "stderr", Test("claude_code_logs")),
+    (
+        "codex",
+        "start failures",
+        Fires(
+            "fixtures/formats/codex/start-failed.log",
+            "server-start-failed",
+        ),
+    ),
+    ("codex", "stderr per server program", Test("codex_logs")),
+    ("codex", "stderr", Test("codex_logs")),
+    (
+        "cursor",
+        "hangs (a call not completed before the end, a close or a restart)",
+        Fires("fixtures/formats/cursor/hang.log", "unanswered-request"),
+    ),
+    (
+        "cursor",
+        "hung tool calls",
+        Fires("fixtures/formats/cursor/hang.log", "unanswered-request"),
+    ),
+    (
+        "cursor",
+        "stray stdout through the host's parse error",
+        Fires("fixtures/formats/cursor/stray-stdout.log", "stray-output"),
+    ),
+    (
+        "cursor",
+        "stray stdout",
+        Fires("fixtures/formats/cursor/stray-stdout.log", "stray-output"),
+    ),
+    (
+        "cursor",
+        "non-JSON-RPC lines",
+        Fires("fixtures/formats/cursor/hang.log", "invalid-message"),
+    ),
+    (
+        "cursor",
+        "start failures",
+        Fires(
+            "fixtures/formats/cursor/start-failed.log",
+            "server-start-failed",
+        ),
+    ),
+    ("cursor", "stderr", Test("cursor_logs")),
+    (
+        "cursor",
+        "lifecycle",
+        Fires("fixtures/formats/cursor/hang.log", "session-restarted"),
+    ),
+    (
+        "cursor",
+        "tool latency",
+        Timed("fixtures/formats/cursor/hang.log"),
+    ),
+];
+
+/// A cell's claims: split at `;` and at `, ` outside parentheses.
+fn claims_of(cell: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    let mut chars = cell.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ';' if depth == 0 => {
+                out.push(std::mem::take(&mut current));
+                continue;
+            }
+            ',' if depth == 0 && chars.peek() == Some(&' ') => {
+                out.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    out.push(current);
+    out.into_iter()
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+/// The rows of a markdown table whose header starts with `header`: the
+/// first format named in the first cell, and the last cell.
+fn judged_rows(text: &str, header: &str) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with(header) {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if !line.starts_with('|') {
+            break;
+        }
+        if line.starts_with("|---") {
+            continue;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
+        let format = cells[0]
+            .split('`')
+            .nth(1)
+            .expect("a format in backticks")
+            .to_string();
+        rows.push((format, cells[cells.len() - 1].trim().to_string()));
+    }
+    assert!(!rows.is_empty(), "no table under {header:?}");
+    rows
+}
+
+/// Every claim of the "what can be judged" columns is backed by a fixture
+/// on which its rule fires, or by a test that checks it.
+#[test]
+fn every_judged_claim_is_backed() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let formats = std::fs::read_to_string(root().join("docs/formats.md")).expect("formats.md");
+    let tests: String = std::fs::read_dir(root().join("tests/it"))
+        .expect("tests/it")
+        .map(|e| std::fs::read_to_string(e.expect("entry").path()).unwrap_or_default())
+        .collect();
+    let mut rows = judged_rows(&readme, "| `--input` | the log | what can be judged |");
+    rows.extend(judged_rows(
+        &formats,
+        "| format | host or tool | messages | what can be judged |",
+    ));
+    let mut missing = Vec::new();
+    for (format, cell) in &rows {
+        for claim in claims_of(cell) {
+            let backed = CLAIMS
+                .iter()
+                .filter(|(f, c, _)| f == format && *c == claim)
+                .collect::<Vec<_>>();
+            if backed.is_empty() {
+                missing.push(format!("(\"{format}\", \"{claim}\")"));
+            }
+            for (_, _, evidence) in backed {
+                match evidence {
+                    Fires(path, rule) | Never(path, rule) => {
+                        let doc = json_of(&run(&["check", "--format", "json", path]));
+                        let fired = doc["files"][0]["findings"]
+                            .as_array()
+                            .expect("findings")
+                            .iter()
+                            .any(|f| f["rule"] == *rule);
+                        let expected = matches!(evidence, Fires(..));
+                        assert_eq!(fired, expected, "{format}: {claim:?}: {rule} on {path}");
+                    }
+                    Test(name) => assert!(
+                        tests.contains(&format!("fn {name}(")),
+                        "{format}: {claim:?}: no test {name}"
+                    ),
+                    Session(path, key, value) => {
+                        let doc = json_of(&run(&["check", "--format", "json", path]));
+                        let session = &doc["files"][0]["sessions"][0];
+                        assert_eq!(session[key], *value, "{format}: {claim:?}: {path}");
+                    }
+                    Timed(path) => {
+                        let doc = json_of(&run(&["stats", "--format", "json", path]));
+                        let timed = doc["methods"]
+                            .as_array()
+                            .expect("methods")
+                            .iter()
+                            .filter(|m| m["method"] == "tools/call")
+                            .filter_map(|m| m["latency_seconds"]["count"].as_u64())
+                            .sum::<u64>();
+                        assert!(timed > 0, "{format}: {claim:?}: nothing timed in {path}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "claims without evidence:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// Claude Desktop logs whole payloads (before its summary era): content and
+/// id rules are judged on them. The result at line 9 gives `content` as a
+/// string; the call at line 10 reuses the answered id 2 under 2025-06-18.
+#[test]
+fn claude_desktop_payloads_are_judged_for_content_and_ids() {
+    expect(
+        "fixtures/formats/claude-server/content.log",
+        &[(NOTE, 3, 0), ("invalid-result", 9, 0), ("id-reuse", 10, 0)],
+    );
+}
