@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use crate::facts::crash::Crash;
 use crate::facts::evidence::{FollowStop, LogCut};
 use crate::rules::finding::Finding;
+use crate::rules::timing::stall::Stall;
 use crate::rules::{Rule, Severity};
 use crate::text::duration;
 use crate::wire::dir::Side;
@@ -75,6 +76,8 @@ pub(crate) struct Evidence<'a> {
     pub follow_stopped: Option<&'a FollowStop>,
     /// The requester's last cancel whose target the log does not show.
     pub untargeted_cancel: Option<u64>,
+    /// The server's confirmed stalls (bounded).
+    pub stalls: &'a VecDeque<Stall>,
 }
 
 /// The rule and severity a request still open at the end is reported
@@ -314,6 +317,14 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
         .find(|(line, ..)| *line > open.line)
         .filter(|_| owner == Side::Server);
     let cut_after = ev.cut.filter(|(line, _)| *line > open.line);
+    let stalled = open.time.and_then(|sent| {
+        ev.stalls.iter().find(|st| {
+            owner == Side::Server
+                && st.line != open.line
+                && st.sent.seconds_until(sent) >= 0.0
+                && sent.seconds_until(&st.ended) >= 0.0
+        })
+    });
     // The host stopped the server (a signal the recorder forwarded): the
     // process died of that, not on its own.
     let stopped = ev
@@ -393,6 +404,16 @@ fn story(ev: &Evidence<'_>, owner: Side, open: &Request<'_>) -> String {
             owner.as_str(),
             owner.other().as_str()
         )),
+        // Sent while a stall held the event loop: the later answers came in
+        // its burst; the request is its victim, not the server's choice.
+        (_, _, None, _, true) if stalled.is_some() => stalled.map(|st| {
+            format!(
+                "it was sent while the server stalled ({} of silence until `{}`, line {}, returned): a blocking call stopped the event loop, and this request is one of its victims, never answered",
+                duration(st.silence),
+                st.kind,
+                st.line
+            )
+        }),
         (_, _, None, _, true) => Some(format!(
             "the {} is stuck on this request (it kept answering later ones)",
             owner.as_str()
@@ -444,7 +465,7 @@ mod tests {
     }
 
     fn story_of(ends: &[(u64, Option<Ending>, String)], after: Activity) -> String {
-        let (errors, crashes) = (VecDeque::new(), VecDeque::new());
+        let (errors, crashes, stalls) = (VecDeque::new(), VecDeque::new(), VecDeque::new());
         let ev = Evidence {
             end_line: 20,
             end_time: None,
@@ -456,6 +477,7 @@ mod tests {
             cut_text: None,
             follow_stopped: None,
             untargeted_cancel: None,
+            stalls: &stalls,
         };
         finding(&ev, Side::Client, &RequestId::Int(2), &request(after)).message
     }

@@ -12,7 +12,7 @@ use crate::wire::message::RequestId;
 use crate::wire::time::At;
 use crate::wire::time::Timestamp;
 
-mod stall;
+pub(crate) mod stall;
 
 /// The least time a handshake request sent as the server starts (after a
 /// recorder's `start` event) is judged against by `slow-response`: its
@@ -43,6 +43,11 @@ impl State {
         for f in judged {
             findings.push(f);
         }
+    }
+
+    /// The stalls confirmed so far (bounded), for hang stories.
+    pub(crate) fn stalls(&self) -> &std::collections::VecDeque<stall::Stall> {
+        &self.stalls.confirmed
     }
 
     /// The server wrote at `time`.

@@ -795,6 +795,7 @@ impl Session {
             cut_text: records.cut_text,
             follow_stopped: records.follow_stopped.as_ref(),
             untargeted_cancel: records.untargeted_cancel[side.index()],
+            stalls: self.timing.stalls(),
         };
         Some(hangs::finding(&evidence, side, id, &request))
     }

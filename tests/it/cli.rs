@@ -4113,3 +4113,35 @@ fn a_server_the_client_stopped_did_not_die_on_its_own() {
         "{message}"
     );
 }
+
+/// A stall after an idle minute (the user's think time is no stall): the
+/// blocking `reindex` (line 11) held the event loop for 3 s; `lookup` id 7
+/// (line 13) was answered in the burst when it returned, and `lookup` id 6
+/// (line 12), which the client gave up on by its timeout during the stall,
+/// is a victim too: its story says so, not "stuck on this request", and
+/// "later requests" counts only id 7 (id 5 was sent before it).
+#[test]
+fn every_victim_of_a_stall_is_named_as_one() {
+    let path = "fixtures/hangs/stall-victim-cancelled.log";
+    let (found, doc) = rules_and_lines(path);
+    assert_eq!(
+        found,
+        vec![
+            ("server-stalled".to_string(), 11),
+            ("cancelled-request".to_string(), 12),
+        ]
+    );
+    let findings = doc["files"][0]["findings"].as_array().expect("findings");
+    let stall = findings[0]["message"].as_str().expect("message");
+    assert!(
+        stall.contains("was answered only when `reindex` returned") && stall.contains("line 13"),
+        "{stall}"
+    );
+    let victim = findings[1]["message"].as_str().expect("message");
+    assert!(
+        victim.contains("after it the server answered 1 later request")
+            && victim.contains("likely: it was sent while the server stalled (3.0 s of silence until `reindex`, line 11, returned)")
+            && !victim.contains("stuck on this request"),
+        "{victim}"
+    );
+}

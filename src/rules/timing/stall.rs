@@ -19,9 +19,11 @@ use crate::wire::time::Timestamp;
 
 /// A silence shorter than this is not a stall.
 pub const STALL_SECONDS: f64 = 1.0;
-/// A victim waited at least this long, and this many times its median.
+/// A victim waited at least this long: every request answered in the
+/// burst that waited so is a victim, whatever its kind usually takes.
 const VICTIM_SECONDS: f64 = 0.5;
-const VICTIM_FACTOR: f64 = 4.0;
+/// How many confirmed stalls are kept for hang stories.
+pub const STALLS_KEPT: usize = 16;
 /// How many answer times are kept per tool or method.
 const DURATIONS_KEPT: usize = 16;
 /// How many tools or methods have answer times kept.
@@ -94,9 +96,22 @@ struct Pending {
     base: Finding,
 }
 
+/// A confirmed stall, for the stories of requests still open at the end:
+/// the culprit's kind and request line, when it was sent and answered.
+#[derive(Clone, Debug)]
+pub struct Stall {
+    pub kind: Box<str>,
+    pub line: u64,
+    pub sent: Timestamp,
+    pub ended: Timestamp,
+    pub silence: f64,
+}
+
 /// The detector's state for one session.
 #[derive(Debug, Default)]
 pub struct Stalls {
+    /// The last [`STALLS_KEPT`] confirmed stalls.
+    pub confirmed: std::collections::VecDeque<Stall>,
     /// When the server last wrote a message (the parsed time only: no
     /// allocation per message).
     last_write: Option<chrono::DateTime<chrono::FixedOffset>>,
@@ -136,12 +151,13 @@ impl Stalls {
         let took = a.sent.seconds_until(a.answered);
         if let Some(p) = &mut self.pending {
             let in_burst = p.ended.seconds_until(a.answered) <= window(p.silence);
-            let during = p.sent.seconds_until(a.sent) > 0.0;
-            if in_burst && during {
+            // Every request answered in the burst waited on the stall,
+            // whether sent before the culprit or during its silence.
+            if in_burst {
                 let median = self.times.get(a.kind).and_then(Ring::median);
-                let victim =
-                    took >= VICTIM_SECONDS && median.is_none_or(|m| took >= VICTIM_FACTOR * m);
-                if victim {
+                // Answered in the burst after waiting: stalled with the
+                // rest, even a kind that is often slow.
+                if took >= VICTIM_SECONDS {
                     let kinds = p.victims.len();
                     match p.victims.iter_mut().find(|v| &*v.kind == a.kind) {
                         Some(v) => {
@@ -168,13 +184,17 @@ impl Stalls {
                 self.close(out);
             }
         }
-        let silence = self.last_write.map_or(0.0, |w| {
-            let d = a.answered.at.signed_duration_since(w);
+        // The server's silence while the culprit ran: from its last write
+        // or the culprit's sending, whichever is later (an idle time before
+        // the call is no stall); the culprit ran through nearly all of it.
+        let since = self.last_write.map_or(a.sent.at, |w| w.max(a.sent.at));
+        let silence = {
+            let d = a.answered.at.signed_duration_since(since);
             d.num_microseconds().map_or(0.0, |us| us as f64 / 1e6)
-        });
+        };
         let culprit = self.pending.is_none()
             && silence >= STALL_SECONDS
-            && took >= 0.9 * silence
+            && silence >= 0.9 * took
             && a.open >= 2;
         if culprit {
             self.pending = Some(Pending {
@@ -253,6 +273,16 @@ impl Stalls {
             lines.join(", "),
             p.kind
         );
+        if self.confirmed.len() == STALLS_KEPT {
+            self.confirmed.pop_front();
+        }
+        self.confirmed.push_back(Stall {
+            kind: p.kind.clone(),
+            line: p.base.line,
+            sent: p.sent.clone(),
+            ended: p.ended.clone(),
+            silence: p.silence,
+        });
         let mut finding = p.base;
         finding.message = text;
         out.push(finding);
@@ -345,7 +375,7 @@ mod tests {
         assert_eq!(f.rule, Rule::ServerStalled);
         assert!(
             f.message.starts_with(
-                "server stalled 6.1 s with 4 requests open; 2 `add` calls (median 3 ms"
+                "server stalled 6.0 s with 4 requests open; 2 `add` calls (median 3 ms"
             ),
             "{}",
             f.message
@@ -354,6 +384,31 @@ mod tests {
             f.message
                 .contains("a blocking call in `sync` likely stalled the event loop")
         );
+    }
+
+    /// Idle time before the culprit is no stall, and a victim that
+    /// usually takes long is still a victim.
+    #[test]
+    fn a_stall_after_idle_time_is_found_and_every_waiter_is_a_victim() {
+        let mut s = Stalls::default();
+        let mut out = Vec::new();
+        for n in 0u32..3 {
+            let t = f64::from(n);
+            answer(&mut s, "search", 2 + u64::from(n), t, t + 1.5, 1, &mut out);
+        }
+        // A minute of idle time, then a 3 s block with `search` waiting.
+        answer(&mut s, "sync", 20, 63.0, 66.0, 2, &mut out);
+        answer(&mut s, "search", 21, 63.5, 66.01, 1, &mut out);
+        s.close(&mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].rule, Rule::ServerStalled);
+        assert!(
+            out[0].message.contains("1 `search` call (median 1.5 s"),
+            "{}",
+            out[0].message
+        );
+        assert_eq!(s.confirmed.len(), 1);
+        assert_eq!(s.confirmed[0].line, 1, "the base finding's line");
     }
 
     #[test]
