@@ -117,6 +117,9 @@ pub struct Stalls {
     last_write: Option<chrono::DateTime<chrono::FixedOffset>>,
     times: HashMap<Box<str>, Ring>,
     pending: Option<Pending>,
+    /// The newest time any message had: a log whose clock ran backwards
+    /// (lines appended out of order) shows no stall.
+    newest: Option<chrono::DateTime<chrono::FixedOffset>>,
 }
 
 impl Stalls {
@@ -129,6 +132,9 @@ impl Stalls {
 
     /// A message at `time`: a stall whose burst is over is judged.
     pub fn tick(&mut self, time: Option<&Timestamp>, out: &mut Vec<Finding>) {
+        if let Some(t) = time {
+            self.newest = Some(self.newest.map_or(t.at, |n| n.max(t.at)));
+        }
         let over = match (&self.pending, time) {
             (Some(p), Some(t)) => p.ended.seconds_until(t) > window(p.silence),
             _ => false,
@@ -192,7 +198,9 @@ impl Stalls {
             let d = a.answered.at.signed_duration_since(since);
             d.num_microseconds().map_or(0.0, |us| us as f64 / 1e6)
         };
+        let in_order = self.newest.is_none_or(|n| n <= a.answered.at);
         let culprit = self.pending.is_none()
+            && in_order
             && silence >= STALL_SECONDS
             && silence >= 0.9 * took
             && a.open >= 2;
