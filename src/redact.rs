@@ -14,15 +14,13 @@
 //! `Authorization` values, API keys, long token-like strings, e-mail
 //! addresses, `password=...`.
 //!
-//! Memory: a remembered string is a 64-bit hash and a number (about 24
-//! bytes), never the string itself; strings shorter than
+//! Memory: a remembered string is a 61-bit polynomial hash, its length and
+//! a number (about 40 bytes with its head's entry), never the string itself; strings shorter than
 //! [`MIN_CHARS`] characters are not worth hiding and would only blot out
 //! ordinary words.
 
 use std::borrow::Cow;
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -111,12 +109,18 @@ const SECRET_WORDS: [&str; 12] = [
 /// The strings of one report and their placeholders.
 #[derive(Debug, Default)]
 pub struct Redactor {
-    numbers: HashMap<u64, u32>,
-    /// The first four bytes of every remembered string: most positions of
-    /// a text start none, and are passed over without hashing.
-    heads: HashSet<[u8; 4]>,
-    /// The byte lengths of the remembered strings, to look them up in text.
-    lengths: BTreeSet<usize>,
+    /// A remembered string's polynomial hash and byte length, and its
+    /// placeholder number.
+    numbers: HashMap<(u64, usize), u32>,
+    /// The first four bytes of every remembered string, with the byte
+    /// lengths of the strings that start so (longest first): most positions
+    /// of a text start none and are passed over; at the others only those
+    /// lengths are tried, each in O(1) with the text's rolling hash.
+    heads: HashMap<[u8; 4], Vec<usize>>,
+    /// `BASE^len` for every remembered length.
+    powers: HashMap<usize, u64>,
+    /// The longest remembered string, in bytes.
+    longest: usize,
     next: u32,
 }
 
@@ -442,41 +446,59 @@ impl Redactor {
     }
 
     fn remember(&mut self, s: &str) -> u32 {
-        let hash = hash(s);
-        if let Some(&n) = self.numbers.get(&hash) {
+        let key = (poly(s.as_bytes()), s.len());
+        if let Some(&n) = self.numbers.get(&key) {
             return n;
         }
         self.next += 1;
-        self.numbers.insert(hash, self.next);
-        self.heads
-            .insert(first_four(s.as_bytes()).expect("at least four characters"));
-        self.lengths.insert(s.len());
+        self.numbers.insert(key, self.next);
+        let head = first_four(s.as_bytes()).expect("at least four characters");
+        let lengths = self.heads.entry(head).or_default();
+        if let Err(at) = lengths.binary_search_by(|l| s.len().cmp(l)) {
+            lengths.insert(at, s.len());
+        }
+        self.powers.entry(s.len()).or_insert_with(|| power(s.len()));
+        self.longest = self.longest.max(s.len());
         self.next
     }
 
-    /// Replaces remembered strings, longest first at each position.
+    /// Replaces remembered strings, longest first at each position. Linear
+    /// in the text (times the remembered lengths that share a position's
+    /// first four bytes): the text's prefix hashes are kept in a ring as
+    /// long as the longest remembered string, so any candidate's hash is
+    /// two lookups, and memory stays bounded by the longest string.
     fn replace_known(&self, text: &str) -> String {
         if self.numbers.is_empty() {
             return text.to_string();
         }
+        let bytes = text.as_bytes();
+        let span = self.longest.min(bytes.len()) + 1;
+        let mut ring = vec![0u64; span];
+        let mut computed = 0usize;
+        let mut prefix = |ring: &mut Vec<u64>, k: usize| -> u64 {
+            while computed < k {
+                let h = ring[computed % span];
+                ring[(computed + 1) % span] = add(mul(h, BASE), u64::from(bytes[computed]) + 1);
+                computed += 1;
+            }
+            ring[k % span]
+        };
         let mut out = String::with_capacity(text.len());
         let mut i = 0;
-        'scan: while i < text.len() {
-            let known_head =
-                first_four(&text.as_bytes()[i..]).is_some_and(|h| self.heads.contains(&h));
-            for &len in self
-                .lengths
-                .range(..=text.len() - i)
-                .rev()
-                .filter(|_| known_head)
-            {
+        'scan: while i < bytes.len() {
+            let candidates = first_four(&bytes[i..]).and_then(|h| self.heads.get(&h));
+            for &len in candidates.into_iter().flatten() {
                 let end = i + len;
-                if !text.is_char_boundary(end)
+                if end > bytes.len()
+                    || !text.is_char_boundary(end)
                     || (len < WHOLE_WORD_BELOW && !whole_word(text, i, end))
                 {
                     continue;
                 }
-                if let Some(n) = self.numbers.get(&hash(&text[i..end])) {
+                let at_end = prefix(&mut ring, end);
+                let at_start = ring[i % span];
+                let h = sub(at_end, mul(at_start, self.powers[&len]));
+                if let Some(n) = self.numbers.get(&(h, len)) {
                     out.push_str(&placeholder(*n));
                     i = end;
                     continue 'scan;
@@ -485,6 +507,9 @@ impl Redactor {
             let c = text[i..].chars().next().expect("i is on a char boundary");
             out.push(c);
             i += c.len_utf8();
+            // Keep the ring ahead of the position: its start must not be
+            // overwritten before it is read.
+            prefix(&mut ring, i);
         }
         out
     }
@@ -699,10 +724,49 @@ fn first_four(bytes: &[u8]) -> Option<[u8; 4]> {
     bytes.get(..4)?.try_into().ok()
 }
 
-fn hash(s: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
+/// The Mersenne prime 2^61 - 1: the modulus of the strings' hashes.
+const MODULUS: u64 = (1 << 61) - 1;
+/// The hashes' base (an arbitrary large odd number below the modulus).
+const BASE: u64 = 0x1d2f_9a5b_c3e7_4f61 % MODULUS;
+
+fn mul(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    let folded = (p & u128::from(MODULUS)) as u64 + (p >> 61) as u64;
+    if folded >= MODULUS {
+        folded - MODULUS
+    } else {
+        folded
+    }
+}
+
+fn add(a: u64, b: u64) -> u64 {
+    let s = a + b;
+    if s >= MODULUS { s - MODULUS } else { s }
+}
+
+fn sub(a: u64, b: u64) -> u64 {
+    if a >= b { a - b } else { a + MODULUS - b }
+}
+
+/// The polynomial hash of `bytes` (each byte plus one, so that leading
+/// zero bytes count), the same the text's rolling hash gives its slices.
+fn poly(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0, |h, &b| add(mul(h, BASE), u64::from(b) + 1))
+}
+
+/// `BASE^n` modulo the modulus.
+fn power(mut n: usize) -> u64 {
+    let (mut result, mut base) = (1u64, BASE);
+    while n > 0 {
+        if n & 1 == 1 {
+            result = mul(result, base);
+        }
+        base = mul(base, base);
+        n >>= 1;
+    }
+    result
 }
 
 fn is_separator(c: char) -> bool {
@@ -958,5 +1022,33 @@ mod tests {
         // Applied twice, a placeholder stays one.
         let once = r.apply(r#"{"password":"hunter2x"}"#);
         assert_eq!(r.apply(&once), once);
+    }
+
+    /// Strings that share their first bytes and differ in length: each is
+    /// found where it stands, the longest first, across multi-byte
+    /// characters, and the text's hash agrees with the strings' own.
+    #[test]
+    fn strings_sharing_a_head_are_each_found_longest_first() {
+        let mut r = Redactor::default();
+        for len in [9, 12, 30] {
+            r.string(&"a".repeat(len));
+        }
+        r.string("aaaaé-tail-part");
+        let text = format!(
+            "<{}> <{}> <{}> <aaaaé-tail-part>",
+            "a".repeat(12),
+            "a".repeat(31),
+            "a".repeat(9)
+        );
+        assert_eq!(
+            r.apply(&text),
+            "<[redacted 2]> <[redacted 3]a> <[redacted 1]> <[redacted 4]>"
+        );
+        // Every slice's rolling hash is its own polynomial hash.
+        let bytes = "xy\u{0}zé🙂 long enough".as_bytes();
+        for len in 1..bytes.len() {
+            let (a, b) = (poly(&bytes[..1]), poly(&bytes[..1 + len]));
+            assert_eq!(sub(b, mul(a, power(len))), poly(&bytes[1..1 + len]));
+        }
     }
 }
