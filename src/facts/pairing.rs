@@ -148,6 +148,12 @@ impl<T> Pairing<T> {
         self.closed[side.index()].as_ref()
     }
 
+    /// Where `side` closed the connection after its request at `line`,
+    /// with that request still open: its wait ends there.
+    pub fn closed_after(&self, side: Side, line: u64) -> Option<&At> {
+        self.closed(side).filter(|at| at.line > line)
+    }
+
     /// Whether `msg`, a response to a request `requester` has open, is the
     /// other side's shutdown rather than an answer: an error with the
     /// connection-closed code written after the requester closed the

@@ -675,7 +675,7 @@ impl Session {
             lines.sort_unstable();
             for (id, open) in self.open.iter(side) {
                 findings.judge_under(self.lifecycle.judged_by(open.declared, false));
-                let closed = self.open.closed(side).filter(|at| at.line > open.line);
+                let closed = self.open.closed_after(side, open.line);
                 if let Some(closed) = closed.filter(|_| open.cancelled.is_none()) {
                     if side == Side::Client && self.hang_counts(side, open) {
                         findings.push(modern::State::closed_without_cancel(closed, id, open));
@@ -770,7 +770,7 @@ impl Session {
             reused: open.reused,
             cut: open.cut,
             retry_of: open.retry_of.as_deref().map(|(id, line)| (id, *line)),
-            closed: self.open.closed(side).filter(|at| at.line > open.line),
+            closed: self.open.closed_after(side, open.line),
             shutdown: open.shutdown,
             after: hangs::Activity {
                 // Only requests sent after it: the earlier ones settled

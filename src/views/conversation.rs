@@ -261,11 +261,7 @@ impl Conversation {
             .all()
             .map(|(side, id, open)| {
                 let mut open = open.clone();
-                open.closed = self
-                    .open
-                    .closed(side)
-                    .filter(|at| at.line > open.line)
-                    .cloned();
+                open.closed = self.open.closed_after(side, open.line).cloned();
                 OpenRequest {
                     id: id.clone(),
                     dir: side.dir(),
