@@ -4,6 +4,7 @@
 //! (`progress`).
 
 pub mod follow;
+mod output;
 pub mod probe;
 mod process;
 pub mod progress;

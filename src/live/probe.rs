@@ -22,19 +22,20 @@
 
 use std::ffi::OsString;
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Write};
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ExitStatus};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::output::{self, Budget, IN_FLIGHT, Output, Take};
 use super::process;
 use super::signal_name;
 use super::transcript::Transcript;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use serde_json::{Map, Value, json};
 
 /// The protocol version the probe asks for in `initialize`.
@@ -98,53 +99,13 @@ pub struct Probed {
     pub exit: Option<ExitStatus>,
 }
 
-enum Event {
-    Line {
-        stderr: bool,
-        bytes: Vec<u8>,
-        terminated: bool,
-        at: DateTime<Utc>,
-    },
-    Closed {
-        stderr: bool,
-    },
-}
-
-fn pump(stream: impl Read + Send + 'static, stderr: bool, tx: Sender<Event>) {
-    thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(1 << 16, stream);
-        loop {
-            let mut bytes = Vec::new();
-            match reader.read_until(b'\n', &mut bytes) {
-                Ok(0) | Err(_) => {
-                    let _ = tx.send(Event::Closed { stderr });
-                    return;
-                }
-                Ok(_) => {
-                    let terminated = bytes.last() == Some(&b'\n');
-                    if terminated {
-                        bytes.pop();
-                    }
-                    let event = Event::Line {
-                        stderr,
-                        bytes,
-                        terminated,
-                        at: Utc::now(),
-                    };
-                    if tx.send(event).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    });
-}
-
 /// The host's side of the session.
 struct Host {
     transcript: Transcript,
     stdin: Option<ChildStdin>,
-    rx: Receiver<Event>,
+    rx: Receiver<Output>,
+    /// The server's output recorded, against [`output::OUTPUT_LIMIT`].
+    output: Budget,
     next_id: i64,
     stdout_open: bool,
     stderr_open: bool,
@@ -208,7 +169,7 @@ impl Host {
         params: Option<Value>,
         timeout: Duration,
     ) -> io::Result<Reply> {
-        if self.stdin.is_none() || !self.stdout_open {
+        if self.stdin.is_none() || !self.stdout_open || self.output.flooded() {
             return Ok(Reply::None);
         }
         let id = self.next_id;
@@ -236,7 +197,7 @@ impl Host {
                     if let Some(reply) = self.event(event, id)? {
                         return Ok(reply);
                     }
-                    if !self.stdout_open {
+                    if !self.stdout_open || self.output.flooded() {
                         return Ok(Reply::None);
                     }
                 }
@@ -247,39 +208,67 @@ impl Host {
     }
 
     /// Records one event; returns the reply when it answers request `waiting`.
-    fn event(&mut self, event: Event, waiting: i64) -> io::Result<Option<Reply>> {
+    fn event(&mut self, event: Output, waiting: i64) -> io::Result<Option<Reply>> {
         match event {
-            Event::Line {
+            Output::Line {
                 stderr,
                 bytes,
                 terminated,
                 at,
             } => {
-                let (marker, stream) = if stderr {
-                    ("!", "stderr")
-                } else {
-                    ("<", "stdout")
-                };
-                if !terminated {
-                    self.transcript
-                        .event(&format!("partial line follows on {stream}"))?;
+                if !self.within_output_limit(bytes.len() as u64 + 1)? {
+                    return Ok(None);
                 }
-                self.transcript.line(at, marker, &bytes)?;
+                if !terminated {
+                    self.transcript.event(&format!(
+                        "partial line follows on {}",
+                        Output::stream(stderr)
+                    ))?;
+                }
+                self.transcript
+                    .line(at, if stderr { "!" } else { "<" }, &bytes)?;
                 if !stderr {
                     return self.server_wrote(&bytes, waiting);
                 }
             }
-            Event::Closed { stderr } => {
+            Output::Cut { stderr, bytes } => {
+                if !self.within_output_limit(1)? {
+                    return Ok(None);
+                }
+                self.transcript.event(&crate::wire::event::text::gap(
+                    usize::try_from(bytes).unwrap_or(usize::MAX),
+                    Output::stream(stderr),
+                ))?;
+                self.result
+                    .notes
+                    .push(Budget::cut_text(bytes, stderr, "probe"));
+            }
+            Output::Closed { stderr } => {
                 if stderr {
                     self.stderr_open = false;
-                    self.transcript.event("stderr closed")?;
                 } else {
                     self.stdout_open = false;
-                    self.transcript.event("stdout closed")?;
                 }
+                self.transcript
+                    .event(&format!("{} closed", Output::stream(stderr)))?;
             }
         }
         Ok(None)
+    }
+
+    /// Counts `bytes` of output against [`output::OUTPUT_LIMIT`]; false
+    /// once it is reached (the probe stops, and says so once).
+    fn within_output_limit(&mut self, bytes: u64) -> io::Result<bool> {
+        match self.output.take(bytes) {
+            Take::Record => Ok(true),
+            Take::Over => Ok(false),
+            Take::Flooded => {
+                let text = Budget::flood_text("probe");
+                self.transcript.event(&format!("probe: {text}"))?;
+                self.result.notes.push(text);
+                Ok(false)
+            }
+        }
     }
 
     fn server_wrote(&mut self, bytes: &[u8], waiting: i64) -> io::Result<Option<Reply>> {
@@ -348,13 +337,14 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
     let mut transcript = Transcript::create(&options.out)?;
     transcript.event(&crate::wire::event::text::start(&shown))?;
     let mut child = process::spawn(program, args, &mut transcript, "probe")?;
-    let (tx, rx) = mpsc::channel();
-    pump(child.stdout.take().expect("piped"), false, tx.clone());
-    pump(child.stderr.take().expect("piped"), true, tx);
+    let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
+    output::pump(child.stdout.take().expect("piped"), false, tx.clone());
+    output::pump(child.stderr.take().expect("piped"), true, tx);
     let mut host = Host {
         transcript,
         stdin: child.stdin.take(),
         rx,
+        output: Budget::default(),
         next_id: 1,
         stdout_open: true,
         stderr_open: true,
@@ -368,7 +358,9 @@ pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
     // error once their input ends, which would turn the hang into a slow
     // answer. The transcript then ends with the request open, and `check`
     // reports it as unanswered.
-    let abrupt = !host.result.timed_out.is_empty();
+    // A server past the output limit is stopped the same way: it is not
+    // read any more, so it would block on its pipe, not exit.
+    let abrupt = !host.result.timed_out.is_empty() || host.output.flooded();
     if !abrupt && host.stdin.take().is_some() {
         host.transcript.event("stdin closed")?;
     }
@@ -481,10 +473,12 @@ fn end(host: &mut Host, child: &mut Child, grace: f64, abrupt: bool) -> io::Resu
     let mut start = Instant::now();
     let mut signalled = 0;
     if abrupt {
-        host.result.notes.push(format!(
-            "the server left {} unanswered; mcpdbg sent SIGTERM before closing its stdin",
-            host.result.timed_out.join(", ")
-        ));
+        if !host.result.timed_out.is_empty() {
+            host.result.notes.push(format!(
+                "the server left {} unanswered; mcpdbg sent SIGTERM before closing its stdin",
+                host.result.timed_out.join(", ")
+            ));
+        }
         host.transcript.event("probe: sent SIGTERM")?;
         process::signal_group(child, libc::SIGTERM);
         signalled = 1;
@@ -519,8 +513,11 @@ fn end(host: &mut Host, child: &mut Child, grace: f64, abrupt: bool) -> io::Resu
             Err(RecvTimeoutError::Disconnected) => thread::sleep(Duration::from_millis(50)),
         }
     };
+    // What the server wrote before it ended; its streams may stay open in
+    // a child it left behind, or hold more than a second's handling, so
+    // this is bounded by the clock, not by the streams.
     let drain = Instant::now() + Duration::from_secs(1);
-    while host.stdout_open || host.stderr_open {
+    while (host.stdout_open || host.stderr_open) && Instant::now() < drain {
         let left = drain.saturating_duration_since(Instant::now());
         match host.rx.recv_timeout(left) {
             Ok(e) => {

@@ -11,7 +11,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ffi::OsString;
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Write};
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -22,9 +22,10 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::output::{self, Budget, IN_FLIGHT, Output, Take};
 use super::process;
 use super::transcript::Transcript;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use serde_json::{Map, Value, json};
 
 use super::signal_name;
@@ -146,99 +147,18 @@ pub struct Replayed {
     pub exit: Option<ExitStatus>,
 }
 
-/// The longest line of the server's output recorded; a longer line is
-/// skipped as it is read and a `# gap` event gives its size.
-pub const LINE_LIMIT: usize = 16 << 20;
-
-/// The most of the server's output (stdout and stderr) recorded: past it,
-/// the replay says so and stops, as at a hang with `--stop-on-hang`.
-pub const OUTPUT_LIMIT: u64 = 1 << 30;
-
-/// Lines read but not yet handled: with [`LINE_LIMIT`], what the readers
-/// hold is bounded (a flooding server waits on its pipe).
-const IN_FLIGHT: usize = 8;
+pub use super::output::{LINE_LIMIT, OUTPUT_LIMIT};
 
 enum Event {
-    Line {
-        dir: Dir,
-        bytes: Vec<u8>,
-        terminated: bool,
-        at: DateTime<Utc>,
-    },
-    /// A line longer than [`LINE_LIMIT`], skipped: its length.
-    Cut {
-        dir: Dir,
-        bytes: u64,
-    },
-    Closed(Dir),
+    Server(Output),
     /// Writing to the server's stdin failed (it closed it).
     StdinFailed,
 }
 
-fn pump(stream: impl Read + std::marker::Send + 'static, dir: Dir, tx: SyncSender<Event>) {
-    thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(1 << 16, stream);
-        let mut line = Vec::new();
-        // Bytes of the line being skipped; 0: not skipping.
-        let mut skipped: u64 = 0;
-        loop {
-            let buf = match reader.fill_buf() {
-                Ok([]) => break,
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            };
-            let (chunk, newline) = match memchr::memchr(b'\n', buf) {
-                Some(i) => (&buf[..i], true),
-                None => (buf, false),
-            };
-            let used = chunk.len() + usize::from(newline);
-            if skipped > 0 || line.len() + chunk.len() > LINE_LIMIT {
-                skipped += (line.len() + chunk.len()) as u64;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-            reader.consume(used);
-            if newline {
-                let event = if skipped > 0 {
-                    Event::Cut {
-                        dir,
-                        bytes: std::mem::take(&mut skipped),
-                    }
-                } else {
-                    Event::Line {
-                        dir,
-                        bytes: std::mem::take(&mut line),
-                        terminated: true,
-                        at: Utc::now(),
-                    }
-                };
-                if tx.send(event).is_err() {
-                    return;
-                }
-            }
-        }
-        let last = if skipped > 0 {
-            Some(Event::Cut {
-                dir,
-                bytes: skipped,
-            })
-        } else if !line.is_empty() {
-            Some(Event::Line {
-                dir,
-                bytes: line,
-                terminated: false,
-                at: Utc::now(),
-            })
-        } else {
-            None
-        };
-        if let Some(event) = last {
-            let _ = tx.send(event);
-        }
-        let _ = tx.send(Event::Closed(dir));
-    });
+impl From<Output> for Event {
+    fn from(output: Output) -> Event {
+        Event::Server(output)
+    }
 }
 
 /// The server's stdin, written by a thread of its own so that a server
@@ -284,10 +204,8 @@ struct Run<'a> {
     stdin: Option<Stdin>,
     /// Bytes queued for and written to the stdin, kept once it is closed.
     stdin_bytes: Option<(u64, Arc<AtomicU64>)>,
-    /// Bytes of the server's output recorded.
-    output: u64,
-    /// The output went over [`OUTPUT_LIMIT`].
-    flooded: bool,
+    /// The server's output recorded, against [`OUTPUT_LIMIT`].
+    output: Budget,
     settled: Vec<bool>,
     /// New id (as JSON text) -> the request waiting for it.
     pending: HashMap<String, Pending>,
@@ -366,21 +284,16 @@ impl Run<'_> {
     /// Counts `bytes` of output against [`OUTPUT_LIMIT`]; false once it is
     /// reached (the replay stops, and says so once).
     fn within_output_limit(&mut self, bytes: u64) -> io::Result<bool> {
-        if self.flooded {
-            return Ok(false);
+        match self.output.take(bytes) {
+            Take::Record => Ok(true),
+            Take::Over => Ok(false),
+            Take::Flooded => {
+                let text = Budget::flood_text("replay");
+                self.transcript.event(&format!("replay: {text}"))?;
+                self.result.notes.push(text);
+                Ok(false)
+            }
         }
-        self.output += bytes;
-        if self.output <= OUTPUT_LIMIT {
-            return Ok(true);
-        }
-        self.flooded = true;
-        let text = format!(
-            "the server wrote more than {} MiB; the rest of its output was not recorded and the replay stopped",
-            OUTPUT_LIMIT >> 20
-        );
-        self.transcript.event(&format!("replay: {text}"))?;
-        self.result.notes.push(text);
-        Ok(false)
     }
 
     fn send(&mut self, s: &Send) -> io::Result<()> {
@@ -486,55 +399,47 @@ impl Run<'_> {
 
     fn event(&mut self, event: Event) -> io::Result<()> {
         match event {
-            Event::Line {
-                dir,
+            Event::Server(Output::Line {
+                stderr,
                 bytes,
                 terminated,
                 at,
-            } => {
-                let (marker, stream) = match dir {
-                    Dir::Stderr => ("!", "stderr"),
-                    _ => ("<", "stdout"),
-                };
+            }) => {
                 if !self.within_output_limit(bytes.len() as u64 + 1)? {
                     return Ok(());
                 }
                 if !terminated {
-                    self.transcript.event(&event::partial_line(stream))?;
+                    self.transcript
+                        .event(&event::partial_line(Output::stream(stderr)))?;
                 }
-                self.transcript.line(at, marker, &bytes)?;
-                if dir == Dir::ServerToClient {
+                self.transcript
+                    .line(at, if stderr { "!" } else { "<" }, &bytes)?;
+                if !stderr {
                     self.server_wrote(&bytes)?;
                 }
             }
-            Event::Cut { dir, bytes } => {
+            Event::Server(Output::Cut { stderr, bytes }) => {
                 // Only the event is recorded.
                 if !self.within_output_limit(1)? {
                     return Ok(());
                 }
-                let stream = if dir == Dir::Stderr {
-                    "stderr"
-                } else {
-                    "stdout"
-                };
                 self.transcript.event(&event::gap(
                     usize::try_from(bytes).unwrap_or(usize::MAX),
-                    stream,
+                    Output::stream(stderr),
                 ))?;
-                self.result.notes.push(format!(
-                    "the server wrote a line of {bytes} bytes on its {stream}, longer than the replay's limit ({} MiB): it was not recorded (a `# gap` event in the new transcript)",
-                    LINE_LIMIT >> 20
-                ));
+                self.result
+                    .notes
+                    .push(Budget::cut_text(bytes, stderr, "replay"));
             }
             Event::StdinFailed => self.stdin_failed()?,
-            Event::Closed(dir) => {
-                if dir == Dir::Stderr {
+            Event::Server(Output::Closed { stderr }) => {
+                if stderr {
                     self.stderr_open = false;
-                    self.transcript.event(&event::closed("stderr"))?;
                 } else {
                     self.stdout_open = false;
-                    self.transcript.event(&event::closed("stdout"))?;
                 }
+                self.transcript
+                    .event(&event::closed(Output::stream(stderr)))?;
             }
         }
         Ok(())
@@ -702,12 +607,8 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
     let mut child = process::spawn(program, args, &mut transcript, "replay")?;
     let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
     let stdin = writer(child.stdin.take().expect("piped"), tx.clone());
-    pump(
-        child.stdout.take().expect("piped"),
-        Dir::ServerToClient,
-        tx.clone(),
-    );
-    pump(child.stderr.take().expect("piped"), Dir::Stderr, tx);
+    output::pump(child.stdout.take().expect("piped"), false, tx.clone());
+    output::pump(child.stderr.take().expect("piped"), true, tx);
 
     let mut answers: HashMap<&str, VecDeque<&Map<String, Value>>> = HashMap::new();
     for r in &capture.server_requests {
@@ -721,8 +622,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
         transcript,
         stdin: Some(stdin),
         stdin_bytes: None,
-        output: 0,
-        flooded: false,
+        output: Budget::default(),
         settled: vec![false; capture.requests.len()],
         pending: HashMap::new(),
         answers,
@@ -776,7 +676,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             last_send = Some((Instant::now(), s.time.clone()));
             next += 1;
         }
-        if !run.stdout_open || run.stdin.is_none() || run.flooded {
+        if !run.stdout_open || run.stdin.is_none() || run.output.flooded() {
             break;
         }
         if next == capture.sends.len() {
@@ -814,7 +714,7 @@ pub fn run(capture: &Capture, options: &Options) -> io::Result<Replayed> {
             break;
         }
     }
-    if next < capture.sends.len() && !options.stop_on_hang && !run.flooded {
+    if next < capture.sends.len() && !options.stop_on_hang && !run.output.flooded() {
         run.result.notes.push(format!(
             "the server closed its {} before the replay ended; {} client message(s) not sent",
             if run.stdout_open { "stdin" } else { "stdout" },

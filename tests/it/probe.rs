@@ -782,3 +782,46 @@ fn a_fastmcp_server_is_clean_in_both_eras() {
         );
     }
 }
+
+/// A server's output is held to the same limits as `replay`'s: a line over
+/// 16 MiB is skipped as it is read and a `# gap` event gives its size (the
+/// probe read it whole: an endless line ran it out of memory), whatever
+/// the stream, and the probe keeps its time limits.
+#[test]
+fn a_line_over_the_limit_is_a_gap_not_recorded() {
+    let dir = scratch("long-line");
+    for (stream, redirect) in [("stdout", ""), ("stderr", " >&2")] {
+        let script = format!("head -c 20000000 /dev/zero{redirect}; echo; sleep 60");
+        let (out, doc, transcript) = probe(
+            &dir,
+            &["--era", "legacy", "--start-timeout", "2", "--grace", "1"],
+            &["sh", "-c", &script],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(1), "{stream}: {doc:#}");
+        assert!(
+            transcript.len() < 100_000,
+            "{stream}: the 20 MB line was recorded ({} bytes)",
+            transcript.len()
+        );
+        assert!(
+            transcript.contains(&format!(
+                "# gap: 20000000 bytes of {stream} were not recorded"
+            )),
+            "{stream}: {transcript}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "a line of 20000000 bytes on its {stream}, longer than the probe's limit (16 MiB)"
+            )),
+            "{stream}: {stderr}"
+        );
+        let rules = rules(&doc);
+        assert!(rules.contains(&"recording-gap".to_string()), "{rules:?}");
+        assert!(
+            rules.contains(&"unanswered-request".to_string()),
+            "{rules:?}"
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! A started server's output, read the one way `probe` and `replay` both
+//! read it: a thread per stream cuts it into lines, a line longer than
+//! [`LINE_LIMIT`] is skipped as it is read (only its length is kept), and
+//! at most [`IN_FLIGHT`] lines wait to be handled, so a flooding server
+//! waits on its pipe and what mcpdbg holds stays bounded. [`Budget`] counts
+//! what is recorded against [`OUTPUT_LIMIT`].
+
+use std::io::{self, BufRead, BufReader, Read};
+use std::sync::mpsc::SyncSender;
+use std::thread;
+
+use chrono::{DateTime, Utc};
+
+/// The longest line of the server's output that is recorded: a longer one
+/// is skipped as it is read and a `# gap` event gives its size.
+pub const LINE_LIMIT: usize = 16 << 20;
+
+/// The most of the server's output (stdout and stderr) recorded: past it,
+/// the run says so and stops, as at a hang.
+pub const OUTPUT_LIMIT: u64 = 1 << 30;
+
+/// Lines read but not yet handled (with [`LINE_LIMIT`], what the readers
+/// hold is bounded).
+pub(crate) const IN_FLIGHT: usize = 8;
+
+/// What one of the server's streams gave.
+pub(crate) enum Output {
+    Line {
+        stderr: bool,
+        bytes: Vec<u8>,
+        /// False for a last line without its newline.
+        terminated: bool,
+        at: DateTime<Utc>,
+    },
+    /// A line longer than [`LINE_LIMIT`], skipped: its length.
+    Cut {
+        stderr: bool,
+        bytes: u64,
+    },
+    Closed {
+        stderr: bool,
+    },
+}
+
+impl Output {
+    /// The stream's name, as transcript events say it.
+    pub(crate) fn stream(stderr: bool) -> &'static str {
+        if stderr { "stderr" } else { "stdout" }
+    }
+}
+
+/// Reads `stream` on a thread of its own, sending each line (or cut line)
+/// and then [`Output::Closed`] as `E`; stops when the receiver is gone.
+pub(crate) fn pump<E>(stream: impl Read + Send + 'static, stderr: bool, tx: SyncSender<E>)
+where
+    E: From<Output> + Send + 'static,
+{
+    thread::spawn(move || {
+        let send = |o: Output| tx.send(E::from(o)).is_ok();
+        let mut reader = BufReader::with_capacity(1 << 16, stream);
+        let mut line = Vec::new();
+        // Bytes of the line being skipped; 0: not skipping.
+        let mut skipped: u64 = 0;
+        loop {
+            let buf = match reader.fill_buf() {
+                Ok([]) => break,
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let (chunk, newline) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], true),
+                None => (buf, false),
+            };
+            let used = chunk.len() + usize::from(newline);
+            if skipped > 0 || line.len() + chunk.len() > LINE_LIMIT {
+                skipped += (line.len() + chunk.len()) as u64;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+            reader.consume(used);
+            if newline {
+                let output = if skipped > 0 {
+                    Output::Cut {
+                        stderr,
+                        bytes: std::mem::take(&mut skipped),
+                    }
+                } else {
+                    Output::Line {
+                        stderr,
+                        bytes: std::mem::take(&mut line),
+                        terminated: true,
+                        at: Utc::now(),
+                    }
+                };
+                if !send(output) {
+                    return;
+                }
+            }
+        }
+        let last = if skipped > 0 {
+            Some(Output::Cut {
+                stderr,
+                bytes: skipped,
+            })
+        } else if !line.is_empty() {
+            Some(Output::Line {
+                stderr,
+                bytes: line,
+                terminated: false,
+                at: Utc::now(),
+            })
+        } else {
+            None
+        };
+        if let Some(output) = last {
+            send(output);
+        }
+        send(Output::Closed { stderr });
+    });
+}
+
+/// The server's output recorded so far, against [`OUTPUT_LIMIT`].
+#[derive(Debug, Default)]
+pub(crate) struct Budget {
+    recorded: u64,
+    flooded: bool,
+}
+
+/// What [`Budget::take`] allows.
+pub(crate) enum Take {
+    Record,
+    /// The limit was just passed: the caller says so (once) and stops.
+    Flooded,
+    /// Past the limit earlier: nothing more is recorded.
+    Over,
+}
+
+impl Budget {
+    /// Counts `bytes` of output.
+    pub(crate) fn take(&mut self, bytes: u64) -> Take {
+        if self.flooded {
+            return Take::Over;
+        }
+        self.recorded = self.recorded.saturating_add(bytes);
+        if self.recorded <= OUTPUT_LIMIT {
+            return Take::Record;
+        }
+        self.flooded = true;
+        Take::Flooded
+    }
+
+    pub(crate) fn flooded(&self) -> bool {
+        self.flooded
+    }
+
+    /// The words for a passed limit, after `who: ` in the transcript.
+    pub(crate) fn flood_text(what_stopped: &str) -> String {
+        format!(
+            "the server wrote more than {} MiB; the rest of its output was not recorded and the {what_stopped} stopped",
+            OUTPUT_LIMIT >> 20
+        )
+    }
+
+    /// The words for a line over [`LINE_LIMIT`].
+    pub(crate) fn cut_text(bytes: u64, stderr: bool, who: &str) -> String {
+        format!(
+            "the server wrote a line of {bytes} bytes on its {}, longer than the {who}'s limit ({} MiB): it was not recorded (a `# gap` event in the transcript)",
+            Output::stream(stderr),
+            LINE_LIMIT >> 20
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn a_line_over_the_limit_is_skipped_as_it_is_read() {
+        let mut input = vec![b'x'; LINE_LIMIT + 10];
+        input.extend_from_slice(b"\nok\ntail");
+        let (tx, rx) = mpsc::sync_channel::<Output>(IN_FLIGHT);
+        pump(io::Cursor::new(input), true, tx);
+        let got: Vec<Output> = rx.iter().collect();
+        assert!(
+            matches!(got[0], Output::Cut { stderr: true, bytes } if bytes == LINE_LIMIT as u64 + 10)
+        );
+        assert!(
+            matches!(&got[1], Output::Line { bytes, terminated: true, .. } if bytes.as_slice() == b"ok")
+        );
+        assert!(
+            matches!(&got[2], Output::Line { bytes, terminated: false, .. } if bytes.as_slice() == b"tail")
+        );
+        assert!(matches!(got[3], Output::Closed { stderr: true }));
+        assert_eq!(got.len(), 4);
+    }
+
+    #[test]
+    fn the_budget_says_once_that_it_is_passed() {
+        let mut budget = Budget::default();
+        assert!(matches!(budget.take(OUTPUT_LIMIT), Take::Record));
+        assert!(matches!(budget.take(1), Take::Flooded));
+        assert!(matches!(budget.take(1), Take::Over));
+        assert!(budget.flooded());
+    }
+}
