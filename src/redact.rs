@@ -304,7 +304,27 @@ impl Redactor {
     /// Remembers a message's strings, and its method, id and keys when
     /// they are shaped like secrets.
     fn message(&mut self, msg: &Message) {
-        self.object(&msg.fields(), None);
+        // A message whose payload the parser cut is walked in its text, its
+        // strings remembered as they are read: its tree is never built (a
+        // structured result of a few MB took 25 times its size as one).
+        match msg.cut_text() {
+            Some(text) => {
+                let mut de = serde_json::Deserializer::from_str(&text);
+                let walked = serde_core::de::DeserializeSeed::deserialize(
+                    Walk {
+                        redactor: self,
+                        key: None,
+                        kept: false,
+                    },
+                    &mut de,
+                );
+                if walked.is_err() {
+                    // Not JSON after all: what the parser kept is read.
+                    self.object(&msg.members(), None);
+                }
+            }
+            None => self.object(&msg.members(), None),
+        }
         if let Some(method) = &msg.method {
             self.note(method);
         }
@@ -410,17 +430,24 @@ impl Redactor {
             return;
         }
         self.remember(s);
-        // Quoted as JSON (`"a \"b\""`), a string with escapes reads otherwise.
-        let json = Value::from(s).to_string();
-        let escaped = &json[1..json.len() - 1];
-        if escaped != s {
-            self.remember(escaped);
-        }
-        // Quoted by a finding (`"\u{1b}[31m..."`, Rust's quoting).
-        let debug = format!("{s:?}");
-        let debug = &debug[1..debug.len() - 1];
-        if debug != s && debug != escaped {
-            self.remember(debug);
+        // Printable ASCII without quotes or backslashes reads the same quoted
+        // as JSON and by Rust: no copy of a long string to find that out.
+        let plain = s
+            .bytes()
+            .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
+        if !plain {
+            // Quoted as JSON (`"a \"b\""`), a string with escapes reads otherwise.
+            let json = Value::from(s).to_string();
+            let escaped = &json[1..json.len() - 1];
+            if escaped != s {
+                self.remember(escaped);
+            }
+            // Quoted by a finding (`"\u{1b}[31m..."`, Rust's quoting).
+            let debug = format!("{s:?}");
+            let debug = &debug[1..debug.len() - 1];
+            if debug != s && debug != escaped {
+                self.remember(debug);
+            }
         }
         // Without its colour codes, as [`Redactor::apply`] reads text.
         if let Cow::Owned(plain) = strip_ansi(s) {
@@ -602,6 +629,99 @@ impl Redactor {
             }
         }
         out
+    }
+}
+
+/// [`Redactor::object`] and [`Redactor::value`] over a message's JSON text
+/// as it is read: `key` is the member the value is under, `kept` whether
+/// a string there is kept (only [`Redactor::note`]d).
+struct Walk<'r, 'k> {
+    redactor: &'r mut Redactor,
+    key: Option<&'k str>,
+    kept: bool,
+}
+
+impl<'de> serde_core::de::DeserializeSeed<'de> for Walk<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: serde_core::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde_core::de::Visitor<'de> for Walk<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<(), E> {
+        if self.kept {
+            self.redactor.note(s);
+        } else {
+            self.redactor.string(s);
+        }
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<(), E> {
+        self.number(&n.to_string());
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<(), E> {
+        self.number(&n.to_string());
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<(), E> {
+        if let Some(n) = serde_json::Number::from_f64(n) {
+            self.number(&n.to_string());
+        }
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde_core::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(Walk {
+                redactor: &mut *self.redactor,
+                key: self.key,
+                kept: false,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_map<A: serde_core::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let implementation = self.key.is_some_and(|p| IMPLEMENTATION_KEYS.contains(&p));
+        while let Some(key) = map.next_key::<crate::reader::shallow::Key<'de>>()? {
+            let key = key.0;
+            self.redactor.note(&key);
+            map.next_value_seed(Walk {
+                redactor: &mut *self.redactor,
+                key: Some(&key),
+                kept: kept(&key, implementation),
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Walk<'_, '_> {
+    fn number(self, text: &str) {
+        if looks_like_card(text) {
+            self.redactor.remember(text);
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use serde_json::Value;
+use super::shallow::Fields;
 
 use super::lines::Lines;
 use super::record::{Body, LineParser, Record, ToolCalls, cap_name};
@@ -44,11 +44,10 @@ pub fn matches_jsonl(line: &str) -> bool {
     line.starts_with('{')
         && line.contains("\"timestamp\"")
         && (line.contains("\"debug\"") || line.contains("\"error\""))
-        && serde_json::from_str::<Value>(line).is_ok_and(|v| {
-            v.get("timestamp").is_some_and(Value::is_string)
-                && (v.get("debug").is_some_and(Value::is_string)
-                    || v.get("error").is_some_and(Value::is_string))
-                && (v.get("sessionId").is_some() || v.get("cwd").is_some())
+        && Fields::parse(line.as_bytes()).is_some_and(|v| {
+            v.str("timestamp").is_some()
+                && (v.str("debug").is_some() || v.str("error").is_some())
+                && (v.contains("sessionId") || v.contains("cwd"))
         })
 }
 
@@ -378,7 +377,9 @@ impl ClaudeCodeReader {
 
     /// One object of the `.jsonl` (or the 2025 array).
     fn object(&mut self, line: u64, bytes: &[u8], t: bool) {
-        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(bytes) else {
+        // The object's members as their text: only the strings read here
+        // are unescaped, never a tree of the rest.
+        let Some(obj) = Fields::parse(bytes) else {
             super::record::add(
                 &mut self.queue,
                 line,
@@ -389,13 +390,10 @@ impl ClaudeCodeReader {
             );
             return;
         };
-        let time = obj
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(Timestamp::parse);
-        let (text, error) = match (obj.get("debug"), obj.get("error")) {
-            (Some(Value::String(d)), _) => (d.as_str(), false),
-            (_, Some(Value::String(e))) => (e.as_str(), true),
+        let time = obj.str("timestamp").and_then(|t| Timestamp::parse(&t));
+        let (text, error) = match (obj.str("debug"), obj.str("error")) {
+            (Some(d), _) => (d, false),
+            (_, Some(e)) => (e, true),
             _ => {
                 super::record::add(
                     &mut self.queue,
@@ -408,7 +406,7 @@ impl ClaudeCodeReader {
                 return;
             }
         };
-        self.text(line, time, text, error, t, None);
+        self.text(line, time, &text, error, t, None);
     }
 
     fn read(&mut self, line_no: u64, bytes: Vec<u8>, terminated: bool) {
@@ -462,19 +460,20 @@ impl ClaudeCodeReader {
 /// The capabilities line's facts: `negotiatedProtocolVersion`,
 /// `protocolEra` (`legacy` or `modern`), `serverVersion {name, version}`.
 fn facts(json: &str) -> Facts {
-    let Ok(v) = serde_json::from_str::<Value>(json) else {
+    let Some(v) = Fields::parse(json.as_bytes()) else {
         return Facts::default();
     };
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| cap_name(s).into_string());
+    let text = |s: Option<std::borrow::Cow<'_, str>>| s.map(|s| cap_name(&s).into_string());
+    let server = v.raw("serverVersion").and_then(Fields::of);
     Facts {
-        protocol_version: text(v.get("negotiatedProtocolVersion")),
-        modern: match v.get("protocolEra").and_then(Value::as_str) {
+        protocol_version: text(v.str("negotiatedProtocolVersion")),
+        modern: match v.str("protocolEra").as_deref() {
             Some("modern") => Some(true),
             Some("legacy") => Some(false),
             _ => None,
         },
-        server_name: text(v.pointer("/serverVersion/name")),
-        server_version: text(v.pointer("/serverVersion/version")),
+        server_name: text(server.as_ref().and_then(|s| s.str("name"))),
+        server_version: text(server.as_ref().and_then(|s| s.str("version"))),
     }
 }
 

@@ -13,11 +13,10 @@ use crate::wire::event::Event;
 use std::collections::VecDeque;
 use std::io;
 
-use serde_json::Value;
-
 use super::claude::rebuild_cut;
 use super::lines::Lines;
 use super::record::{Body, PartialWhy, Record};
+use super::shallow::{self, Fields};
 use crate::wire::dir::Dir;
 use crate::wire::time::Timestamp;
 
@@ -27,9 +26,8 @@ pub fn matches_mcpsnoop(line: &str) -> bool {
     line.starts_with('{')
         && line.contains("\"seq\"")
         && line.contains("\"direction\"")
-        && serde_json::from_str::<Value>(line).is_ok_and(|v| {
-            v.get("seq").is_some() && v.get("direction").is_some() && v.get("ts").is_some()
-        })
+        && Fields::parse(line.as_bytes())
+            .is_some_and(|v| v.contains("seq") && v.contains("direction") && v.contains("ts"))
 }
 
 /// Whether the start of a file looks like an Inspector export.
@@ -57,7 +55,9 @@ impl McpsnoopReader {
     }
 
     fn read(&mut self, line_no: u64, bytes: &[u8], terminated: bool) {
-        let Ok(Value::Object(env)) = serde_json::from_slice::<Value>(bytes) else {
+        // The envelope's members as their text: the message is handed on
+        // as written, never built into a tree.
+        let Some(env) = Fields::parse(bytes) else {
             if !bytes.iter().all(u8::is_ascii_whitespace) {
                 self.queue.push_back(Record::new(
                     line_no,
@@ -69,36 +69,29 @@ impl McpsnoopReader {
             }
             return;
         };
-        let time = env
-            .get("ts")
-            .and_then(Value::as_str)
-            .and_then(Timestamp::parse);
-        let source: Option<super::record::Source> =
-            env.get("session_id").and_then(Value::as_str).map(|id| {
-                match env
-                    .get("server_label")
-                    .and_then(Value::as_str)
-                    .filter(|l| !l.is_empty())
-                {
-                    Some(label) => format!("{label} {id}"),
-                    None => id.to_string(),
-                }
-                .into()
-            });
-        let text = env.get("text").and_then(Value::as_str);
-        let raw = env.get("raw").filter(|v| !v.is_null());
-        let truncated = env.get("truncated").and_then(Value::as_bool) == Some(true);
-        let dir = match env.get("direction").and_then(Value::as_str) {
+        let time = env.str("ts").and_then(|t| Timestamp::parse(&t));
+        let source: Option<super::record::Source> = env.str("session_id").map(|id| {
+            match env.str("server_label").filter(|l| !l.is_empty()) {
+                Some(label) => format!("{label} {id}"),
+                None => id.to_string(),
+            }
+            .into()
+        });
+        let text = env.str("text");
+        let raw = env.raw("raw").filter(|v| v.get() != "null");
+        let truncated = env.bool("truncated") == Some(true);
+        let dir = match env.str("direction").as_deref() {
             Some("c2s") => Dir::ClientToServer,
             Some("s2c") => Dir::ServerToClient,
             Some("stderr") => Dir::Stderr,
             Some("meta") => {
                 let command = raw
-                    .and_then(|m| m.get("command"))
-                    .and_then(Value::as_array)
+                    .and_then(Fields::of)
+                    .and_then(|m| m.raw("command"))
+                    .and_then(|c| shallow::elements(c.get()))
                     .map(|c| {
-                        c.iter()
-                            .filter_map(Value::as_str)
+                        c.into_iter()
+                            .filter_map(shallow::string)
                             .collect::<Vec<_>>()
                             .join(" ")
                     })
@@ -127,9 +120,9 @@ impl McpsnoopReader {
         let body = match (raw, text) {
             (Some(raw), _) => Body::Line {
                 dir,
-                bytes: (raw.to_string().into_bytes()).into(),
+                bytes: shallow::minify(raw.get()).into(),
             },
-            (None, Some(text)) if truncated && dir != Dir::Stderr => match rebuild_cut(text) {
+            (None, Some(text)) if truncated && dir != Dir::Stderr => match rebuild_cut(&text) {
                 Some(json) => Body::Partial {
                     dir,
                     json: json.into_bytes(),
@@ -165,9 +158,19 @@ super::record::line_parser!(McpsnoopReader);
 const INSPECTOR_MAX: usize = 256 * 1024 * 1024;
 
 /// Reads the MCP Inspector's protocol export.
+///
+/// The export is held as its text (at most [`INSPECTOR_MAX`]) with where
+/// each entry starts and ends; an entry is read when its records are asked
+/// for, its members as their text, so the export costs about its size.
 pub struct InspectorReader {
     lines: Option<Lines>,
     queue: VecDeque<Record>,
+    text: String,
+    /// Byte offset of each line of `text`.
+    starts: Vec<usize>,
+    /// Each entry's byte range in `text`, and the next to read.
+    entries: Vec<(usize, usize)>,
+    next: usize,
 }
 
 impl InspectorReader {
@@ -175,13 +178,17 @@ impl InspectorReader {
         InspectorReader {
             lines: Some(lines),
             queue: VecDeque::new(),
+            text: String::new(),
+            starts: Vec::new(),
+            entries: Vec::new(),
+            next: 0,
         }
     }
 
-    /// Reads the whole export and turns its entries into records.
+    /// Reads the whole export and finds its entries.
     fn load(&mut self, mut lines: Lines) -> io::Result<()> {
         let mut text = String::new();
-        let mut starts = Vec::new(); // byte offset of each line
+        let mut starts = Vec::new();
         while let Some((_, bytes, _)) = lines.next_line()? {
             starts.push(text.len());
             text.push_str(&String::from_utf8_lossy(&bytes));
@@ -197,8 +204,7 @@ impl InspectorReader {
                 return Ok(());
             }
         }
-        let line_of = |offset: usize| starts.partition_point(|&s| s <= offset) as u64;
-        let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(&text) else {
+        let Some(entries) = shallow::elements(&text) else {
             self.record(
                 1,
                 None,
@@ -206,98 +212,76 @@ impl InspectorReader {
             );
             return Ok(());
         };
-        let offsets = element_offsets(&text);
+        let base = text.as_ptr() as usize;
+        self.entries = entries
+            .iter()
+            .map(|e| {
+                let start = e.get().as_ptr() as usize - base;
+                (start, start + e.get().len())
+            })
+            .collect();
         self.record(
             1,
             None,
             Body::Note("the Inspector exports messages re-serialised and pretty-printed; a request's response is taken from the request's entry".into()),
         );
-        for (i, entry) in entries.iter().enumerate() {
-            let line = offsets.get(i).map_or(1, |&o| line_of(o));
-            let time = entry
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .and_then(Timestamp::parse);
-            let origin = entry.get("origin").and_then(Value::as_str);
-            let dir = match origin {
-                Some("client") => Dir::ClientToServer,
-                Some("server") => Dir::ServerToClient,
-                _ => Dir::Unknown,
-            };
-            if let Some(message) = entry.get("message") {
-                self.record(
-                    line,
-                    time.clone(),
-                    Body::Line {
-                        dir,
-                        bytes: (message.to_string().into_bytes()).into(),
-                    },
-                );
-            }
-            if let Some(response) = entry.get("response").filter(|r| !r.is_null()) {
-                let back = match dir {
-                    Dir::ClientToServer => Dir::ServerToClient,
-                    Dir::ServerToClient => Dir::ClientToServer,
-                    other => other,
-                };
-                // An absurd duration (1e300, negative, NaN) means no time
-                // for the response, never an overflow.
-                let at = match (&time, entry.get("duration").and_then(Value::as_f64)) {
-                    (Some(t), Some(ms)) => response_time(t, ms),
-                    _ => None,
-                };
-                self.record(
-                    line,
-                    at,
-                    Body::Line {
-                        dir: back,
-                        bytes: (response.to_string().into_bytes()).into(),
-                    },
-                );
-            }
-        }
+        self.text = text;
+        self.starts = starts;
         Ok(())
+    }
+
+    /// Queues the records of entry `i`.
+    fn entry(&mut self, i: usize) {
+        let (start, end) = self.entries[i];
+        let line = self.starts.partition_point(|&s| s <= start) as u64;
+        let Some(entry) = Fields::parse(&self.text.as_bytes()[start..end]) else {
+            return; // an element that is not an object holds no message
+        };
+        let time = entry.str("timestamp").and_then(|t| Timestamp::parse(&t));
+        let dir = match entry.str("origin").as_deref() {
+            Some("client") => Dir::ClientToServer,
+            Some("server") => Dir::ServerToClient,
+            _ => Dir::Unknown,
+        };
+        let mut out = Vec::new();
+        if let Some(message) = entry.raw("message") {
+            out.push((
+                time.clone(),
+                Body::Line {
+                    dir,
+                    bytes: shallow::minify(message.get()).into(),
+                },
+            ));
+        }
+        if let Some(response) = entry.raw("response").filter(|r| r.get() != "null") {
+            let back = match dir {
+                Dir::ClientToServer => Dir::ServerToClient,
+                Dir::ServerToClient => Dir::ClientToServer,
+                other => other,
+            };
+            // An absurd duration (1e300, negative, NaN) means no time
+            // for the response, never an overflow.
+            let at = match (&time, entry.f64("duration")) {
+                (Some(t), Some(ms)) => response_time(t, ms),
+                _ => None,
+            };
+            out.push((
+                at,
+                Body::Line {
+                    dir: back,
+                    bytes: shallow::minify(response.get()).into(),
+                },
+            ));
+        }
+        for (time, body) in out {
+            self.record(line, time, body);
+        }
     }
 
     fn record(&mut self, line: u64, time: Option<Timestamp>, body: Body) {
         self.queue
             .push_back(Record::new(line, time, body, true, None));
     }
-}
-
-/// Byte offsets where the elements of a top-level JSON array start.
-fn element_offsets(text: &str) -> Vec<usize> {
-    let mut offsets = Vec::new();
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    let mut expect = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        if expect && !c.is_whitespace() {
-            offsets.push(i);
-            expect = false;
-        }
-        match c {
-            '"' => in_string = true,
-            '[' | '{' => {
-                depth += 1;
-                if depth == 1 {
-                    expect = true;
-                }
-            }
-            ']' | '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 1 => expect = true,
-            _ => {}
-        }
-    }
-    offsets
 }
 
 impl Iterator for InspectorReader {
@@ -308,6 +292,16 @@ impl Iterator for InspectorReader {
             if let Err(e) = self.load(lines) {
                 return Some(Err(e));
             }
+        }
+        while self.queue.is_empty() && self.next < self.entries.len() {
+            self.next += 1;
+            self.entry(self.next - 1);
+        }
+        if self.next == self.entries.len() && self.queue.is_empty() {
+            // Read: its memory goes back before the analysis ends.
+            self.text = String::new();
+            self.entries = Vec::new();
+            self.starts = Vec::new();
         }
         self.queue.pop_front().map(Ok)
     }
@@ -344,13 +338,5 @@ mod tests {
         assert!(matches_inspector(
             "[\n  {\n    \"id\": 1,\n    \"timestamp\": \"x\",\n    \"direction\": \"request\",\n    \"message\": {}"
         ));
-    }
-
-    #[test]
-    fn offsets() {
-        assert_eq!(
-            element_offsets("[\n {\"a\": \"[,]\"},\n {\"b\": 1}\n]"),
-            vec![3, 18]
-        );
     }
 }

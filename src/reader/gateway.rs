@@ -18,7 +18,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+use std::borrow::Cow;
+
+use super::shallow::{self, Fields, Splice};
 
 use super::lines::Lines;
 use super::record::{Body, PartialWhy, Record};
@@ -107,11 +110,8 @@ pub fn matches_gh_aw(line: &str) -> bool {
     line.starts_with('{')
         && line.contains("\"server_id\"")
         && line.contains("\"payload\"")
-        && serde_json::from_str::<Value>(line).is_ok_and(|v| {
-            v.get("server_id").is_some_and(Value::is_string)
-                && ["type", "event"]
-                    .iter()
-                    .any(|k| v.get(*k).is_some_and(Value::is_string))
+        && Fields::parse(line.as_bytes()).is_some_and(|v| {
+            v.str("server_id").is_some() && ["type", "event"].iter().any(|k| v.str(k).is_some())
         })
 }
 
@@ -184,7 +184,9 @@ impl EnvelopeReader {
             return;
         }
         let map = self.map;
-        let Ok(Value::Object(mut rec)) = serde_json::from_slice::<Value>(bytes) else {
+        // The record's members as their text: the payload is handed on as
+        // written (with an id added), never built into a tree.
+        let Some(rec) = Fields::parse(bytes) else {
             super::record::add(
                 &mut self.queue,
                 line_no,
@@ -195,29 +197,23 @@ impl EnvelopeReader {
             );
             return;
         };
-        let time = rec
-            .get(map.time)
-            .and_then(Value::as_str)
-            .and_then(Timestamp::parse);
-        let source: Option<super::record::Source> = rec
-            .get(map.session)
-            .and_then(Value::as_str)
-            .map(|s| cap(s).into());
+        let time = rec.str(map.time).and_then(|t| Timestamp::parse(&t));
+        let source: Option<super::record::Source> = rec.str(map.session).map(|s| cap(&s).into());
         let kind = map
             .kind
             .iter()
-            .find_map(|k| rec.get(*k).and_then(Value::as_str))
-            .map(str::to_owned);
-        let dir_field = rec.get(map.direction).and_then(Value::as_str);
+            .find_map(|k| rec.str(k))
+            .map(Cow::into_owned);
+        let dir_field = rec.str(map.direction);
         let request = match kind.as_deref() {
             Some(k) if map.request.contains(&k) => true,
             Some(k) if map.response.contains(&k) => false,
             Some(other) => {
                 // The gateway's own verdict (a denial): its words, no fault.
                 let detail = rec
-                    .get(map.error)
-                    .or_else(|| rec.get("reason"))
-                    .and_then(Value::as_str)
+                    .raw(map.error)
+                    .or_else(|| rec.raw("reason"))
+                    .and_then(shallow::string)
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default();
                 let text = format!("gateway verdict {}{detail}", cap(other));
@@ -231,7 +227,7 @@ impl EnvelopeReader {
                 );
                 return;
             }
-            None => match dir_field {
+            None => match dir_field.as_deref() {
                 Some(d) if d == map.to_server => true,
                 Some(d) if d == map.from_server => false,
                 _ => {
@@ -247,16 +243,12 @@ impl EnvelopeReader {
                 }
             },
         };
-        let method = rec
-            .get(map.method)
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let method = rec.str(map.method).map(Cow::into_owned);
         let error = rec
-            .get(map.error)
-            .and_then(Value::as_str)
+            .str(map.error)
             .filter(|e| !e.is_empty())
-            .map(str::to_owned);
-        let message = rec.remove(map.message);
+            .map(Cow::into_owned);
+        let message = rec.raw(map.message);
         if map.ids == Ids::Wire {
             let body = match message {
                 Some(m) => Body::Line {
@@ -265,7 +257,7 @@ impl EnvelopeReader {
                     } else {
                         Dir::ServerToClient
                     },
-                    bytes: m.to_string().into_bytes().into(),
+                    bytes: shallow::minify(m.get()).into(),
                 },
                 None => Body::Unreadable(bytes.to_vec()),
             };
@@ -311,23 +303,23 @@ impl EnvelopeReader {
             ));
         }
         if request {
-            let mut msg = match message {
-                Some(Value::Object(m)) => m,
-                _ => Map::new(),
-            };
+            let fields = message.and_then(Fields::of);
+            let empty = Fields::parse(b"{}").expect("an object");
+            let mut msg = Splice::new(fields.as_ref().unwrap_or(&empty));
             order.next += 1;
             let id = order.next;
-            msg.insert("id".into(), Value::from(id));
-            if msg.get("params").is_some_and(Value::is_null) {
+            msg.set("id", id.to_string());
+            if msg.get("params") == Some("null") {
                 msg.remove("params");
             }
-            if !msg.contains_key("jsonrpc") {
-                msg.insert("jsonrpc".into(), Value::from("2.0"));
+            if msg.get("jsonrpc").is_none() {
+                msg.set("jsonrpc", r#""2.0""#.to_string());
             }
-            let method = match (msg.get("method").and_then(Value::as_str), method) {
-                (Some(m), _) => m.to_owned(),
+            let said = fields.as_ref().and_then(|f| f.str("method"));
+            let method = match (said, method) {
+                (Some(m), _) => m.into_owned(),
                 (None, Some(m)) => {
-                    msg.insert("method".into(), Value::from(m.clone()));
+                    msg.set("method", Value::from(m.as_str()).to_string());
                     m
                 }
                 (None, None) => {
@@ -350,7 +342,7 @@ impl EnvelopeReader {
                 time,
                 Body::Line {
                     dir: Dir::ClientToServer,
-                    bytes: Value::Object(msg).to_string().into_bytes().into(),
+                    bytes: msg.to_bytes().into(),
                 },
             ));
         } else {
@@ -399,21 +391,28 @@ impl EnvelopeReader {
                         }
                     }
                     None => {
-                        let mut msg = match message {
-                            Some(Value::Object(m)) => m,
-                            other => {
-                                let mut m = Map::new();
-                                m.insert("jsonrpc".into(), Value::from("2.0"));
-                                m.insert("result".into(), other.unwrap_or(Value::Null));
-                                m
+                        // Not an object: the record's payload is the result.
+                        let fields = message.and_then(Fields::of);
+                        let bytes = match &fields {
+                            Some(f) => {
+                                let mut msg = Splice::new(f);
+                                msg.set("id", id.to_string());
+                                msg.to_bytes()
+                            }
+                            None => {
+                                let result =
+                                    message.map_or("null".into(), |m| shallow::minify(m.get()));
+                                let mut b = br#"{"jsonrpc":"2.0","result":"#.to_vec();
+                                b.extend_from_slice(&result);
+                                b.extend_from_slice(format!(r#","id":{id}}}"#).as_bytes());
+                                b
                             }
                         };
-                        msg.insert("id".into(), Value::from(id));
                         out.push((
                             time,
                             Body::Line {
                                 dir: Dir::ServerToClient,
-                                bytes: Value::Object(msg).to_string().into_bytes().into(),
+                                bytes: bytes.into(),
                             },
                         ));
                     }

@@ -11,6 +11,7 @@ use std::io::{self, Read};
 
 pub mod lines;
 pub mod record;
+pub mod shallow;
 
 pub mod claude;
 pub mod claude_code;

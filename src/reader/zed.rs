@@ -145,8 +145,10 @@ impl ZedRpcReader {
                 ), true, None));
         }
         // Re-serialise compactly: the view's layout is Zed's, not the wire's.
-        let bytes = match serde_json::from_str::<serde_json::Value>(&text) {
-            Ok(value) => value.to_string().into_bytes(),
+        // Its whitespace taken out, not rebuilt as a tree: a structured
+        // message costs about its size.
+        let bytes = match serde_json::from_str::<&serde_json::value::RawValue>(&text) {
+            Ok(raw) => super::shallow::minify(raw.get()),
             Err(_) => text.into_bytes(),
         };
         self.queue.push_back(Record::new(

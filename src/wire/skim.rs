@@ -1115,6 +1115,17 @@ impl Message {
         let raw = std::str::from_utf8(self.raw.as_deref()?).ok()?;
         whole_fields(raw)
     }
+
+    /// The JSON text of a message whose payload was cut (see
+    /// [`Message::is_cut`]), mended as [`whole_fields`] reads it when it
+    /// was damaged: to walk its strings without building its tree.
+    pub fn cut_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        let raw = std::str::from_utf8(self.raw.as_deref()?).ok()?;
+        if serde_json::from_str::<serde_core::de::IgnoredAny>(raw).is_ok() {
+            return Some(std::borrow::Cow::Borrowed(raw));
+        }
+        mend(raw).map(std::borrow::Cow::Owned)
+    }
 }
 
 #[cfg(test)]
