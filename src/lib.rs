@@ -53,6 +53,16 @@
 //!   only show findings.
 //! - Rule metadata lives only in `rules/mod.rs`.
 
+/// `eprintln!` for mcpdbg's own messages on standard error: the line is
+/// written through [`text::say_line`] (control characters escaped, CI
+/// command markers broken).
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::text::say_line(&::std::format!($($arg)*))
+    };
+}
+
 pub mod cmd;
 pub mod exit;
 pub mod facts;

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
             let hint = cli::server_command_hint(&e, std::env::args_os());
             let _ = e.print();
             if let Some(hint) = hint {
-                eprintln!("{hint}");
+                mcpdbg::say!("{hint}");
             }
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
@@ -59,11 +59,11 @@ fn status(result: Result<io::Result<ExitStatus>, Usage>) -> ExitStatus {
         Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitStatus::Clean,
         Ok(Err(e)) => {
             // The message may name a file or quote the log: shown escaped.
-            eprintln!("mcpdbg: {}", mcpdbg::text::escape_control(&e.to_string()));
+            mcpdbg::say!("mcpdbg: {e}");
             ExitStatus::Error
         }
         Err(Usage(message)) => {
-            eprintln!("{message}");
+            mcpdbg::say!("{message}");
             ExitStatus::Error
         }
     }

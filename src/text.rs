@@ -211,6 +211,152 @@ pub fn needs_escape(c: char) -> bool {
         )
 }
 
+/// Breaks the markers a CI runner reads as a command in `text`, line by
+/// line: a `::` that starts a line once its leading white space is trimmed
+/// (a GitHub Actions workflow command, `::add-mask::…`) reads `:\:`, and
+/// `##[` (the runner's legacy commands, acted on anywhere in a line) and
+/// `##vso[` (Azure Pipelines' logging commands) read `##\[` and `##vso\[`.
+/// Everything else is unchanged. Human output passes through it (see
+/// [`CommandGuard`]), so that a log's text printed into a job log cannot set
+/// an output, mask text or stop the runner's command processing.
+pub fn guard_commands(text: &str) -> Cow<'_, str> {
+    match guard_command_bytes(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // Only ASCII backslashes were put between ASCII characters.
+        Cow::Owned(bytes) => Cow::Owned(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    }
+}
+
+/// [`guard_commands`] over bytes. Whether a backslash goes before a byte
+/// depends only on the bytes before it, so the guarded form of the start of
+/// a line is the start of the guarded line ([`CommandGuard`] relies on it).
+pub fn guard_command_bytes(text: &[u8]) -> Cow<'_, [u8]> {
+    let mut breaks = Vec::new();
+    let mut start = 0;
+    loop {
+        let mut at = start;
+        while let Some(width) = white_space_at(text, at) {
+            at += width;
+        }
+        if text[at..].starts_with(b"::") {
+            breaks.push(at + 1);
+        }
+        match memchr::memchr(b'\n', &text[start..]) {
+            Some(n) => start += n + 1,
+            None => break,
+        }
+    }
+    for at in memchr::memchr_iter(b'[', text) {
+        let before = &text[..at];
+        if before.ends_with(b"##") || before.ends_with(b"##vso") {
+            breaks.push(at);
+        }
+    }
+    if breaks.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    breaks.sort_unstable();
+    let mut out = Vec::with_capacity(text.len() + breaks.len());
+    let mut from = 0;
+    for at in breaks {
+        out.extend_from_slice(&text[from..at]);
+        out.push(b'\\');
+        from = at;
+    }
+    out.extend_from_slice(&text[from..]);
+    Cow::Owned(out)
+}
+
+/// The length of the white space character (as the runner trims it: the
+/// Unicode White_Space property) at `at`, a line break excepted.
+fn white_space_at(text: &[u8], at: usize) -> Option<usize> {
+    let first = *text.get(at)?;
+    let width = match first {
+        b'\n' => return None,
+        0..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    };
+    let c = std::str::from_utf8(text.get(at..at + width)?)
+        .ok()?
+        .chars()
+        .next()?;
+    c.is_whitespace().then_some(width)
+}
+
+/// A writer that passes each line through [`guard_command_bytes`]: every
+/// human renderer writes through one. Whole lines are written as they end;
+/// `flush` also writes the start of a line not yet ended (and the rest of
+/// it follows as it comes), and so does dropping the guard.
+pub struct CommandGuard<W: std::io::Write> {
+    inner: W,
+    /// The line being written, up to its newline.
+    line: Vec<u8>,
+    /// The bytes of the guarded `line` already written (by a flush).
+    written: usize,
+}
+
+impl<W: std::io::Write> CommandGuard<W> {
+    pub fn new(inner: W) -> CommandGuard<W> {
+        CommandGuard {
+            inner,
+            line: Vec::new(),
+            written: 0,
+        }
+    }
+
+    /// Writes what is not yet written of the guarded line.
+    fn write_line(&mut self) -> std::io::Result<()> {
+        let guarded = guard_command_bytes(&self.line);
+        self.inner
+            .write_all(&guarded[self.written.min(guarded.len())..])?;
+        self.written = guarded.len();
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for CommandGuard<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            self.line.extend_from_slice(&rest[..=end]);
+            self.write_line()?;
+            self.line.clear();
+            self.written = 0;
+            rest = &rest[end + 1..];
+        }
+        self.line.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.line.is_empty() {
+            self.write_line()?;
+        }
+        self.inner.flush()
+    }
+}
+
+impl<W: std::io::Write> Drop for CommandGuard<W> {
+    fn drop(&mut self) {
+        if !self.line.is_empty() {
+            let _ = self.write_line();
+        }
+    }
+}
+
+/// Writes one line of mcpdbg's own to standard error (a note, a warning, an
+/// error naming a file or quoting a log) with its control characters
+/// escaped and its CI command markers broken: standard error lands in job
+/// logs too. See [`say!`](crate::say).
+pub fn say_line(line: &str) {
+    eprintln!("{}", guard_commands(&escape_control(line)));
+}
+
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -321,6 +467,53 @@ mod tests {
             "a\\u{200b}b\\u{200d}c\\u{061c}d\\xade\\u{2028}f\\u{2029}g\\u{e0041}h\\u{feff}"
         );
         assert_eq!(escape_control("café 日本 \u{1F600}"), "café 日本 \u{1F600}");
+    }
+
+    #[test]
+    fn command_markers_are_broken() {
+        assert_eq!(guard_commands("plain: a::b ## [x]"), "plain: a::b ## [x]");
+        assert_eq!(guard_commands("::error::x"), ":\\:error::x");
+        assert_eq!(guard_commands("  \t::set-output"), "  \t:\\:set-output");
+        assert_eq!(guard_commands("\u{3000}\u{a0}::x"), "\u{3000}\u{a0}:\\:x");
+        assert_eq!(guard_commands("a\n ::b\nc ::d"), "a\n :\\:b\nc ::d");
+        assert_eq!(
+            guard_commands("x ##[add-mask]y ###[group] ##vso[task]z"),
+            "x ##\\[add-mask]y ###\\[group] ##vso\\[task]z"
+        );
+        // Guarded text is left as it is.
+        for text in ["::a ##[b ##vso[c", " :\\:a ##\\[b"] {
+            let once = guard_commands(text).into_owned();
+            assert_eq!(guard_commands(&once), once);
+        }
+    }
+
+    #[test]
+    fn the_guard_writes_each_line_guarded_however_it_is_cut() {
+        use std::io::Write;
+        let text = " \u{3000}::error::x ##[add-mask]y\n##vso[t]\n:: ##\n[\n  :";
+        let want = guard_commands(text).into_owned();
+        // Every way of cutting the text into two writes, with a flush
+        // between them.
+        for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
+            let mut out = Vec::new();
+            {
+                let mut guard = CommandGuard::new(&mut out);
+                guard.write_all(&text.as_bytes()[..cut]).unwrap();
+                guard.flush().unwrap();
+                guard.write_all(&text.as_bytes()[cut..]).unwrap();
+            }
+            assert_eq!(String::from_utf8(out).unwrap(), want, "cut at {cut}");
+        }
+        // Byte by byte, flushing after each.
+        let mut out = Vec::new();
+        {
+            let mut guard = CommandGuard::new(&mut out);
+            for b in text.as_bytes() {
+                guard.write_all(&[*b]).unwrap();
+                guard.flush().unwrap();
+            }
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), want);
     }
 
     #[test]

@@ -79,7 +79,7 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
             match check_tee(client, server, stderr.as_deref(), options) {
                 Ok(file) => report.files.push(file),
                 Err(message) => {
-                    eprintln!("mcpdbg: {}", crate::text::escape_control(&message));
+                    crate::say!("mcpdbg: {message}");
                     failed = true;
                 }
             }
@@ -132,7 +132,7 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
                     json::file_lines(&file, &mut out)?;
                 }
                 Err(failure) => {
-                    eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
+                    crate::say!("mcpdbg: {}", failure.message);
                     failed = true;
                     json::error_line(&failure.path, &failure.message, &mut out)?;
                 }
@@ -159,7 +159,7 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
         match result.and_then(|f| has_messages(f, options.format.is_some())) {
             Ok(file) => report.files.push(file),
             Err(failure) => {
-                eprintln!("mcpdbg: {}", crate::text::escape_control(&failure.message));
+                crate::say!("mcpdbg: {}", failure.message);
                 failed = true;
             }
         }
@@ -185,9 +185,8 @@ fn listed_nothing(input: &Input, paths: &Mutex<(usize, Paths)>) -> bool {
             Some("-") => "the list on standard input".to_string(),
             _ => list.display().to_string(),
         };
-        eprintln!(
-            "mcpdbg: {} names no file, so nothing was checked (an empty list is an error: a CI step that gathered no logs should not pass)",
-            crate::text::escape_control(&list)
+        crate::say!(
+            "mcpdbg: {list} names no file, so nothing was checked (an empty list is an error: a CI step that gathered no logs should not pass)"
         );
     }
     named == 0
@@ -263,17 +262,17 @@ fn follow_file(
         poll,
         status_every,
     };
-    eprintln!(
+    crate::say!(
         "mcpdbg: following {}; Ctrl-C prints the report",
         path.display()
     );
-    match follow::follow(path, &follow, &stop, &mut io::stdout(), &mut io::stderr()) {
+    // Standard output and error through the guard every human output has.
+    let mut out = crate::text::CommandGuard::new(io::stdout());
+    let mut err = crate::text::CommandGuard::new(io::stderr());
+    match follow::follow(path, &follow, &stop, &mut out, &mut err) {
         Ok(report) => Ok(Some(report)),
         Err(e) => {
-            eprintln!(
-                "mcpdbg: cannot follow {}: {e}",
-                crate::text::escape_control(&path.display().to_string())
-            );
+            crate::say!("mcpdbg: cannot follow {}: {e}", path.display());
             Ok(None)
         }
     }
@@ -319,7 +318,7 @@ fn check_one(
     let (result, elapsed) = progress::timed(|| {
         let input: Box<dyn Read + Send> = if name == "-" && io::stdin().is_terminal() {
             if !quiet {
-                eprintln!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
+                crate::say!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
             }
             Box::new(Measured::new(
                 Counted::new(super::Typed::new(io::stdin()), counter.clone()),

@@ -16,7 +16,6 @@ use crate::reader::Format;
 use crate::redact::Redactor;
 use crate::render;
 use crate::rules::finding::Finding;
-use crate::text::escape_control;
 use crate::views::capture::{self, Capture, Limits};
 use crate::views::diff::{self, Change, Comparison, Expect, Labels, Pattern, Target};
 use crate::views::passes::Entries;
@@ -73,7 +72,7 @@ pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
     let (after, after_findings) = read_capture(&d.after, d.input, limits)?;
     for (path, capture) in [(&d.before, &before), (&d.after, &after)] {
         if capture.more_sessions {
-            eprintln!(
+            crate::say!(
                 "mcpdbg diff: {} holds several sessions; comparing the first",
                 path.display()
             );
@@ -110,18 +109,15 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
     let (before, before_findings) = read_capture(&r.log, r.input, limits)?;
     let name = r.log.display();
     if let Some((line, why)) = &before.not_replayable {
-        eprintln!(
-            "mcpdbg replay: {name} cannot be replayed: {} (line {line})",
-            escape_control(why)
-        );
+        crate::say!("mcpdbg replay: {name} cannot be replayed: {why} (line {line})");
         return Ok(ExitStatus::Error);
     }
     if before.sends.is_empty() {
-        eprintln!("mcpdbg replay: {name} holds no client message to replay");
+        crate::say!("mcpdbg replay: {name} holds no client message to replay");
         return Ok(ExitStatus::Error);
     }
     if before.more_sessions {
-        eprintln!("mcpdbg replay: {name} holds several sessions; replaying the first");
+        crate::say!("mcpdbg replay: {name} holds several sessions; replaying the first");
     }
     let out = r.out.clone().unwrap_or_else(|| replay::default_out(&r.log));
     // With --redact nothing the command writes carries the log's strings:
@@ -133,7 +129,7 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         .then(|| Removed(replay::unredacted_path(&out)));
     let recording = unredacted.as_ref().map_or(out.clone(), |u| u.0.clone());
     if r.compare.redact && out.symlink_metadata().is_ok() {
-        eprintln!(
+        crate::say!(
             "mcpdbg replay: cannot create {}: it exists (a transcript is never overwritten)",
             out.display()
         );
@@ -153,15 +149,15 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
     let replayed = match replay::run(&before, &options) {
         Ok(replayed) => replayed,
         Err(e) => {
-            eprintln!("mcpdbg replay: {e}");
+            crate::say!("mcpdbg replay: {e}");
             return Ok(ExitStatus::Error);
         }
     };
     if !r.compare.redact {
         for note in &replayed.notes {
-            eprintln!("mcpdbg replay: {note}");
+            crate::say!("mcpdbg replay: {note}");
         }
-        eprintln!("mcpdbg replay: new session written to {}", out.display());
+        crate::say!("mcpdbg replay: new session written to {}", out.display());
     }
     let (after, mut after_findings) = read_capture(&recording, None, limits)?;
     after_findings.retain(|f| !replay_caused(&after, f));
@@ -193,9 +189,9 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         replay::write_redacted(&recording, &out, &mut redactor)?;
         drop(unredacted);
         for note in &replayed.notes {
-            eprintln!("mcpdbg replay: {}", redactor.apply(note));
+            crate::say!("mcpdbg replay: {}", redactor.apply(note));
         }
-        eprintln!(
+        crate::say!(
             "mcpdbg replay: new session written to {} (redacted)",
             out.display()
         );

@@ -36,7 +36,7 @@ pub fn run(
         Some(b) if !b.update => match read_baseline(&b.path) {
             Ok(surface) => Some(surface),
             Err(e) => {
-                eprintln!("mcpdbg probe: {e}");
+                crate::say!("mcpdbg probe: {e}");
                 return Ok(ExitStatus::Error);
             }
         },
@@ -45,15 +45,15 @@ pub fn run(
     let probed = match probe::run(options) {
         Ok(probed) => probed,
         Err(e) => {
-            eprintln!("mcpdbg probe: {e}");
+            crate::say!("mcpdbg probe: {e}");
             return Ok(ExitStatus::Error);
         }
     };
     for note in &probed.notes {
-        eprintln!("mcpdbg probe: {note}");
+        crate::say!("mcpdbg probe: {note}");
     }
     let out = &options.out;
-    eprintln!("mcpdbg probe: the session is in {}", out.display());
+    crate::say!("mcpdbg probe: the session is in {}", out.display());
     let name = out.display().to_string();
     let open = || {
         File::open(out).map_err(|e| io::Error::new(e.kind(), format!("cannot open {name}: {e}")))
@@ -66,23 +66,23 @@ pub fn run(
         let shown = b.path.display().to_string();
         if b.update {
             if let Some(why) = now.incomplete() {
-                eprintln!(
+                crate::say!(
                     "mcpdbg probe: the baseline {shown} was not written: {why}; fix the server or raise --timeout"
                 );
                 return Ok(ExitStatus::Error);
             }
             if let Err(e) = write_atomic(&b.path, now.to_json().as_bytes()) {
-                eprintln!("mcpdbg probe: cannot write the baseline {shown}: {e}");
+                crate::say!("mcpdbg probe: cannot write the baseline {shown}: {e}");
                 return Ok(ExitStatus::Error);
             }
-            eprintln!(
+            crate::say!(
                 "mcpdbg probe: wrote the baseline {shown} ({})",
                 now.counts()
             );
         } else if let Some(stored) = &stored {
             let (found, notes) = crate::rules::baseline::compare(stored, &now, &shown);
             for note in notes {
-                eprintln!("mcpdbg probe: {note}");
+                crate::say!("mcpdbg probe: {note}");
             }
             file.findings
                 .extend(found.into_iter().filter_map(|f| check.filter.one(f)));

@@ -15,7 +15,7 @@ pub fn run(options: &RecordOptions, check: bool) -> io::Result<ExitStatus> {
     let recorded = match record::run(options) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("mcpdbg record: {e}");
+            crate::say!("mcpdbg record: {e}");
             return Ok(ExitStatus::Code(e.exit_code()));
         }
     };

@@ -33,10 +33,7 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
             match File::open(path) {
                 Ok(f) => Box::new(f),
                 Err(e) => {
-                    eprintln!(
-                        "mcpdbg: cannot open {}: {e}",
-                        crate::text::escape_control(&name)
-                    );
+                    crate::say!("mcpdbg: cannot open {name}: {e}");
                     failed = true;
                     continue;
                 }
@@ -44,15 +41,9 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
         };
         match stats::collect(&mut all, &name, input, s.input, &mut redactor) {
             Ok(None) => {}
-            Ok(Some(short)) => eprintln!(
-                "mcpdbg: {}",
-                crate::text::escape_control(&format!("{name}: {short}"))
-            ),
+            Ok(Some(short)) => crate::say!("mcpdbg: {name}: {short}"),
             Err(e) => {
-                eprintln!(
-                    "mcpdbg: {}",
-                    crate::text::escape_control(&format!("cannot read {name}: {e}"))
-                );
+                crate::say!("mcpdbg: cannot read {name}: {e}");
                 failed = true;
             }
         }

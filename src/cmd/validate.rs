@@ -191,7 +191,7 @@ pub fn run(
             let limit = crate::reader::max_line() as u64;
             let mut buf = Vec::new();
             if std::io::stdin().is_terminal() {
-                eprintln!("mcpdbg: reading a message from standard input (end it with Ctrl-D)");
+                crate::say!("mcpdbg: reading a message from standard input (end it with Ctrl-D)");
                 super::Typed::new(std::io::stdin().lock())
                     .take(limit + 1)
                     .read_to_end(&mut buf)?;

@@ -416,7 +416,7 @@ pub fn run(options: &RecordOptions) -> Result<Recorded, RecordError> {
     let (path, file): (Option<PathBuf>, Option<File>) = match opened {
         Ok((path, file)) => (Some(path), Some(file)),
         Err(e) => {
-            eprintln!("mcpdbg record: {e}; the server runs unrecorded");
+            crate::say!("mcpdbg record: {e}; the server runs unrecorded");
             (None, None)
         }
     };
@@ -861,7 +861,7 @@ fn write_transcript<S: Store>(
             }
             in_flight.fetch_sub(entry.bytes(), Ordering::Relaxed);
             if let (Entry::Gap(stream, _, bytes), false) = (&entry, warned_gap) {
-                eprintln!(
+                crate::say!(
                     "mcpdbg record: the transcript could not keep up; {bytes} bytes of {} were relayed but not recorded (see the `# gap` events)",
                     stream.name()
                 );
@@ -1002,7 +1002,7 @@ impl<S: Store> Committer<S> {
         match result {
             Ok(()) => {
                 if self.failing.take().is_some() {
-                    eprintln!(
+                    crate::say!(
                         "mcpdbg record: the transcript is written again; what could not be written is counted in `# gap` events"
                     );
                 }
@@ -1034,7 +1034,7 @@ impl<S: Store> Committer<S> {
                 }
                 if self.failing.is_none() {
                     self.outages += 1;
-                    eprintln!(
+                    crate::say!(
                         "mcpdbg record: cannot write the transcript: {e}; the session goes on, and once writing works again `# gap` events say what is missing"
                     );
                 }
@@ -1066,7 +1066,7 @@ impl<S: Store> Committer<S> {
     /// The last word on stderr when the outage never ended.
     fn finish(&mut self) {
         if let Some(cause) = &self.failing {
-            eprintln!(
+            crate::say!(
                 "mcpdbg record: the transcript could not be written to the end ({cause}): {} bytes of records were not written",
                 self.total_lost
             );

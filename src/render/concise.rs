@@ -6,9 +6,10 @@
 use std::io::{self, Write};
 
 use crate::report::Report;
-use crate::text::escape_control;
+use crate::text::{CommandGuard, escape_control};
 
 pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let out = &mut CommandGuard::new(out);
     for file in &report.files {
         let path = if file.path == "-" {
             "<stdin>".to_string()

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::text::{duration, escape_control, excerpt};
+use crate::text::{CommandGuard, duration, escape_control, excerpt};
 use crate::views::diff::{Change, Comparison, Labels, Side};
 
 fn clean(text: &str) -> String {
@@ -46,6 +46,7 @@ fn line(s: &Option<Side>) -> String {
 }
 
 pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
+    let out = &mut CommandGuard::new(out);
     writeln!(
         out,
         "before: {} ({})",

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use crate::report::Implementation;
-use crate::text::{duration, escape_control};
+use crate::text::{CommandGuard, duration, escape_control};
 use crate::views::conversation::{Entry, EntryKind, OtherKind};
 use crate::views::passes::Prepared;
 use crate::views::timeline::{Row, Sink};
@@ -25,7 +25,8 @@ const PATH_CHARS: usize = 400;
 
 /// Writes the Mermaid diagram.
 pub struct Mermaid<'a> {
-    out: &'a mut dyn Write,
+    /// Where the diagram goes, through the guard every human output has.
+    out: CommandGuard<&'a mut dyn Write>,
     /// Request lines never answered, and whether each was cancelled.
     /// The lines of requests never answered, and whether each was cancelled.
     unanswered: std::collections::HashMap<u64, bool>,
@@ -34,7 +35,7 @@ pub struct Mermaid<'a> {
 impl<'a> Mermaid<'a> {
     pub fn new(out: &'a mut dyn Write) -> Mermaid<'a> {
         Mermaid {
-            out,
+            out: CommandGuard::new(out),
             unanswered: std::collections::HashMap::new(),
         }
     }

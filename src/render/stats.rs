@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::text::{duration, escape_control};
+use crate::text::{CommandGuard, duration, escape_control};
 use crate::views::stats::{MethodStats, Slow, Stats};
 use crate::wire::dir::Dir;
 
@@ -141,6 +141,7 @@ fn slow_row(s: &Slow) -> Vec<String> {
 }
 
 pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
+    let out = &mut CommandGuard::new(out);
     for f in &stats.files {
         let path = if f.path == "-" {
             "<stdin>".to_string()

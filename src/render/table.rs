@@ -1,6 +1,8 @@
 //! The human report: a session summary and a findings table per file, made
 //! with `tabled` (the only module that uses it). Every piece of text that
-//! comes from the log is escaped before it reaches the terminal.
+//! comes from the log is escaped before it reaches the terminal, and every
+//! line goes through [`CommandGuard`], so that none is a CI runner's
+//! command.
 
 use std::io::{self, Write};
 
@@ -12,7 +14,7 @@ use crate::report::{FileReport, MessageReport, Report};
 use crate::report::{Implementation, Summary};
 use crate::rules::finding::Finding;
 use crate::rules::{Rule, Severity};
-use crate::text::{escape_control, wrap};
+use crate::text::{CommandGuard, escape_control, wrap};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
 use crate::wire::time::Timestamp;
@@ -23,6 +25,7 @@ use super::style::Style;
 const MESSAGE_WIDTH: usize = 72;
 
 pub fn render(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let out = &mut CommandGuard::new(out);
     for (i, file) in report.files.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
@@ -156,10 +159,15 @@ fn summary(s: &Summary, width: Option<usize>) -> String {
         (None, ..) => "unknown".to_string(),
     };
     b.push_record(["era", &era]);
-    let version = match (&s.protocol_version, &s.requested_version) {
-        (Some(p), Some(r)) if p == r => p.clone(),
+    // Escaped here: a line break in a value is kept (the open requests are
+    // one per line), so one in the log's text must not reach it.
+    let version = match (
+        s.protocol_version.as_deref().map(escape_control),
+        s.requested_version.as_deref().map(escape_control),
+    ) {
+        (Some(p), Some(r)) if p == r => p.into_owned(),
         (Some(p), Some(r)) => format!("{p} (client asked for {r})"),
-        (Some(p), None) => p.clone(),
+        (Some(p), None) => p.into_owned(),
         (None, Some(r)) => format!("not negotiated (client asked for {r})"),
         (None, None) => "-".to_string(),
     };

@@ -1,12 +1,13 @@
 //! The timeline as text: one aligned row per message, written as the rows
 //! come (nothing is buffered), findings on indented lines below their row,
 //! and with `--full` the whole message pretty-printed. Every piece of text
-//! from the log is escaped before it reaches the terminal.
+//! from the log is escaped before it reaches the terminal, and every line
+//! goes through [`CommandGuard`], so that none is a CI runner's command.
 
 use std::io::{self, Write};
 
 use crate::rules::Severity;
-use crate::text::{duration, escape_control};
+use crate::text::{CommandGuard, duration, escape_control};
 use crate::views::conversation::{Entry, EntryKind, OtherKind};
 use crate::views::passes::Prepared;
 use crate::views::timeline::{Burst, Row, Sink};
@@ -21,7 +22,8 @@ const LATENCY: usize = 9;
 
 /// Writes the text timeline.
 pub struct Text<'a> {
-    out: &'a mut dyn Write,
+    /// Where the rows go, through the guard every human output has.
+    out: CommandGuard<&'a mut dyn Write>,
     /// Print whole messages under their rows.
     full: bool,
     line_width: usize,
@@ -32,7 +34,7 @@ pub struct Text<'a> {
 impl<'a> Text<'a> {
     pub fn new(out: &'a mut dyn Write, full: bool) -> Text<'a> {
         Text {
-            out,
+            out: CommandGuard::new(out),
             full,
             line_width: 4,
             width: None,

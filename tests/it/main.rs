@@ -11,6 +11,7 @@ mod common;
 mod ci_formats;
 mod cli;
 mod corpus;
+mod escapes;
 mod flags;
 mod fleet;
 mod hosts;
