@@ -94,6 +94,10 @@ struct Pending {
     /// The continuation lines, kept to be re-read one by one if the
     /// reassembly fails.
     lines: Vec<(At, Vec<u8>, bool)>,
+    /// Started while the lines of a failed reassembly were read again: if
+    /// this one fails too, its lines are read once more as single lines
+    /// only (see [`Transport::abandon`]).
+    nested: bool,
 }
 
 /// The nesting of JSON text read so far, outside and inside strings: enough
@@ -194,6 +198,20 @@ pub struct Transport {
     /// A line longer than the line limit (`line-too-long`): its head comes
     /// next, and is read as a message cut short, not as broken JSON.
     overlong: Option<u64>,
+    /// The lines of a failed reassembly are being read again (see
+    /// [`Transport::abandon`]): with `Single`, no reassembly starts.
+    rereading: Reread,
+}
+
+/// How the lines of a failed reassembly are being read again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum Reread {
+    #[default]
+    No,
+    /// A message may start on one of them and span the next.
+    Lines,
+    /// Each on its own: they failed twice.
+    Single,
 }
 
 fn slot(dir: Dir) -> usize {
@@ -247,6 +265,7 @@ impl Transport {
             build: Build::Checks,
             cut: None,
             overlong: None,
+            rereading: Reread::No,
         }
     }
 
@@ -524,7 +543,7 @@ impl Transport {
                 }
                 emit(at, dir, frame, findings, out)
             }
-            Err(e) if e.is_eof() && terminated => {
+            Err(e) if e.is_eof() && terminated && self.rereading != Reread::Single => {
                 let mut scan = Nesting::default();
                 scan.feed(text.as_bytes());
                 self.streams[slot(dir)].multiline = Some(Pending {
@@ -533,6 +552,7 @@ impl Transport {
                     text: text.to_string(),
                     scan,
                     lines: Vec::new(),
+                    nested: self.rereading == Reread::Lines,
                 });
             }
             Err(e) => self.broken(at, dir, text, &e, terminated, findings, out),
@@ -636,7 +656,11 @@ impl Transport {
     }
 
     /// Gives up on a reassembly: the first line is broken JSON, the others
-    /// are read again one by one.
+    /// are read again one by one (a message may start on one of them and
+    /// span the next). When a reassembly started so fails too, its lines
+    /// are read as single lines: each line is read again at most twice, so
+    /// unclosed blocks nested in each other (`{` lines of a pretty-printed
+    /// text cut short) cost linear time, not one pass per block.
     fn abandon(&mut self, dir: Dir, findings: &mut Findings, out: &mut Vec<Item>) {
         let Some(pending) = self.streams[slot(dir)].multiline.take() else {
             return;
@@ -665,6 +689,12 @@ impl Transport {
         if at_end {
             return;
         }
+        let outer = self.rereading;
+        self.rereading = if pending.nested {
+            Reread::Single
+        } else {
+            outer.max(Reread::Lines)
+        };
         for (at, bytes, terminated) in pending.lines {
             // Re-read without a second CRLF or UTF-8 report: those were made.
             let text =
@@ -675,6 +705,7 @@ impl Transport {
                 self.text_line(at, dir, &text, terminated, findings, out);
             }
         }
+        self.rereading = outer;
     }
 
     /// The line where the input ended in the middle of a message, and who

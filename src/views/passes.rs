@@ -242,7 +242,26 @@ impl Entries {
     fn drain(&mut self, number: usize, current: u64) {
         let lane = &mut self.lanes[number];
         let mut touched = [false; 4];
-        for mut item in std::mem::take(&mut self.items) {
+        let items = std::mem::take(&mut self.items);
+        // Where each item's lines end: at the line of the next item of its
+        // slot. Many items come at once when a reassembly fails (its lines
+        // read again one by one), each its own lines, not all those after
+        // it (which made a row per line of a long unclosed block hold the
+        // rest of the block: quadratic).
+        let mut ends = vec![None; items.len()];
+        let mut next: [Option<u64>; 4] = [None; 4];
+        for (i, item) in items.iter().enumerate().rev() {
+            let (line, slot) = match item {
+                Item::Message { at, dir, .. }
+                | Item::Batch { at, dir, .. }
+                | Item::Noise { at, dir } => (at.line, dir.index()),
+                Item::Stderr { at, .. } => (at.line, Dir::Stderr.index()),
+                Item::Event { .. } => continue,
+            };
+            ends[i] = next[slot].filter(|&n| n > line);
+            next[slot] = Some(next[slot].map_or(line, |n| n.min(line)));
+        }
+        for (mut item, end) in items.into_iter().zip(ends) {
             if let Some(redactor) = &mut self.redactor {
                 redactor.redact_item(&mut item);
             }
@@ -259,7 +278,12 @@ impl Entries {
                     touched[slot] = true;
                     let mut bytes = 0u64;
                     let mut raw = Vec::new();
-                    for l in lane.raw[slot].iter().filter(|l| l.line >= line) {
+                    let lines = &lane.raw[slot];
+                    let from = lines.partition_point(|l| l.line < line);
+                    for l in lines
+                        .range(from..)
+                        .take_while(|l| end.is_none_or(|e| l.line < e))
+                    {
                         bytes += l.bytes.len() as u64 + u64::from(l.terminated);
                         if !raw.is_empty() {
                             raw.push(b'\n');

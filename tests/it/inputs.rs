@@ -257,3 +257,40 @@ fn on_a_terminal_the_table_and_the_timeline_fit_columns() {
         );
     }
 }
+
+/// A log of plain JSON lines with a pretty-printed text cut short, whose
+/// every line opens a block: each failed reassembly read the lines after it
+/// again, and each of those started a reassembly of its own, so the work
+/// and `timeline --full`'s rows grew with the square of the lines (found
+/// by the fuzz run). Now a line is read again at most twice: twice the
+/// lines make about twice the output.
+#[test]
+fn unclosed_blocks_nested_in_each_other_cost_linear_work() {
+    let output_of = |blocks: usize| {
+        let mut log = String::from("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        for i in 0..blocks {
+            log.push_str(if i % 2 == 0 { "{\n" } else { "  {\n" });
+        }
+        let timeline = run_stdin(
+            &["timeline", "--full", "--format", "json", "-"],
+            log.as_bytes(),
+        );
+        let check = run_stdin(&["check", "--format", "json", "-"], log.as_bytes());
+        assert_eq!(check.status.code(), Some(1));
+        let doc = json_of(&check);
+        let rules: Vec<&str> = doc["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["rule"].as_str())
+            .collect();
+        assert!(rules.contains(&"invalid-json"), "{rules:?}");
+        timeline.stdout.len()
+    };
+    let (small, large) = (output_of(1_000), output_of(2_000));
+    let ratio = large as f64 / small as f64;
+    assert!(
+        ratio < 2.5,
+        "1,000 blocks: {small} bytes of timeline; 2,000: {large} bytes ({ratio:.1}x)"
+    );
+}
