@@ -11,6 +11,8 @@ use std::thread;
 
 use chrono::{DateTime, Utc};
 
+use super::transcript::Transcript;
+
 /// The longest line of the server's output that is recorded: a longer one
 /// is skipped as it is read and a `# gap` event gives its size.
 pub const LINE_LIMIT: usize = 16 << 20;
@@ -128,39 +130,36 @@ pub(crate) struct Budget {
     flooded: bool,
 }
 
-/// What [`Budget::take`] allows.
-pub(crate) enum Take {
-    Record,
-    /// The limit was just passed: the caller says so (once) and stops.
-    Flooded,
-    /// Past the limit earlier: nothing more is recorded.
-    Over,
-}
-
 impl Budget {
-    /// Counts `bytes` of output.
-    pub(crate) fn take(&mut self, bytes: u64) -> Take {
+    /// Counts `bytes` of output; false once [`OUTPUT_LIMIT`] is passed.
+    /// The first time, the transcript and `notes` say so (`who: ...`, the
+    /// command that stops).
+    pub(crate) fn take(
+        &mut self,
+        bytes: u64,
+        who: &str,
+        transcript: &mut Transcript,
+        notes: &mut Vec<String>,
+    ) -> io::Result<bool> {
         if self.flooded {
-            return Take::Over;
+            return Ok(false);
         }
         self.recorded = self.recorded.saturating_add(bytes);
         if self.recorded <= OUTPUT_LIMIT {
-            return Take::Record;
+            return Ok(true);
         }
         self.flooded = true;
-        Take::Flooded
+        let text = format!(
+            "the server wrote more than {} MiB; the rest of its output was not recorded and the {who} stopped",
+            OUTPUT_LIMIT >> 20
+        );
+        transcript.event(&format!("{who}: {text}"))?;
+        notes.push(text);
+        Ok(false)
     }
 
     pub(crate) fn flooded(&self) -> bool {
         self.flooded
-    }
-
-    /// The words for a passed limit, after `who: ` in the transcript.
-    pub(crate) fn flood_text(what_stopped: &str) -> String {
-        format!(
-            "the server wrote more than {} MiB; the rest of its output was not recorded and the {what_stopped} stopped",
-            OUTPUT_LIMIT >> 20
-        )
     }
 
     /// The words for a line over [`LINE_LIMIT`].
@@ -200,10 +199,30 @@ mod tests {
 
     #[test]
     fn the_budget_says_once_that_it_is_passed() {
+        let dir = std::env::temp_dir().join(format!("mcpdbg-budget-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("t.log");
+        let _ = std::fs::remove_file(&path);
+        let mut transcript = Transcript::create(&path).expect("transcript");
+        let mut notes = Vec::new();
         let mut budget = Budget::default();
-        assert!(matches!(budget.take(OUTPUT_LIMIT), Take::Record));
-        assert!(matches!(budget.take(1), Take::Flooded));
-        assert!(matches!(budget.take(1), Take::Over));
+        let mut take = |n| {
+            budget
+                .take(n, "probe", &mut transcript, &mut notes)
+                .expect("write")
+        };
+        assert!(take(OUTPUT_LIMIT));
+        assert!(!take(1));
+        assert!(!take(1));
         assert!(budget.flooded());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        transcript.flush().expect("flush");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert_eq!(
+            text.matches("probe: the server wrote more than 1024 MiB")
+                .count(),
+            1
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

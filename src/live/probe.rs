@@ -31,7 +31,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::output::{self, Budget, IN_FLIGHT, Output, Take};
+use super::output::{self, Budget, IN_FLIGHT, Output};
 use super::process;
 use super::signal_name;
 use super::transcript::Transcript;
@@ -259,16 +259,8 @@ impl Host {
     /// Counts `bytes` of output against [`output::OUTPUT_LIMIT`]; false
     /// once it is reached (the probe stops, and says so once).
     fn within_output_limit(&mut self, bytes: u64) -> io::Result<bool> {
-        match self.output.take(bytes) {
-            Take::Record => Ok(true),
-            Take::Over => Ok(false),
-            Take::Flooded => {
-                let text = Budget::flood_text("probe");
-                self.transcript.event(&format!("probe: {text}"))?;
-                self.result.notes.push(text);
-                Ok(false)
-            }
-        }
+        self.output
+            .take(bytes, "probe", &mut self.transcript, &mut self.result.notes)
     }
 
     fn server_wrote(&mut self, bytes: &[u8], waiting: i64) -> io::Result<Option<Reply>> {

@@ -22,7 +22,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::output::{self, Budget, IN_FLIGHT, Output, Take};
+use super::output::{self, Budget, IN_FLIGHT, Output};
 use super::process;
 use super::transcript::Transcript;
 use chrono::Utc;
@@ -281,19 +281,15 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Counts `bytes` of output against [`OUTPUT_LIMIT`]; false once it is
-    /// reached (the replay stops, and says so once).
+    /// Counts `bytes` of output against [`output::OUTPUT_LIMIT`]; false
+    /// once it is reached (the replay stops, and says so once).
     fn within_output_limit(&mut self, bytes: u64) -> io::Result<bool> {
-        match self.output.take(bytes) {
-            Take::Record => Ok(true),
-            Take::Over => Ok(false),
-            Take::Flooded => {
-                let text = Budget::flood_text("replay");
-                self.transcript.event(&format!("replay: {text}"))?;
-                self.result.notes.push(text);
-                Ok(false)
-            }
-        }
+        self.output.take(
+            bytes,
+            "replay",
+            &mut self.transcript,
+            &mut self.result.notes,
+        )
     }
 
     fn send(&mut self, s: &Send) -> io::Result<()> {
