@@ -25,6 +25,9 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
     let mut all = Stats::default();
     let mut redactor = s.redact.then(Redactor::default);
     let mut failed = false;
+    // Files read: when none could be, nothing is printed on stdout (an
+    // empty report would read as a clean log).
+    let mut read = 0usize;
     for path in &s.files {
         let name = path.display().to_string();
         let input: Box<dyn Read> = if name == "-" {
@@ -40,13 +43,19 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
             }
         };
         match stats::collect(&mut all, &name, input, s.input, &mut redactor) {
-            Ok(None) => {}
-            Ok(Some(short)) => crate::say!("mcpdbg: {name}: {short}"),
+            Ok(None) => read += 1,
+            Ok(Some(short)) => {
+                read += 1;
+                crate::say!("mcpdbg: {name}: {short}")
+            }
             Err(e) => {
                 crate::say!("mcpdbg: cannot read {name}: {e}");
                 failed = true;
             }
         }
+    }
+    if read == 0 && failed {
+        return Ok(ExitStatus::Error);
     }
     let mut out = io::BufWriter::new(io::stdout().lock());
     match s.form {

@@ -928,6 +928,20 @@ fn stats_read_stdin_and_report_unreadable_files() {
     let out = run(&["stats", "fixtures/no-such-file.log", SAMPLE]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stdout).contains("tools/call"));
+    // No file read: nothing on stdout (an empty report read as a clean
+    // log), as the README's exit-status table says of every command.
+    for format in ["table", "json"] {
+        let out = run(&["stats", "--format", format, "fixtures/no-such-file.log"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            out.stdout.is_empty(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot open fixtures/no-such-file.log")
+        );
+    }
 }
 
 // --------------------------------------------- views agree with `check`
