@@ -868,6 +868,8 @@ enum ReportFormatArg {
     Table,
     Concise,
     Json,
+    /// Also `json-lines`, ruff's name for it.
+    #[value(alias = "json-lines")]
     Jsonl,
     Sarif,
     Github,

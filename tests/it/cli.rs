@@ -2927,6 +2927,27 @@ fn jsonl_exit_codes_are_those_of_json() {
     }
 }
 
+/// `json-lines` (ruff's name) is `jsonl`: the same records.
+#[test]
+fn json_lines_is_jsonl() {
+    let args = ["check", "--jobs", "1", "--format"];
+    let file = "fixtures/sample-session.log";
+    // The records, without the time each file took.
+    let records = |format: &str| {
+        let out = run(&[&args[..], &[format, file]].concat());
+        let mut records = jsonl_of(&out);
+        for r in &mut records {
+            if let Some(r) = r.as_object_mut() {
+                r.remove("seconds");
+            }
+        }
+        (out.status.code(), records)
+    };
+    let jsonl = records("jsonl");
+    assert_eq!(records("json-lines"), jsonl);
+    assert!(jsonl.1.len() > 2, "{:?}", jsonl.1);
+}
+
 /// Every `file` and `error` record's path, sorted, and the findings' (path,
 /// rule, line), sorted: what a run found, whatever order files finished in.
 type Found = (Vec<(String, String)>, Vec<(String, String, u64)>);
