@@ -564,7 +564,7 @@ impl Sink for Html<'_> {
 <h1>{title}</h1>
 <p class="meta">{meta}</p>
 <p class="hangs">{hangs}</p>
-<nav><button id="prev" type="button">◀ previous</button> <span id="pos">page 1</span> <button id="next" type="button">next ▶</button> <label>line <input id="goto" size="7" inputmode="numeric"></label> <span class="legend"><i class="k-request"></i>request <i class="k-response"></i>result <i class="k-failed"></i>error <i class="k-unanswered"></i>never answered <i class="k-stderr"></i>stderr</span></nav>
+<nav><button id="prev" type="button">◀ previous</button> <span id="pos">page 1</span> <button id="next" type="button">next ▶</button> <label>line <input id="goto" size="7" inputmode="numeric"></label> <span class="legend"><i class="k-request"></i>request <i class="k-response"></i>result <i class="k-failed"></i>error <i class="k-unanswered"></i>never answered <i class="k-cancelled"></i>cancelled <i class="k-stderr"></i>stderr</span></nav>
 </header>
 <svg class="defs" width="0" height="0" aria-hidden="true"><defs>{MARKERS}</defs></svg>
 <div id="wrap">
@@ -665,7 +665,7 @@ nav button{font:inherit;padding:1px 8px}
 .legend{margin-left:16px;color:#57606a}
 .legend i{display:inline-block;width:18px;height:4px;margin:0 4px 3px 10px;vertical-align:middle}
 .k-request{background:#24292f}.k-response{background:#57606a}.k-failed{background:#bc4c00}
-.k-unanswered{background:#d00000}.k-stderr{background:#d4a72c}
+.k-unanswered{background:#d00000}.k-cancelled{background:#9a6700}.k-stderr{background:#d4a72c}
 .defs{position:absolute;width:0;height:0}
 #wrap{display:flex;align-items:flex-start}
 main{flex:0 0 auto;padding:0 8px}

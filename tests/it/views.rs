@@ -653,6 +653,41 @@ fn near(p: [u8; 3], hex: &str, tolerance: u8) -> bool {
     p.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= tolerance)
 }
 
+/// The legend names every colour an arrow or bar of the page can have: the
+/// amber of a cancelled request was missing (the sample has one).
+#[test]
+fn html_legend_names_every_arrow_colour() {
+    let out = run(&["timeline", "--format", "html", SAMPLE]);
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        html.contains("head-cancelled"),
+        "the sample draws a cancelled request"
+    );
+    let legend = html
+        .split("<span class=\"legend\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</span>").next())
+        .expect("a legend");
+    for (class, words) in [
+        ("k-request", "request"),
+        ("k-response", "result"),
+        ("k-failed", "error"),
+        ("k-unanswered", "never answered"),
+        ("k-cancelled", "cancelled"),
+        ("k-stderr", "stderr"),
+    ] {
+        assert!(
+            legend.contains(&format!("<i class=\"{class}\"></i>{words}")),
+            "{class}: {legend}"
+        );
+        assert!(
+            html.contains(&format!(".{class}{{background:")),
+            "{class} has a colour"
+        );
+    }
+}
+
 #[test]
 fn html_report_renders_in_headless_chromium() {
     let chromium = chromium().expect(
