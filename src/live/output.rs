@@ -12,6 +12,7 @@ use std::thread;
 use chrono::{DateTime, Utc};
 
 use super::transcript::Transcript;
+use crate::wire::event::text as event;
 
 /// The longest line of the server's output that is recorded: a longer one
 /// is skipped as it is read and a `# gap` event gives its size.
@@ -130,11 +131,75 @@ pub(crate) struct Budget {
     flooded: bool,
 }
 
+/// What [`Budget::record`] did with one piece of output.
+pub(crate) enum Recorded {
+    /// A line of stdout, recorded: the caller reads it as a message.
+    Stdout(Vec<u8>),
+    /// The stream ended (recorded as an event).
+    Closed { stderr: bool },
+    /// Recorded (a stderr line, a gap), or dropped past the limit.
+    Done,
+}
+
 impl Budget {
+    /// Records one piece of the server's output in `transcript`, the same
+    /// for `probe` and `replay` (`who`): a line with its marker (after a
+    /// `partial line` event when it had no newline), a cut line as a `gap`
+    /// event and a note, a closed stream as an event; nothing past
+    /// [`OUTPUT_LIMIT`].
+    pub(crate) fn record(
+        &mut self,
+        output: Output,
+        who: &str,
+        transcript: &mut Transcript,
+        notes: &mut Vec<String>,
+    ) -> io::Result<Recorded> {
+        match output {
+            Output::Line {
+                stderr,
+                bytes,
+                terminated,
+                at,
+            } => {
+                if !self.take(bytes.len() as u64 + 1, who, transcript, notes)? {
+                    return Ok(Recorded::Done);
+                }
+                if !terminated {
+                    transcript.event(&event::partial_line(Output::stream(stderr)))?;
+                }
+                transcript.line(at, if stderr { "!" } else { "<" }, &bytes)?;
+                Ok(if stderr {
+                    Recorded::Done
+                } else {
+                    Recorded::Stdout(bytes)
+                })
+            }
+            Output::Cut { stderr, bytes } => {
+                // Only the event is recorded.
+                if self.take(1, who, transcript, notes)? {
+                    transcript.event(&event::gap(
+                        usize::try_from(bytes).unwrap_or(usize::MAX),
+                        Output::stream(stderr),
+                    ))?;
+                    notes.push(format!(
+                        "the server wrote a line of {bytes} bytes on its {}, longer than the {who}'s limit ({} MiB): it was not recorded (a `# gap` event in the transcript)",
+                        Output::stream(stderr),
+                        LINE_LIMIT >> 20
+                    ));
+                }
+                Ok(Recorded::Done)
+            }
+            Output::Closed { stderr } => {
+                transcript.event(&event::closed(Output::stream(stderr)))?;
+                Ok(Recorded::Closed { stderr })
+            }
+        }
+    }
+
     /// Counts `bytes` of output; false once [`OUTPUT_LIMIT`] is passed.
     /// The first time, the transcript and `notes` say so (`who: ...`, the
     /// command that stops).
-    pub(crate) fn take(
+    fn take(
         &mut self,
         bytes: u64,
         who: &str,
@@ -160,15 +225,6 @@ impl Budget {
 
     pub(crate) fn flooded(&self) -> bool {
         self.flooded
-    }
-
-    /// The words for a line over [`LINE_LIMIT`].
-    pub(crate) fn cut_text(bytes: u64, stderr: bool, who: &str) -> String {
-        format!(
-            "the server wrote a line of {bytes} bytes on its {}, longer than the {who}'s limit ({} MiB): it was not recorded (a `# gap` event in the transcript)",
-            Output::stream(stderr),
-            LINE_LIMIT >> 20
-        )
     }
 }
 

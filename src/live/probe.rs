@@ -31,7 +31,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::output::{self, Budget, IN_FLIGHT, Output};
+use super::output::{self, Budget, IN_FLIGHT, Output, Recorded};
 use super::process;
 use super::signal_name;
 use super::transcript::Transcript;
@@ -209,58 +209,16 @@ impl Host {
 
     /// Records one event; returns the reply when it answers request `waiting`.
     fn event(&mut self, event: Output, waiting: i64) -> io::Result<Option<Reply>> {
-        match event {
-            Output::Line {
-                stderr,
-                bytes,
-                terminated,
-                at,
-            } => {
-                if !self.within_output_limit(bytes.len() as u64 + 1)? {
-                    return Ok(None);
-                }
-                if !terminated {
-                    self.transcript.event(&format!(
-                        "partial line follows on {}",
-                        Output::stream(stderr)
-                    ))?;
-                }
-                self.transcript
-                    .line(at, if stderr { "!" } else { "<" }, &bytes)?;
-                if !stderr {
-                    return self.server_wrote(&bytes, waiting);
-                }
-            }
-            Output::Cut { stderr, bytes } => {
-                if !self.within_output_limit(1)? {
-                    return Ok(None);
-                }
-                self.transcript.event(&crate::wire::event::text::gap(
-                    usize::try_from(bytes).unwrap_or(usize::MAX),
-                    Output::stream(stderr),
-                ))?;
-                self.result
-                    .notes
-                    .push(Budget::cut_text(bytes, stderr, "probe"));
-            }
-            Output::Closed { stderr } => {
-                if stderr {
-                    self.stderr_open = false;
-                } else {
-                    self.stdout_open = false;
-                }
-                self.transcript
-                    .event(&format!("{} closed", Output::stream(stderr)))?;
-            }
+        match self
+            .output
+            .record(event, "probe", &mut self.transcript, &mut self.result.notes)?
+        {
+            Recorded::Stdout(bytes) => return self.server_wrote(&bytes, waiting),
+            Recorded::Closed { stderr: true } => self.stderr_open = false,
+            Recorded::Closed { stderr: false } => self.stdout_open = false,
+            Recorded::Done => {}
         }
         Ok(None)
-    }
-
-    /// Counts `bytes` of output against [`output::OUTPUT_LIMIT`]; false
-    /// once it is reached (the probe stops, and says so once).
-    fn within_output_limit(&mut self, bytes: u64) -> io::Result<bool> {
-        self.output
-            .take(bytes, "probe", &mut self.transcript, &mut self.result.notes)
     }
 
     fn server_wrote(&mut self, bytes: &[u8], waiting: i64) -> io::Result<Option<Reply>> {

@@ -22,7 +22,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::output::{self, Budget, IN_FLIGHT, Output};
+use super::output::{self, Budget, IN_FLIGHT, Output, Recorded};
 use super::process;
 use super::transcript::Transcript;
 use chrono::Utc;
@@ -281,17 +281,6 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Counts `bytes` of output against [`output::OUTPUT_LIMIT`]; false
-    /// once it is reached (the replay stops, and says so once).
-    fn within_output_limit(&mut self, bytes: u64) -> io::Result<bool> {
-        self.output.take(
-            bytes,
-            "replay",
-            &mut self.transcript,
-            &mut self.result.notes,
-        )
-    }
-
     fn send(&mut self, s: &Send) -> io::Result<()> {
         let mut message = s.fields();
         if self.options.renumber {
@@ -394,49 +383,20 @@ impl Run<'_> {
     }
 
     fn event(&mut self, event: Event) -> io::Result<()> {
-        match event {
-            Event::Server(Output::Line {
-                stderr,
-                bytes,
-                terminated,
-                at,
-            }) => {
-                if !self.within_output_limit(bytes.len() as u64 + 1)? {
-                    return Ok(());
-                }
-                if !terminated {
-                    self.transcript
-                        .event(&event::partial_line(Output::stream(stderr)))?;
-                }
-                self.transcript
-                    .line(at, if stderr { "!" } else { "<" }, &bytes)?;
-                if !stderr {
-                    self.server_wrote(&bytes)?;
-                }
-            }
-            Event::Server(Output::Cut { stderr, bytes }) => {
-                // Only the event is recorded.
-                if !self.within_output_limit(1)? {
-                    return Ok(());
-                }
-                self.transcript.event(&event::gap(
-                    usize::try_from(bytes).unwrap_or(usize::MAX),
-                    Output::stream(stderr),
-                ))?;
-                self.result
-                    .notes
-                    .push(Budget::cut_text(bytes, stderr, "replay"));
-            }
-            Event::StdinFailed => self.stdin_failed()?,
-            Event::Server(Output::Closed { stderr }) => {
-                if stderr {
-                    self.stderr_open = false;
-                } else {
-                    self.stdout_open = false;
-                }
-                self.transcript
-                    .event(&event::closed(Output::stream(stderr)))?;
-            }
+        let output = match event {
+            Event::StdinFailed => return self.stdin_failed(),
+            Event::Server(output) => output,
+        };
+        match self.output.record(
+            output,
+            "replay",
+            &mut self.transcript,
+            &mut self.result.notes,
+        )? {
+            Recorded::Stdout(bytes) => self.server_wrote(&bytes)?,
+            Recorded::Closed { stderr: true } => self.stderr_open = false,
+            Recorded::Closed { stderr: false } => self.stdout_open = false,
+            Recorded::Done => {}
         }
         Ok(())
     }
