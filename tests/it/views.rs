@@ -565,7 +565,7 @@ fn long_sessions_are_paged() {
     assert_eq!(later, pages.len() - 2);
 }
 
-/// Headless Chromium, when installed (`.ci/run` installs it).
+/// Headless Chromium (`scripts/test` installs it).
 fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     ["chromium", "chromium-browser"].iter().find_map(|name| {
