@@ -434,7 +434,7 @@ pub struct TimelineArgs {
     #[arg(long, value_name = "LINE")]
     around: Option<u64>,
 
-    /// Rows shown on each side of --around
+    /// Rows shown on each side of --around (a folded burst of stderr is one row)
     #[arg(long, value_name = "N", default_value_t = 5)]
     context: usize,
 

@@ -289,14 +289,22 @@ pub trait Sink {
     fn end(&mut self, prepared: &Prepared, shown: u64) -> io::Result<()>;
 }
 
-/// The `--around` window.
+/// The `--around` window. It counts rows as they are shown: when bursts are
+/// folded, a stderr line that joins the burst of the row before it is part of
+/// that row, not a row of its own.
 enum Window {
     All,
     Before {
         target: u64,
         context: usize,
-        kept: VecDeque<Row>,
+        /// The rows before the target, with whether each joins the one
+        /// before it; at most `context` + 1 shown rows (the last may be the
+        /// start of a burst the target joins).
+        kept: VecDeque<(Row, bool)>,
+        shown: usize,
     },
+    /// After the target: `left` more shown rows; a row that joins the last
+    /// one shown is part of it.
     After {
         left: usize,
     },
@@ -329,6 +337,7 @@ pub fn run(
             target,
             context,
             kept: VecDeque::new(),
+            shown: 0,
         },
         None => Window::All,
     };
@@ -339,6 +348,10 @@ pub fn run(
         keep: options.fold,
         pending: None,
     };
+    // The burst of the last row that passed the filters, to tell a row that
+    // joins it (folded into it) from one shown on its own.
+    let mut last_burst: Option<u64> = None;
+    let folding = options.fold.is_some();
     let mut emit = |mut row: Row,
                     window: &mut Window,
                     fold: &mut Fold,
@@ -350,44 +363,57 @@ pub fn run(
         if !options.filter.matches(&row) {
             return Ok(());
         }
+        let joins = folding && row.burst_of.is_some() && row.burst_of == last_burst;
+        last_burst = row.burst_of;
         match window {
             Window::All => {
-                shown += 1;
+                shown += u64::from(!joins);
                 fold.push(row, sink)
             }
             Window::Before {
                 target,
                 context,
                 kept,
+                shown: kept_shown,
             } => {
                 if row.line < *target {
-                    if kept.len() == *context {
+                    *kept_shown += usize::from(!joins);
+                    kept.push_back((row, joins));
+                    // Keep `context` shown rows, and one more in case the
+                    // target joins the last.
+                    while *kept_shown > *context + 1 {
                         kept.pop_front();
-                    }
-                    if *context > 0 {
-                        kept.push_back(row);
+                        while kept.front().is_some_and(|(_, joins)| *joins) {
+                            kept.pop_front();
+                        }
+                        *kept_shown -= 1;
                     }
                     return Ok(());
                 }
+                if !joins && *kept_shown > *context {
+                    kept.pop_front();
+                    while kept.front().is_some_and(|(_, joins)| *joins) {
+                        kept.pop_front();
+                    }
+                }
                 let left = *context;
-                for before in kept.drain(..) {
-                    shown += 1;
+                for (before, joins) in kept.drain(..) {
+                    shown += u64::from(!joins);
                     fold.push(before, sink)?;
                 }
-                shown += 1;
+                shown += u64::from(!joins);
                 fold.push(row, sink)?;
-                *window = if left == 0 {
-                    Window::Done
-                } else {
-                    Window::After { left }
-                };
+                *window = Window::After { left };
                 Ok(())
             }
             Window::After { left } => {
-                shown += 1;
-                *left -= 1;
-                if *left == 0 {
-                    *window = Window::Done;
+                if !joins {
+                    if *left == 0 {
+                        *window = Window::Done;
+                        return Ok(());
+                    }
+                    *left -= 1;
+                    shown += 1;
                 }
                 fold.push(row, sink)
             }

@@ -90,6 +90,38 @@ fn timeline_filters_match_their_snapshots() {
     assert_no_failures(failures);
 }
 
+/// `--around` counts rows as shown: a folded burst of stderr is one row. In
+/// the sample, the hang at line 37 is followed by a burst of five stderr
+/// lines (38-42, the traceback), then a call (43), one stderr line (44), its
+/// result (45), a prompt (46), its result (47) and a last stderr line (48).
+#[test]
+fn timeline_around_counts_a_folded_burst_as_one_row() {
+    let lines_of = |context: &str| -> Vec<u64> {
+        let out = run(&["timeline", "--around", "37", "--context", context, SAMPLE]);
+        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .lines()
+            .filter(|l| l.starts_with(' '))
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect()
+    };
+    assert_eq!(lines_of("2"), [35, 36, 37, 38, 43]);
+    assert_eq!(lines_of("5"), [32, 33, 34, 35, 36, 37, 38, 43, 44, 45, 46]);
+    assert_eq!(lines_of("0"), [37]);
+    // Around a line inside the burst: the burst is the row, with two rows
+    // on each side.
+    let out = run(&["timeline", "--around", "40", "--context", "2", SAMPLE]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let rows: Vec<u64> = text
+        .lines()
+        .filter(|l| l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert_eq!(rows, [36, 37, 38, 43, 44], "{text}");
+    assert!(text.contains("stderr ×5 (lines 38-42)"), "{text}");
+}
+
 #[test]
 fn timeline_text_cannot_drive_the_terminal() {
     for args in [
