@@ -624,19 +624,21 @@ impl Sink for Html<'_> {
     }
 }
 
-/// The headline's stalls, each naming its likely culprit (the end of the
-/// `server-stalled` message), before the hangs: the cause before its victims.
+/// The headline's stalls, each naming its likely culprit (the tool or
+/// method of the `server-stalled` finding's request), before the hangs: the
+/// cause before its victims.
 fn stall_headlines(findings: &[crate::rules::finding::Finding]) -> Vec<String> {
     findings
         .iter()
         .filter(|f| f.rule == crate::rules::Rule::ServerStalled)
         .map(|f| {
-            let culprit = f.message.rsplit(": ").next().unwrap_or(&f.message);
+            let kind = f.subject.as_deref().or(f.method.as_deref()).unwrap_or("?");
+            let culprit = format!("a blocking call in `{kind}` likely stalled the event loop");
             format!(
                 r##"<a href="#line-{}" class="stalled">line {}: {}</a>"##,
                 f.line,
                 f.line,
-                esc(culprit)
+                esc(&culprit)
             )
         })
         .collect()

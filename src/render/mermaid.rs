@@ -41,13 +41,31 @@ impl<'a> Mermaid<'a> {
     }
 }
 
+/// How far back from the limit a cut looks for a space to cut at, in
+/// characters.
+const WORD_BACK: usize = 30;
+
 /// Mermaid-safe text: terminal controls escaped, then every character that
-/// is not plainly text written as an entity code, and cut to `max` chars.
+/// is not plainly text written as an entity code, and cut to `max` chars,
+/// at a space when there is one in the last [`WORD_BACK`] of them.
 pub fn text(raw: &str, max: usize) -> String {
     let escaped = escape_control(raw);
+    let cut = escaped.char_indices().nth(max).map(|(at, _)| {
+        let head = &escaped[..at];
+        let floor = head
+            .char_indices()
+            .rev()
+            .nth(WORD_BACK.min(max.saturating_sub(1)))
+            .map_or(0, |(i, _)| i);
+        match head[floor..].rfind(' ') {
+            Some(space) if floor + space > 0 => floor + space,
+            _ => at,
+        }
+    });
     let mut out = String::with_capacity(escaped.len());
-    for (i, c) in escaped.chars().enumerate() {
-        if i == max {
+    for (i, c) in escaped.char_indices() {
+        if Some(i) == cut {
+            out.truncate(out.trim_end().len());
             out.push_str("#8230;");
             break;
         }
@@ -232,5 +250,15 @@ mod tests {
         assert_eq!(text("<br>\n\x1b[2J", 80), "#60;br#62;#92;n#92;x1b[2J");
         assert_eq!(text("é…", 80), "é#8230;");
         assert_eq!(text("abcdef", 3), "abc#8230;");
+    }
+
+    #[test]
+    fn a_long_text_is_cut_at_a_word() {
+        assert_eq!(text("stalled the event loop", 14), "stalled the#8230;");
+        assert_eq!(text("stalled the event loop", 12), "stalled the#8230;");
+        // No space near the limit: cut at the limit.
+        let long = format!("a {}", "b".repeat(60));
+        assert_eq!(text(&long, 40), format!("a {}#8230;", "b".repeat(38)));
+        assert_eq!(text("a b", 3), "a b");
     }
 }

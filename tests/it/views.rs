@@ -1533,6 +1533,41 @@ fn html_headline_names_the_stall_culprit() {
     );
 }
 
+/// The Mermaid note of a stall starts with its culprit, so the cut note a
+/// user pastes into an issue still names it, and the note is cut at a word.
+#[test]
+fn mermaid_stall_note_names_the_culprit_first() {
+    let out = run(&[
+        "timeline",
+        "--format",
+        "mermaid",
+        "tests/corpus/fastmcp/stalled-event-loop.log",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let note = text
+        .lines()
+        .find(|l| l.contains("server-stalled"))
+        .expect("a stall note");
+    assert!(
+        note.contains("server-stalled: #96;wait_for_ever#96; stalled the server"),
+        "{note}"
+    );
+    let cut = note.strip_suffix("#8230;").expect("the note is cut");
+    assert!(
+        cut.ends_with(|c: char| c.is_alphanumeric() || c == ')' || c == ';'),
+        "{note}"
+    );
+    let last_word = cut.rsplit(' ').next().unwrap_or_default();
+    assert!(
+        "`wait_for_ever` stalled the server for 6.0 s with 4 requests open (it took 6.0 s): 3 `add` calls (median"
+            .replace('`', "#96;")
+            .split(' ')
+            .any(|w| w == last_word),
+        "cut inside a word: {note}"
+    );
+}
+
 // ------------------------------------------------------- bursts of stderr
 
 /// A start-up banner recorded from the real FastMCP 4.2.3 (the corpus

@@ -269,13 +269,13 @@ impl Stalls {
             lines.push(format!("{} more", p.more_lines));
         }
         let text = format!(
-            "server stalled {} with {} requests open; {} {} answered only when `{}` returned (it took {}), all at once (request{} at line{} {}): a blocking call in `{}` likely stalled the event loop",
+            "`{}` stalled the server for {} with {} requests open (it took {}): {} {} answered only when it returned, all at once (request{} at line{} {}); a blocking call in `{}` likely stalled the event loop",
+            p.kind,
             duration(p.silence),
             p.open,
+            duration(took),
             victims.join(", "),
             if count == 1 { "was" } else { "were" },
-            p.kind,
-            duration(took),
             if count == 1 { "" } else { "s" },
             if lines.len() == 1 { "" } else { "s" },
             lines.join(", "),
@@ -383,7 +383,7 @@ mod tests {
         assert_eq!(f.rule, Rule::ServerStalled);
         assert!(
             f.message.starts_with(
-                "server stalled 6.0 s with 4 requests open; 2 `add` calls (median 3 ms"
+                "`sync` stalled the server for 6.0 s with 4 requests open (it took 6.0 s): 2 `add` calls (median 3 ms"
             ),
             "{}",
             f.message
