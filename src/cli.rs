@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::config::{self, Settings};
+use crate::values::{parse_rule, parse_seconds, parse_severity, unknown_rule};
+
 use mcpdbg::cmd::catalogue::CatalogueFormat;
 use mcpdbg::cmd::check::{Check, Input};
 use mcpdbg::cmd::diff::{Compare, DiffCommand, ReplayCommand};
@@ -69,6 +72,17 @@ pub fn server_command_hint(
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Read settings from this file (`mcpdbg.toml`, or a `pyproject.toml`'s
+    /// `[tool.mcpdbg]`) [default: the first `mcpdbg.toml`, `.mcpdbg.toml` or
+    /// `pyproject.toml` with `[tool.mcpdbg]` from the working directory
+    /// upward]
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Read no configuration file
+    #[arg(long, global = true)]
+    pub no_config: bool,
 }
 
 #[derive(Subcommand)]
@@ -231,6 +245,12 @@ pub struct CheckArgs {
     /// check has run for a second) and no hints on stderr
     #[arg(long, short)]
     quiet: bool,
+
+    /// Print the settings that apply (the rules, --slow, --fail-on) and where
+    /// each comes from (the command line, a configuration file, the
+    /// default), then exit without reading any input
+    #[arg(long)]
+    show_settings: bool,
 
     /// Seconds between looks at a followed file
     #[arg(long, hide = true, default_value_t = 0.2, value_parser = parse_seconds)]
@@ -923,42 +943,6 @@ fn parse_revision(s: &str) -> Result<Revision, String> {
     })
 }
 
-fn parse_rule(s: &str) -> Result<Rule, String> {
-    Rule::from_name(s.trim()).ok_or_else(|| unknown_rule(s))
-}
-
-/// An error for an unknown rule name, with the closest known one.
-fn unknown_rule(name: &str) -> String {
-    let close = Rule::ALL
-        .iter()
-        .map(|r| r.name())
-        .min_by_key(|known| strsim::levenshtein(known, name));
-    match close {
-        Some(known) if strsim::levenshtein(known, name) <= 3 => {
-            format!("unknown rule `{name}`; did you mean `{known}`? (`mcpdbg rules` lists them)")
-        }
-        _ => format!("unknown rule `{name}` (`mcpdbg rules` lists them)"),
-    }
-}
-
-fn parse_severity(s: &str) -> Result<(Rule, Option<Severity>), String> {
-    let (rule, level) = s
-        .split_once('=')
-        .ok_or_else(|| "expected RULE=LEVEL, such as id-reuse=warning".to_string())?;
-    let level = match level.trim() {
-        "error" => Some(Severity::Error),
-        "warning" => Some(Severity::Warning),
-        "info" => Some(Severity::Info),
-        "off" => None,
-        other => {
-            return Err(format!(
-                "unknown level `{other}`; expected error, warning, info or off"
-            ));
-        }
-    };
-    Ok((parse_rule(rule)?, level))
-}
-
 fn parse_lines(s: &str) -> Result<(u64, u64), String> {
     let usage = || "expected A..B, A.. or ..B with line numbers, such as 10..40".to_string();
     let (a, b) = s.split_once("..").ok_or_else(usage)?;
@@ -974,33 +958,6 @@ fn parse_lines(s: &str) -> Result<(u64, u64), String> {
         return Err(usage());
     }
     Ok((a, b))
-}
-
-/// The longest time any option takes: about 31 years, which is "never" to
-/// a debugging session, and far from where a deadline would overflow the
-/// clock (`--timeout 1e19` panicked once the server had started).
-const MAX_SECONDS: f64 = 1e9;
-
-/// Seconds, bare (`5`, `0.5`) or with a unit: `2s`, `500ms`, `1m`; at most
-/// [`MAX_SECONDS`].
-fn parse_seconds(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else {
-        (t, 1.0)
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= MAX_SECONDS => Ok(v * scale),
-        Ok(v) if v.is_finite() && v >= 0.0 => {
-            Err(format!("at most {MAX_SECONDS:.0} seconds (about 31 years)"))
-        }
-        _ => Err("expected seconds, such as 5, 0.5, 2s, 500ms or 1m".into()),
-    }
 }
 
 impl RuleArgs {
@@ -1369,5 +1326,166 @@ impl ExplainArgs {
             ExplainFormat::Json => CatalogueFormat::Json,
         };
         Ok((rule, format))
+    }
+}
+
+/// Whether `id` was given on the command line of this subcommand (not a
+/// default), so that it wins over the configuration file.
+fn given(matches: &clap::ArgMatches, id: &str) -> bool {
+    matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+}
+
+impl RuleArgs {
+    /// The configuration's rule settings where the command line gave none.
+    fn configure(&mut self, matches: &clap::ArgMatches, settings: &Settings) {
+        if let (false, Some(v)) = (given(matches, "select"), &settings.select) {
+            self.select.clone_from(v);
+        }
+        if let (false, Some(v)) = (given(matches, "ignore"), &settings.ignore) {
+            self.ignore.clone_from(v);
+        }
+        if let (false, Some(v)) = (given(matches, "severity"), &settings.severity) {
+            self.severity.clone_from(v);
+        }
+    }
+}
+
+impl OutputArgs {
+    fn configure(&mut self, matches: &clap::ArgMatches, settings: &Settings) {
+        if let (false, Some(v)) = (given(matches, "fail_on"), settings.fail_on) {
+            self.fail_on = match v {
+                config::FailOn::Error => FailOn::Error,
+                config::FailOn::Warning => FailOn::Warning,
+                config::FailOn::Info => FailOn::Info,
+                config::FailOn::Never => FailOn::Never,
+            };
+        }
+    }
+}
+
+/// Whether this command reads the configuration file: the ones with rule,
+/// `--slow` or `--fail-on` settings. `record` never does: a host starts it,
+/// and a broken file in its working directory must not keep the server from
+/// starting.
+pub fn reads_config(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Check(_) | Command::Probe(_) | Command::Validate(_) | Command::Timeline(_)
+    )
+}
+
+/// Applies the configuration's settings to `command` where its command line
+/// (`matches`, the whole command line's) did not give them.
+pub fn configure(command: &mut Command, matches: &clap::ArgMatches, settings: &Settings) {
+    let Some((_, sub)) = matches.subcommand() else {
+        return;
+    };
+    let slow = |sub: &clap::ArgMatches, slow: &mut f64| {
+        if let (false, Some(v)) = (given(sub, "slow"), settings.slow) {
+            *slow = v;
+        }
+    };
+    match command {
+        Command::Check(a) => {
+            a.rules.configure(sub, settings);
+            a.output.configure(sub, settings);
+            slow(sub, &mut a.slow);
+        }
+        Command::Probe(a) => {
+            a.rules.configure(sub, settings);
+            a.output.configure(sub, settings);
+        }
+        Command::Validate(a) => a.output.configure(sub, settings),
+        Command::Timeline(a) => slow(sub, &mut a.slow),
+        _ => {}
+    }
+}
+
+impl CheckArgs {
+    /// `--show-settings`: whether it was asked for.
+    pub fn show_settings(&self) -> bool {
+        self.show_settings
+    }
+
+    /// What `--show-settings` prints: each setting, its value and where it
+    /// comes from.
+    pub fn settings_text(&self, matches: &clap::ArgMatches, loaded: &config::Loaded) -> String {
+        let sub = matches.subcommand().map(|(_, m)| m);
+        let file = match &loaded.origin {
+            config::Origin::File(path) => Some(path.display().to_string()),
+            _ => None,
+        };
+        let from = |id: &str, in_file: bool| -> String {
+            if sub.is_some_and(|m| given(m, id)) {
+                "command line".into()
+            } else if let (true, Some(f)) = (in_file, &file) {
+                f.clone()
+            } else {
+                "default".into()
+            }
+        };
+        let names = |rules: &[Rule], none: &str| -> String {
+            if rules.is_empty() {
+                none.into()
+            } else {
+                rules.iter().map(|r| r.name()).collect::<Vec<_>>().join(",")
+            }
+        };
+        let s = &loaded.settings;
+        let rows = [
+            (
+                "select",
+                names(&self.rules.select, "(every rule)"),
+                from("select", s.select.is_some()),
+            ),
+            (
+                "ignore",
+                names(&self.rules.ignore, "(none)"),
+                from("ignore", s.ignore.is_some()),
+            ),
+            (
+                "severity",
+                if self.rules.severity.is_empty() {
+                    "(the catalogue's)".into()
+                } else {
+                    self.rules
+                        .severity
+                        .iter()
+                        .map(|(r, l)| format!("{}={}", r.name(), l.map_or("off", Severity::as_str)))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                },
+                from("severity", s.severity.is_some()),
+            ),
+            (
+                "slow",
+                mcpdbg::text::duration(self.slow),
+                from("slow", s.slow.is_some()),
+            ),
+            (
+                "fail-on",
+                match self.output.fail_on {
+                    FailOn::Error => "error",
+                    FailOn::Warning => "warning",
+                    FailOn::Info => "info",
+                    FailOn::Never => "never",
+                }
+                .into(),
+                from("fail_on", s.fail_on.is_some()),
+            ),
+        ];
+        let mut out = match &loaded.origin {
+            config::Origin::File(path) => format!("configuration: {}\n", path.display()),
+            config::Origin::Disabled => "configuration: none (--no-config)\n".to_string(),
+            config::Origin::NotFound(dir) => format!(
+                "configuration: none (no mcpdbg.toml, .mcpdbg.toml or pyproject.toml with [tool.mcpdbg] from {} upward)\n",
+                dir.display()
+            ),
+        };
+        let widest = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+        for (name, value, origin) in rows {
+            out.push_str(&format!("{name:<9} {value:<widest$}  ({origin})\n"));
+        }
+        out
     }
 }

@@ -5,18 +5,23 @@
 use std::io;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use mcpdbg::cmd;
 use mcpdbg::exit::ExitStatus;
 
 mod cli;
+mod config;
+mod values;
 
 use cli::{Cli, Command, Usage};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (mut cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             let hint = cli::server_command_hint(&e, std::env::args_os());
             let _ = e.print();
@@ -26,6 +31,27 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
+    if cli::reads_config(&cli.command) {
+        let start = std::env::current_dir().unwrap_or_default();
+        let loaded = match config::load(cli.config.as_deref(), cli.no_config, &start) {
+            Ok(loaded) => loaded,
+            Err(message) => {
+                mcpdbg::say!("mcpdbg: {message}");
+                return ExitCode::from(ExitStatus::Error.code());
+            }
+        };
+        cli::configure(&mut cli.command, &matches, &loaded.settings);
+        if let Command::Check(args) = &cli.command {
+            if args.show_settings() {
+                // Paths are shown escaped, as everywhere on the terminal.
+                let text = args.settings_text(&matches, &loaded);
+                for line in text.lines() {
+                    println!("{}", mcpdbg::text::escape_control(line));
+                }
+                return ExitCode::SUCCESS;
+            }
+        }
+    }
     let result = match cli.command {
         Command::Check(args) => args.into_check().map(cmd::check::run),
         Command::Validate(args) => {

@@ -4155,7 +4155,9 @@ fn every_victim_of_a_stall_is_named_as_one() {
     let findings = doc["files"][0]["findings"].as_array().expect("findings");
     let stall = findings[0]["message"].as_str().expect("message");
     assert!(
-        stall.contains("was answered only when `reindex` returned") && stall.contains("line 13"),
+        stall.starts_with("`reindex` stalled the server")
+            && stall.contains("was answered only when it returned")
+            && stall.contains("line 13"),
         "{stall}"
     );
     let victim = findings[1]["message"].as_str().expect("message");

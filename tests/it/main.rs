@@ -10,6 +10,7 @@ mod common;
 
 mod ci_formats;
 mod cli;
+mod config;
 mod corpus;
 mod escapes;
 mod flags;

@@ -1,0 +1,305 @@
+//! The configuration file: settings a project commits beside its server, so
+//! that a CI job and a developer's terminal read the same contract.
+//!
+//! Found from the working directory upward: in each directory `mcpdbg.toml`,
+//! then `.mcpdbg.toml`, then a `pyproject.toml` with a `[tool.mcpdbg]` table
+//! (where Python server authors keep their tools' settings); the first found
+//! applies, alone (files are not merged). `--config FILE` names one instead,
+//! `--no-config` reads none. A flag given on the command line wins over the
+//! file. `mcpdbg check --show-settings` prints what applies and from where.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use mcpdbg::rules::{Rule, Severity};
+use toml::{Table, Value};
+
+/// The settings a file can hold, as the command line spells them.
+pub const KEYS: [&str; 5] = ["select", "ignore", "severity", "slow", "fail-on"];
+
+/// The longest configuration file read, in bytes (a `pyproject.toml` is a
+/// few KB).
+const MAX_BYTES: u64 = 1 << 20;
+
+/// Where the settings came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// `--no-config`.
+    Disabled,
+    /// No file from this directory upward.
+    NotFound(PathBuf),
+    /// This file (`--config FILE`, or found).
+    File(PathBuf),
+}
+
+/// `--fail-on`'s levels, as the file spells them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+/// The settings of one file; `None` where the file says nothing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    pub select: Option<Vec<Rule>>,
+    pub ignore: Option<Vec<Rule>>,
+    pub severity: Option<Vec<(Rule, Option<Severity>)>>,
+    pub slow: Option<f64>,
+    pub fail_on: Option<FailOn>,
+}
+
+/// What applies: the settings and their origin.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub origin: Origin,
+    pub settings: Settings,
+}
+
+/// Finds and reads the configuration: `explicit` (`--config`) if given,
+/// none if `disabled` (`--no-config`), else the first file from `start`
+/// upward. `Err` is a message naming the file.
+pub fn load(explicit: Option<&Path>, disabled: bool, start: &Path) -> Result<Loaded, String> {
+    if disabled {
+        return Ok(Loaded {
+            origin: Origin::Disabled,
+            settings: Settings::default(),
+        });
+    }
+    let (path, table) = match explicit {
+        Some(path) => {
+            let text = read(path)?;
+            let table = parse(path, &text)?;
+            let table = if is_pyproject(path) {
+                tool_table(path, table)?.unwrap_or_default()
+            } else {
+                table
+            };
+            (path.to_path_buf(), table)
+        }
+        None => match discover(start)? {
+            Some(found) => found,
+            None => {
+                return Ok(Loaded {
+                    origin: Origin::NotFound(start.to_path_buf()),
+                    settings: Settings::default(),
+                });
+            }
+        },
+    };
+    let settings = settings(&path, &table)?;
+    Ok(Loaded {
+        origin: Origin::File(path),
+        settings,
+    })
+}
+
+/// The first configuration from `start` upward, with its table.
+fn discover(start: &Path) -> Result<Option<(PathBuf, Table)>, String> {
+    for dir in start.ancestors() {
+        for name in ["mcpdbg.toml", ".mcpdbg.toml"] {
+            let path = dir.join(name);
+            if path.is_file() {
+                let table = parse(&path, &read(&path)?)?;
+                return Ok(Some((path, table)));
+            }
+        }
+        let path = dir.join("pyproject.toml");
+        if path.is_file() {
+            let table = parse(&path, &read(&path)?)?;
+            if let Some(tool) = tool_table(&path, table)? {
+                return Ok(Some((path, tool)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "pyproject.toml")
+}
+
+/// A `pyproject.toml`'s `[tool.mcpdbg]` table, if it has one.
+fn tool_table(path: &Path, mut table: Table) -> Result<Option<Table>, String> {
+    let Some(tool) = table.remove("tool") else {
+        return Ok(None);
+    };
+    let Value::Table(mut tool) = tool else {
+        return Err(format!("{}: `tool` is not a table", path.display()));
+    };
+    match tool.remove("mcpdbg") {
+        None => Ok(None),
+        Some(Value::Table(t)) => Ok(Some(t)),
+        Some(_) => Err(format!("{}: `tool.mcpdbg` is not a table", path.display())),
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(format!(
+            "{}: over {} KiB, too large for a configuration file",
+            path.display(),
+            MAX_BYTES >> 10
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+}
+
+fn parse(path: &Path, text: &str) -> Result<Table, String> {
+    text.parse::<Table>()
+        .map_err(|e| format!("{}: {}", path.display(), e.to_string().trim_end()))
+}
+
+/// The settings of a table, every key and value checked.
+fn settings(path: &Path, table: &Table) -> Result<Settings, String> {
+    let at = |key: &str, message: String| format!("{}: `{key}`: {message}", path.display());
+    let mut out = Settings::default();
+    for (key, value) in table {
+        match key.as_str() {
+            "select" => out.select = Some(rules(value).map_err(|m| at(key, m))?),
+            "ignore" => out.ignore = Some(rules(value).map_err(|m| at(key, m))?),
+            "severity" => {
+                let Value::Table(levels) = value else {
+                    return Err(at(
+                        key,
+                        "expected a table of RULE = LEVEL, such as { slow-response = \"info\" }"
+                            .into(),
+                    ));
+                };
+                let mut list = Vec::new();
+                for (rule, level) in levels {
+                    let Value::String(level) = level else {
+                        return Err(at(key, format!("the level of `{rule}` is not a string")));
+                    };
+                    list.push(
+                        crate::values::parse_severity(&format!("{rule}={level}"))
+                            .map_err(|m| at(key, m))?,
+                    );
+                }
+                out.severity = Some(list);
+            }
+            "slow" => {
+                let seconds = match value {
+                    Value::Integer(n) => crate::values::parse_seconds(&n.to_string()),
+                    Value::Float(f) => crate::values::parse_seconds(&f.to_string()),
+                    Value::String(s) => crate::values::parse_seconds(s),
+                    _ => Err("expected seconds, such as 5, 0.5 or \"500ms\"".into()),
+                };
+                out.slow = Some(seconds.map_err(|m| at(key, m))?);
+            }
+            "fail-on" => {
+                out.fail_on = Some(match value.as_str() {
+                    Some("error") => FailOn::Error,
+                    Some("warning") => FailOn::Warning,
+                    Some("info") => FailOn::Info,
+                    Some("never") => FailOn::Never,
+                    _ => {
+                        return Err(at(
+                            key,
+                            "expected \"error\", \"warning\", \"info\" or \"never\"".into(),
+                        ));
+                    }
+                });
+            }
+            other => {
+                let close = KEYS
+                    .iter()
+                    .min_by_key(|k| strsim::levenshtein(k, other))
+                    .filter(|k| strsim::levenshtein(k, other) <= 3);
+                let mut message = format!("{}: unknown setting `{other}`", path.display());
+                if let Some(k) = close {
+                    let _ = write!(message, "; did you mean `{k}`?");
+                }
+                let _ = write!(message, " (known: {})", KEYS.join(", "));
+                return Err(message);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Rule names: an array of strings, or one string of comma-separated names.
+fn rules(value: &Value) -> Result<Vec<Rule>, String> {
+    let names: Vec<&str> = match value {
+        Value::String(s) => s.split(',').filter(|n| !n.trim().is_empty()).collect(),
+        Value::Array(list) => list
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .ok_or_else(|| "expected rule names, such as [\"stray-output\"]".to_string())
+            })
+            .collect::<Result<_, _>>()?,
+        _ => return Err("expected rule names, such as [\"stray-output\"]".into()),
+    };
+    names.into_iter().map(crate::values::parse_rule).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("mcpdbg-config-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a/b")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn found_upward_first_file_wins() {
+        let dir = scratch("upward");
+        std::fs::write(dir.join("mcpdbg.toml"), "fail-on = \"warning\"\n").unwrap();
+        std::fs::write(
+            dir.join("a/pyproject.toml"),
+            "[project]\nname = \"x\"\n[tool.mcpdbg]\nslow = \"2s\"\nignore = [\"stray-output\"]\n",
+        )
+        .unwrap();
+        let loaded = load(None, false, &dir.join("a/b")).unwrap();
+        assert_eq!(loaded.origin, Origin::File(dir.join("a/pyproject.toml")));
+        assert_eq!(loaded.settings.slow, Some(2.0));
+        assert_eq!(loaded.settings.ignore, Some(vec![Rule::StrayOutput]));
+        assert_eq!(loaded.settings.fail_on, None, "files are not merged");
+        // A pyproject.toml without [tool.mcpdbg] is passed over.
+        std::fs::write(dir.join("a/pyproject.toml"), "[project]\nname = \"x\"\n").unwrap();
+        let loaded = load(None, false, &dir.join("a/b")).unwrap();
+        assert_eq!(loaded.origin, Origin::File(dir.join("mcpdbg.toml")));
+        assert_eq!(loaded.settings.fail_on, Some(FailOn::Warning));
+        assert_eq!(
+            load(None, true, &dir.join("a/b")).unwrap().origin,
+            Origin::Disabled
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let dir = scratch("mistakes");
+        let path = dir.join("mcpdbg.toml");
+        let err = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            load(Some(&path), false, &dir).unwrap_err()
+        };
+        assert!(err("fail_on = \"warning\"").contains("did you mean `fail-on`?"));
+        assert!(err("select = [\"stray-outptu\"]").contains("did you mean `stray-output`?"));
+        assert!(err("severity = { stray-output = \"loud\" }").contains("unknown level `loud`"));
+        assert!(err("slow = true").contains("expected seconds"));
+        assert!(err("slow = -1").contains("expected seconds"));
+        assert!(err("select = [").contains("mcpdbg.toml"));
+        std::fs::write(&path, vec![b'#'; (MAX_BYTES + 10) as usize]).unwrap();
+        assert!(
+            load(Some(&path), false, &dir)
+                .unwrap_err()
+                .contains("too large")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
