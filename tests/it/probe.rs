@@ -1018,3 +1018,67 @@ fn probe_exports_beside_the_table_and_o_is_the_report() {
             .contains("tools/list")
     );
 }
+
+/// README.md's CI command (after its `<!-- probe-ci` marker), with the
+/// server, the baseline and the SARIF file put in a scratch directory:
+/// annotations on stdout, SARIF beside them, the same fingerprints on a
+/// second run, and nothing left in the working directory.
+#[test]
+fn the_readme_ci_command_gives_the_same_fingerprints_twice() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    let at = readme
+        .find("<!-- probe-ci:")
+        .expect("README.md marks its CI command");
+    let line = readme[at..]
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- run: mcpdbg "))
+        .expect("a `run: mcpdbg probe` line");
+    let dir = scratch("readme-ci");
+    let tmp = dir.join("tmp");
+    let baseline = "target/test-scratch/probe/readme-ci/mcp-baseline.json";
+    let sarif = dir.join("probe.sarif");
+    let sarif_arg = sarif.to_str().expect("utf-8").to_string();
+    let written = probe_in_ci(
+        &tmp,
+        &["--baseline", baseline, "--update-baseline"],
+        &drift_server("v1"),
+    );
+    assert_eq!(written.status.code(), Some(0), "{}", transcript(&written));
+    let (options, server) = line.split_once(" -- ").expect("a server after --");
+    assert_eq!(server, "python server.py");
+    let args: Vec<String> = options
+        .split_whitespace()
+        .map(|w| match w {
+            "mcp-baseline.json" => baseline.to_string(),
+            "probe.sarif" => sarif_arg.clone(),
+            w => w.to_string(),
+        })
+        .collect();
+    assert_eq!(args[0], "probe");
+    let before = names(root());
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let out = mcpdbg()
+            .args(&args)
+            .args(["--timeout", "60", "--start-timeout", "120", "--grace", "20"])
+            .arg("--")
+            .args(sdk_server())
+            .env("SERVER_VARIANT", "banner")
+            .env("TMPDIR", &tmp)
+            .output()
+            .expect("probe runs");
+        assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("::error title=stray-output::"), "{stdout}");
+        assert!(
+            stdout.contains(&format!("::error file={baseline},line=")),
+            "{stdout}"
+        );
+        let doc: Value = serde_json::from_slice(&fs::read(&sarif).expect("SARIF")).expect("JSON");
+        runs.push(fingerprints(&doc));
+    }
+    assert!(runs[0].len() >= 2, "{:#?}", runs[0]);
+    assert_eq!(runs[0], runs[1], "the fingerprints changed between runs");
+    assert_eq!(names(root()), before);
+    assert_eq!(names(&tmp), Vec::<String>::new());
+}
