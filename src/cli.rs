@@ -321,6 +321,25 @@ struct ExportArgs {
     export_json: Option<PathBuf>,
 }
 
+/// A report file (`-o`, `--export-*`) that would overwrite the transcript
+/// the same run writes: a usage error, said before the server starts.
+fn report_on_transcript(
+    command: &str,
+    transcript: Option<&PathBuf>,
+    reports: impl IntoIterator<Item = PathBuf>,
+) -> Result<(), Usage> {
+    let Some(transcript) = transcript else {
+        return Ok(());
+    };
+    match reports.into_iter().find(|r| r == transcript) {
+        Some(same) => Err(Usage(format!(
+            "mcpdbg {command}: {} is both the transcript and a report file; name two files",
+            same.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 impl ExportArgs {
     fn exports(&self) -> Vec<(OutputFormat, PathBuf)> {
         [
@@ -1380,12 +1399,21 @@ impl DiffArgs {
 }
 
 impl ReplayArgs {
-    pub fn into_replay(self) -> ReplayCommand {
-        ReplayCommand {
+    pub fn into_replay(self) -> Result<ReplayCommand, Usage> {
+        let exports = self.exports.exports();
+        report_on_transcript(
+            "replay",
+            self.transcript.as_ref(),
+            self.output
+                .iter()
+                .cloned()
+                .chain(exports.iter().map(|(_, p)| p.clone())),
+        )?;
+        Ok(ReplayCommand {
             log: self.log,
             out: self.transcript,
             output: self.output,
-            exports: self.exports.exports(),
+            exports,
             command: self.command,
             timing: match self.timing {
                 TimingArg::Fast => Timing::Fast,
@@ -1399,7 +1427,7 @@ impl ReplayArgs {
             renumber: self.renumber,
             compare: self.compare.compare(),
             input: input_format(self.input),
-        }
+        })
     }
 }
 
@@ -1409,6 +1437,15 @@ impl ProbeArgs {
         if self.arguments.len() > self.calls.len() {
             return Err(Usage("mcpdbg probe: more --arguments than --call".into()));
         }
+        report_on_transcript(
+            "probe",
+            self.transcript.as_ref(),
+            self.report
+                .output
+                .iter()
+                .cloned()
+                .chain(self.report.exports.exports().into_iter().map(|(_, p)| p)),
+        )?;
         let mut calls = Vec::new();
         for (i, name) in self.calls.iter().enumerate() {
             let arguments = match self.arguments.get(i) {

@@ -367,6 +367,21 @@ fn usage_errors_exit_2() {
     let (out, _, _) = probe(&dir, &[], &["/nonexistent/server"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start"));
+    // A report file that is the transcript (`-o` once meant the transcript).
+    let same = dir.join("same.log");
+    let same = same.to_str().expect("utf-8");
+    for args in [
+        &["--transcript", same, "-o", same][..],
+        &["--out", same, "--export-sarif", same][..],
+    ] {
+        let out = run(&[&["probe"][..], args, &["--", "true"]].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("both the transcript and a report file"),
+            "{}",
+            transcript(&out)
+        );
+    }
 }
 
 fn drift_server(variant: &str) -> Vec<String> {
