@@ -18,7 +18,7 @@ use mcpdbg::cmd::stats::StatsCommand;
 use mcpdbg::cmd::timeline::{Drawing, Timeline};
 use mcpdbg::cmd::validate::ValidateOptions;
 use mcpdbg::cmd::{Color, Form, Output};
-use mcpdbg::live::probe::{self, ProbeEra, ProbeOptions};
+use mcpdbg::live::probe::{ProbeEra, ProbeOptions};
 use mcpdbg::live::record::RecordOptions;
 use mcpdbg::live::replay::Timing;
 use mcpdbg::pipeline::{Filter, Options};
@@ -178,6 +178,9 @@ pub struct CheckArgs {
     #[command(flatten)]
     output: OutputArgs,
 
+    #[command(flatten)]
+    report: ReportFileArgs,
+
     /// Hide the log's content in the report, to share it in public
     ///
     /// Every string a message carries in params, results and errors, and
@@ -306,6 +309,70 @@ struct OutputArgs {
     color: ColorArg,
 }
 
+/// Where the report goes (`check`, `probe`): standard output or `-o FILE`,
+/// and other formats beside it from the same run.
+#[derive(Args)]
+struct ReportFileArgs {
+    /// Write the report (in --format) to this file instead of standard
+    /// output; the file is replaced when it exists
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    #[command(flatten)]
+    exports: ExportArgs,
+}
+
+/// `--export-sarif`, `--export-junit`, `--export-json`: the report in
+/// another format, beside the main output (`check`, `probe`, `replay`).
+#[derive(Args)]
+struct ExportArgs {
+    /// Also write the report as SARIF 2.1.0 to this file (replaced when it
+    /// exists), from the same run
+    #[arg(long, value_name = "FILE")]
+    export_sarif: Option<PathBuf>,
+
+    /// Also write the report as JUnit XML to this file, from the same run
+    #[arg(long, value_name = "FILE")]
+    export_junit: Option<PathBuf>,
+
+    /// Also write the report as one JSON document (the `--format json`
+    /// of `check`) to this file, from the same run
+    #[arg(long, value_name = "FILE")]
+    export_json: Option<PathBuf>,
+}
+
+/// A report file (`-o`, `--export-*`) that would overwrite the transcript
+/// the same run writes: a usage error, said before the server starts.
+fn report_on_transcript(
+    command: &str,
+    transcript: Option<&PathBuf>,
+    reports: impl IntoIterator<Item = PathBuf>,
+) -> Result<(), Usage> {
+    let Some(transcript) = transcript else {
+        return Ok(());
+    };
+    match reports.into_iter().find(|r| r == transcript) {
+        Some(same) => Err(Usage(format!(
+            "mcpdbg {command}: {} is both the transcript and a report file; name two files",
+            same.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl ExportArgs {
+    fn exports(&self) -> Vec<(OutputFormat, PathBuf)> {
+        [
+            (OutputFormat::Sarif, &self.export_sarif),
+            (OutputFormat::Junit, &self.export_junit),
+            (OutputFormat::Json, &self.export_json),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.clone().map(|p| (format, p)))
+        .collect()
+    }
+}
+
 const CHECK_EXAMPLES: &str = "\
 Examples:
   mcpdbg check session.log
@@ -315,6 +382,7 @@ Examples:
   my-wrapper | mcpdbg check -
   mcpdbg check --revision 2025-06-18 --fail-on warning tail.log
   mcpdbg check --redact session.log > report.txt     # to paste in a public issue
+  mcpdbg check --format github --export-sarif mcp.sarif --export-junit mcp.xml logs/*.log
 
 Exit status:
   0  no finding at or above --fail-on
@@ -331,8 +399,10 @@ Exit status:
 /// `ping` (legacy era); and the tools named with --call, never one unasked. The probe
 /// declares no client capabilities: the server's requests for roots,
 /// sampling or elicitation get an error response, its ping an answer. The
-/// session is written as a native transcript (--out) and checked as `check`
-/// checks a file, reported in any of its formats, with its exit status.
+/// session is recorded as a native transcript and checked as `check` checks
+/// a file, reported in any of its formats (-o FILE, --export-*), with its
+/// exit status. The transcript is kept only with --transcript FILE; the
+/// findings' lines are those of the transcript --transcript would keep.
 #[derive(Parser)]
 #[command(after_long_help = PROBE_EXAMPLES)]
 pub struct ProbeArgs {
@@ -346,10 +416,11 @@ pub struct ProbeArgs {
     #[arg(long, value_enum, default_value_t = EraArg::Auto)]
     era: EraArg,
 
-    /// Where to write the transcript; created, never overwritten
-    /// [default: probe-TIME.log, TIME the UTC start time]
-    #[arg(long, short, value_name = "FILE")]
-    out: Option<PathBuf>,
+    /// Keep the session's native transcript in this file; created, never
+    /// overwritten [default: none is kept (the session is recorded to a
+    /// temporary file, removed at the end)]
+    #[arg(long, visible_alias = "out", value_name = "FILE")]
+    transcript: Option<PathBuf>,
 
     /// Seconds to wait for each response; a request not answered in time
     /// is reported as a hang
@@ -390,19 +461,23 @@ pub struct ProbeArgs {
 
     #[command(flatten)]
     output: OutputArgs,
+
+    #[command(flatten)]
+    report: ReportFileArgs,
 }
 
 const PROBE_EXAMPLES: &str = "\
 Examples:
   mcpdbg probe -- python server.py
   mcpdbg probe --timeout 5 --call add --arguments '{\"a\":2,\"b\":3}' -- node build/index.js
-  mcpdbg probe --format sarif --out probe.log -- python server.py > results.sarif
+  mcpdbg probe --format sarif -o results.sarif -- python server.py
+  mcpdbg probe --transcript probe.log --export-junit probe.xml -- python server.py
   mcpdbg probe --baseline mcp-baseline.json --update-baseline -- python server.py
-  mcpdbg probe --baseline mcp-baseline.json -- python server.py
+  mcpdbg probe --baseline mcp-baseline.json --format github --export-sarif probe.sarif -- python server.py
 
 Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 when
-the server cannot be started, the transcript cannot be written, or the
---baseline file is missing or is not a baseline).";
+the server cannot be started, the transcript or a report cannot be written,
+or the --baseline file is missing or is not a baseline).";
 
 /// Show a session as a conversation, one row per message
 ///
@@ -602,8 +677,9 @@ struct CompareArgs {
 /// requests (roots/list, sampling/createMessage, elicitation/create, ping)
 /// get the client's recorded answers, by method and order; one with no
 /// recorded answer gets an error response and counts as a difference. The
-/// new session is written as a native transcript (--out), then compared
-/// with LOG as `mcpdbg diff` does.
+/// new session is written as a native transcript (--transcript), then
+/// compared with LOG as `mcpdbg diff` does; --export-* write the findings
+/// of `mcpdbg check` on the new session.
 #[derive(Parser)]
 #[command(after_long_help = REPLAY_EXAMPLES)]
 pub struct ReplayArgs {
@@ -611,9 +687,19 @@ pub struct ReplayArgs {
     log: PathBuf,
 
     /// Where to write the new session's transcript; created, never
-    /// overwritten [default: LOG.replay-TIME.log, TIME the UTC start time]
+    /// overwritten [default: .mcpdbg/replays/NAME.replay-TIME.log in LOG's
+    /// directory, NAME LOG's file name and TIME the UTC start time, where a
+    /// glob of captures such as `logs/*.log` does not find it]
+    #[arg(long, visible_alias = "out", value_name = "FILE")]
+    transcript: Option<PathBuf>,
+
+    /// Write the comparison (in --format) to this file instead of standard
+    /// output; the file is replaced when it exists
     #[arg(long, short, value_name = "FILE")]
-    out: Option<PathBuf>,
+    output: Option<PathBuf>,
+
+    #[command(flatten)]
+    exports: ExportArgs,
 
     /// `fast`: each message as soon as allowed; `original`: also keep the
     /// recorded gap since the previous client message (up to --max-gap)
@@ -668,7 +754,8 @@ enum TimingArg {
 const REPLAY_EXAMPLES: &str = "\
 Examples:
   mcpdbg replay notes.log -- python notes_server.py
-  mcpdbg replay --expect fixed --out after-fix.log notes.log -- python notes_server.py
+  mcpdbg replay --expect fixed --transcript after-fix.log notes.log -- python notes_server.py
+  mcpdbg replay -o replay.txt --export-sarif replay.sarif notes.log -- python notes_server.py
   mcpdbg replay --timing original --stop-on-hang notes.log -- ./server
   mcpdbg replay --ignore-path result.structuredContent.time notes.log -- ./server
 
@@ -740,7 +827,7 @@ enum KindArg {
 /// Run a server and record its stdio session byte for byte
 ///
 /// Use it as the server command in a host's configuration: the host starts
-/// `mcpdbg record --out FILE -- SERVER ARGS...` and talks to it as to the
+/// `mcpdbg record --transcript FILE -- SERVER ARGS...` (or `--out FILE`) and talks to it as to the
 /// server. Bytes are relayed unchanged in both directions; stderr is copied to
 /// mcpdbg's own stderr; FILE receives the native transcript (created
 /// owner-only), which `mcpdbg check FILE` analyses.
@@ -755,8 +842,24 @@ pub struct RecordArgs {
     /// -2, -3, ... is added before the extension).
     /// An existing file is never overwritten (see --append) and a symbolic link
     /// is never followed. A missing directory is made (owner-only).
-    #[arg(long, short, value_name = "FILE")]
-    out: String,
+    /// `--out` is the same option.
+    #[arg(
+        long,
+        visible_alias = "out",
+        value_name = "FILE",
+        required_unless_present = "old_short"
+    )]
+    transcript: Option<String>,
+
+    /// Deprecated: `-o FILE` is `--transcript FILE` (kept for old host
+    /// configurations; says so on stderr)
+    #[arg(
+        short = 'o',
+        value_name = "FILE",
+        hide = true,
+        conflicts_with = "transcript"
+    )]
+    old_short: Option<String>,
 
     /// Add this session to the end of an existing transcript
     #[arg(long)]
@@ -773,7 +876,7 @@ pub struct RecordArgs {
 
 const RECORD_EXAMPLES: &str = "\
 Examples:
-  mcpdbg record --out /tmp/notes-{time}.log -- python notes_server.py
+  mcpdbg record --transcript /tmp/notes-{time}.log -- python notes_server.py
   mcpdbg record --append --out ~/mcp.log --check -- npx -y @example/server
 
 Exit status:
@@ -997,6 +1100,8 @@ impl OutputArgs {
             baseline: false,
             schema_check: false,
             width: self.width.map(usize::from),
+            file: None,
+            exports: Vec::new(),
         }
     }
 }
@@ -1113,6 +1218,8 @@ impl CheckArgs {
             },
             output: Output {
                 schema_check: self.schema_check,
+                file: self.report.output,
+                exports: self.report.exports.exports(),
                 ..self.output.output()
             },
             jobs: self.jobs,
@@ -1219,7 +1326,16 @@ impl RecordArgs {
     pub fn into_record(self) -> (RecordOptions, bool) {
         (
             RecordOptions {
-                out: self.out,
+                out: match (self.transcript, self.old_short) {
+                    (Some(path), _) => path,
+                    (None, Some(path)) => {
+                        mcpdbg::say!(
+                            "mcpdbg record: -o is deprecated; it means --transcript (or --out) here, and the report file elsewhere"
+                        );
+                        path
+                    }
+                    (None, None) => String::new(),
+                },
                 append: self.append,
                 command: self.command,
             },
@@ -1240,10 +1356,21 @@ impl DiffArgs {
 }
 
 impl ReplayArgs {
-    pub fn into_replay(self) -> ReplayCommand {
-        ReplayCommand {
+    pub fn into_replay(self) -> Result<ReplayCommand, Usage> {
+        let exports = self.exports.exports();
+        report_on_transcript(
+            "replay",
+            self.transcript.as_ref(),
+            self.output
+                .iter()
+                .cloned()
+                .chain(exports.iter().map(|(_, p)| p.clone())),
+        )?;
+        Ok(ReplayCommand {
             log: self.log,
-            out: self.out,
+            out: self.transcript,
+            output: self.output,
+            exports,
             command: self.command,
             timing: match self.timing {
                 TimingArg::Fast => Timing::Fast,
@@ -1257,7 +1384,7 @@ impl ReplayArgs {
             renumber: self.renumber,
             compare: self.compare.compare(),
             input: input_format(self.input),
-        }
+        })
     }
 }
 
@@ -1267,6 +1394,15 @@ impl ProbeArgs {
         if self.arguments.len() > self.calls.len() {
             return Err(Usage("mcpdbg probe: more --arguments than --call".into()));
         }
+        report_on_transcript(
+            "probe",
+            self.transcript.as_ref(),
+            self.report
+                .output
+                .iter()
+                .cloned()
+                .chain(self.report.exports.exports().into_iter().map(|(_, p)| p)),
+        )?;
         let mut calls = Vec::new();
         for (i, name) in self.calls.iter().enumerate() {
             let arguments = match self.arguments.get(i) {
@@ -1289,7 +1425,7 @@ impl ProbeArgs {
                 EraArg::Modern => ProbeEra::Modern,
                 EraArg::Auto => ProbeEra::Auto,
             },
-            out: self.out.unwrap_or_else(probe::default_out),
+            out: self.transcript,
             timeout: self.timeout,
             start_timeout: self.start_timeout,
             calls,
@@ -1303,7 +1439,12 @@ impl ProbeArgs {
             path,
             update: self.update_baseline,
         });
-        Ok((options, baseline, check, self.output.output()))
+        let output = Output {
+            file: self.report.output,
+            exports: self.report.exports.exports(),
+            ..self.output.output()
+        };
+        Ok((options, baseline, check, output))
     }
 }
 

@@ -65,7 +65,7 @@ fn main() -> ExitCode {
             Ok(cmd::record::run(&options, check))
         }
         Command::Diff(args) => Ok(cmd::diff::diff(args.into_diff())),
-        Command::Replay(args) => Ok(cmd::diff::replay(args.into_replay())),
+        Command::Replay(args) => args.into_replay().map(cmd::diff::replay),
         Command::Probe(args) => args.into_probe().map(|(options, baseline, check, output)| {
             cmd::probe::run(&options, baseline.as_ref(), &check, &output)
         }),

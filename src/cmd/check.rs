@@ -120,10 +120,11 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
     let check_all = |sink: &mut dyn FnMut(usize, Result<FileReport, Failure>) -> io::Result<()>| {
         with_progress(&mut || check_paths(&paths, options, jobs, &counter, check.quiet, &mut *sink))
     };
-    if check.output.format == OutputFormat::Jsonl {
+    if check.output.format == OutputFormat::Jsonl && check.output.exports.is_empty() {
         // Streamed: each file's records as it finishes, in the order the
-        // files finish; nothing but the worst severity is kept.
-        let mut out = io::BufWriter::new(io::stdout().lock());
+        // files finish; nothing but the worst severity is kept (with an
+        // --export-*, the report is kept whole for it).
+        let mut out = super::writer(&check.output.file)?;
         let mut worst = None;
         check_all(&mut |_, result| {
             match result.and_then(|f| has_messages(f, options.format.is_some())) {

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::Form;
+use super::{Form, Removed};
 use crate::exit::ExitStatus;
 use crate::live::replay;
 use crate::pipeline::{self, Options};
@@ -48,8 +48,14 @@ pub struct DiffCommand {
 #[derive(Clone, Debug)]
 pub struct ReplayCommand {
     pub log: PathBuf,
-    /// The new transcript; next to LOG, stamped, when `None`.
+    /// The new transcript; under `.mcpdbg/replays/` beside LOG, stamped,
+    /// when `None`.
     pub out: Option<PathBuf>,
+    /// `-o`: the comparison goes to this file instead of standard output.
+    pub output: Option<PathBuf>,
+    /// `--export-*`: the findings of `check` on the new session, each in
+    /// its format to its file.
+    pub exports: Vec<(render::OutputFormat, PathBuf)>,
     pub command: Vec<OsString>,
     pub timing: replay::Timing,
     pub max_gap: f64,
@@ -98,7 +104,7 @@ pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
             &mut comparison,
         )?;
     }
-    write_comparison(&labels, &comparison, d.compare.form)
+    write_comparison(&labels, &comparison, d.compare.form, &None)
 }
 
 pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
@@ -179,6 +185,25 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         after: (out.display().to_string(), after.format.as_str()),
         command: Some(shown.join(" ")),
     };
+    if !r.exports.is_empty() {
+        // The new session checked as `check OUT` checks it (with --redact,
+        // as `check --redact`), less what the replay itself caused.
+        let options = Options {
+            redact: r.compare.redact,
+            ..Options::default()
+        };
+        let file = File::open(&recording)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", out.display())))?;
+        let mut file = pipeline::check(&out.display().to_string(), Box::new(file), &options)?;
+        file.findings.retain(|f| !replay_caused(&after, f));
+        let report = crate::report::Report { files: vec![file] };
+        let output = super::Output::default();
+        super::export(
+            &report,
+            &r.exports,
+            &super::ci_options(&output, &options.filter),
+        )?;
+    }
     if r.compare.redact {
         // The new transcript is native, whatever LOG was.
         let mut redactor = redact(
@@ -196,17 +221,7 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
             out.display()
         );
     }
-    write_comparison(&labels, &comparison, r.compare.form)
-}
-
-/// A file removed when this is dropped (the unredacted recording of
-/// `replay --redact`, on every way out of the command).
-struct Removed(PathBuf);
-
-impl Drop for Removed {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
+    write_comparison(&labels, &comparison, r.compare.form, &r.output)
 }
 
 /// The comparison of two captures, with the findings of `check` on each
@@ -329,8 +344,9 @@ fn write_comparison(
     labels: &Labels,
     comparison: &Comparison,
     form: Form,
+    file: &Option<PathBuf>,
 ) -> io::Result<ExitStatus> {
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = super::writer(file)?;
     match form {
         Form::Table => render::diff::render(labels, comparison, &mut out)?,
         Form::Json => render::diff_json::render(labels, comparison, &mut out)?,

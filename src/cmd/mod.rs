@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::exit::ExitStatus;
 use crate::pipeline::Filter;
@@ -67,6 +67,12 @@ pub struct Output {
     pub schema_check: bool,
     /// `--width`: the columns the table fits in, terminal or not.
     pub width: Option<usize>,
+    /// `-o/--output`: the report is written to this file (created or
+    /// replaced) instead of standard output.
+    pub file: Option<PathBuf>,
+    /// `--export-sarif`, `--export-junit`, `--export-json`: the same report
+    /// in another format, each to its file, beside the main output.
+    pub exports: Vec<(OutputFormat, PathBuf)>,
 }
 
 impl Default for Output {
@@ -79,6 +85,8 @@ impl Default for Output {
             baseline: false,
             schema_check: false,
             width: None,
+            file: None,
+            exports: Vec::new(),
         }
     }
 }
@@ -114,7 +122,8 @@ fn terminal_columns() -> Option<usize> {
     None
 }
 
-/// Renders a report to standard output and maps it to an exit status:
+/// Renders a report to standard output (or `-o FILE`), and to each
+/// `--export-*` file in its format, and maps it to an exit status:
 /// `failed` (an input could not be read) wins, then findings at or above
 /// `--fail-on`.
 pub fn emit(
@@ -123,22 +132,93 @@ pub fn emit(
     filter: &Filter,
     failed: bool,
 ) -> io::Result<ExitStatus> {
-    let stdout = io::stdout();
-    let style = Style {
-        width: width(output.width, &stdout),
-        ..output.color.style(&stdout)
-    };
-    let ci = CiOptions {
+    emit_with(report, output, filter, failed, &mut |_| Ok(()))
+}
+
+/// [`emit`], with `before` writing to the main output ahead of the report
+/// (a note in the table).
+pub fn emit_with(
+    report: &Report,
+    output: &Output,
+    filter: &Filter,
+    failed: bool,
+    before: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<ExitStatus> {
+    let ci = ci_options(output, filter);
+    match &output.file {
+        Some(path) => {
+            let file = create(path)?;
+            let style = Style {
+                width: width(output.width, &file),
+                ..output.color.style(&file)
+            };
+            let mut out = io::BufWriter::new(file);
+            before(&mut out)?;
+            render::render_with(report, output.format, style, &ci, &mut out)?;
+            out.flush()?;
+        }
+        None => {
+            let stdout = io::stdout();
+            let style = Style {
+                width: width(output.width, &stdout),
+                ..output.color.style(&stdout)
+            };
+            let mut out = io::BufWriter::new(stdout.lock());
+            before(&mut out)?;
+            render::render_with(report, output.format, style, &ci, &mut out)?;
+            out.flush()?;
+        }
+    }
+    export(report, &output.exports, &ci)?;
+    Ok(status(report.worst(), output.fail_on, failed))
+}
+
+/// What the CI formats read from the output options.
+pub fn ci_options(output: &Output, filter: &Filter) -> CiOptions {
+    CiOptions {
         fail_on: output.fail_on,
         filter: filter.clone(),
         base: output.sarif_base.clone(),
         baseline: output.baseline,
         schema_check: output.schema_check,
-    };
-    let mut out = io::BufWriter::new(stdout.lock());
-    render::render_with(report, output.format, style, &ci, &mut out)?;
-    out.flush()?;
-    Ok(status(report.worst(), output.fail_on, failed))
+    }
+}
+
+/// Writes the report to each `--export-*` file in its format (no colour,
+/// the fixed layout): one renderer for every command and format.
+pub fn export(
+    report: &Report,
+    exports: &[(OutputFormat, PathBuf)],
+    ci: &CiOptions,
+) -> io::Result<()> {
+    for (format, path) in exports {
+        let mut out = io::BufWriter::new(create(path)?);
+        let style = Style {
+            width: None,
+            color: false,
+        };
+        render::render_with(report, *format, style, ci, &mut out)?;
+        out.flush().map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+        })?;
+    }
+    Ok(())
+}
+
+/// Creates (or replaces) an output file, saying which when it cannot.
+fn create(path: &Path) -> io::Result<File> {
+    File::create(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display())))
+}
+
+/// A file removed when this is dropped (a transcript nobody asked to
+/// keep, on every way out of the command).
+pub struct Removed(pub PathBuf);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// The exit status of a check: `failed` (an input could not be read) wins,

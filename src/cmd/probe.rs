@@ -1,15 +1,25 @@
 //! `mcpdbg probe -- SERVER...`: talk to a server as a host does, record the
 //! session, then check it like `check`; with `--baseline`, compare the
 //! server's lists with a stored baseline (or write it).
+//!
+//! Where the findings are, as every output names them (docs/ci.md, "Probe
+//! in CI"): the findings of the baseline comparison are on the baseline
+//! file, at the line of the item (or of its list); the others are on the
+//! transcript, named by its path with `--transcript FILE`, and otherwise by
+//! a stand-in that names no file, `<probe: SCRIPT>`, SCRIPT the first
+//! word of the server command that names an existing file. Neither depends
+//! on the time, so SARIF fingerprints stay the same from run to run.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Output, emit};
+use super::{Output, Removed, emit_with};
 use crate::exit::ExitStatus;
 use crate::live::probe::{self, ProbeOptions};
 use crate::pipeline::{self, Options};
+use crate::render::OutputFormat;
+use crate::render::ci::{self, Place};
 use crate::report::Report;
 use crate::rules::baseline::Surface;
 use crate::views::capture;
@@ -22,8 +32,8 @@ pub struct Baseline {
     pub update: bool,
 }
 
-/// Runs the probe (`options.out` is the transcript) and reports its check,
-/// with the baseline's findings when one is given.
+/// Runs the probe (`options.out` is the transcript to keep) and reports its
+/// check, with the baseline's findings when one is given.
 pub fn run(
     options: &ProbeOptions,
     baseline: Option<&Baseline>,
@@ -42,7 +52,15 @@ pub fn run(
         },
         _ => None,
     };
-    let probed = match probe::run(options) {
+    // No transcript asked for: a temporary one, removed however this ends.
+    let (path, _removed) = match &options.out {
+        Some(path) => (path.clone(), None),
+        None => {
+            let path = probe::temporary_out();
+            (path.clone(), Some(Removed(path)))
+        }
+    };
+    let probed = match probe::run(options, &path) {
         Ok(probed) => probed,
         Err(e) => {
             crate::say!("mcpdbg probe: {e}");
@@ -52,11 +70,17 @@ pub fn run(
     for note in &probed.notes {
         crate::say!("mcpdbg probe: {note}");
     }
-    let out = &options.out;
-    crate::say!("mcpdbg probe: the session is in {}", out.display());
-    let name = out.display().to_string();
+    let out = &path;
+    let kept = options.out.is_some();
+    let name = if kept {
+        crate::say!("mcpdbg probe: the session is in {}", out.display());
+        out.display().to_string()
+    } else {
+        stand_in(&options.command, output.sarif_base.as_deref())
+    };
     let open = || {
-        File::open(out).map_err(|e| io::Error::new(e.kind(), format!("cannot open {name}: {e}")))
+        File::open(out)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", out.display())))
     };
     let mut file = pipeline::check(&name, Box::new(open()?), check)?;
     let mut output = output.clone();
@@ -84,13 +108,127 @@ pub fn run(
             for note in notes {
                 crate::say!("mcpdbg probe: {note}");
             }
+            // On the baseline file: where the item is, else its list.
+            let text = fs::read_to_string(&b.path).unwrap_or_default();
             file.findings
-                .extend(found.into_iter().filter_map(|f| check.filter.one(f)));
-            file.findings.sort_by_key(|f| f.line);
+                .extend(
+                    found
+                        .into_iter()
+                        .filter_map(|f| check.filter.one(f))
+                        .map(|mut f| {
+                            f.line = baseline_line(&text, &f);
+                            f.related.clear();
+                            f.file = Some(shown.clone());
+                            f
+                        }),
+                );
+            file.findings.sort_by_key(|f| (f.file.is_some(), f.line));
         }
     }
     let report = Report { files: vec![file] };
-    emit(&report, &output, &check.filter, false)
+    let table = output.format == OutputFormat::Table;
+    emit_with(&report, &output, &check.filter, false, &mut |out| {
+        if table && !kept {
+            writeln!(out, "{NOT_KEPT}")?;
+        }
+        Ok(())
+    })
+}
+
+/// What the table says once when no transcript was kept.
+pub const NOT_KEPT: &str =
+    "the transcript was not kept (--transcript FILE keeps it); the lines are those it would have";
+
+/// The name of a probe's report when no transcript is kept: `<probe:
+/// SCRIPT>`, SCRIPT the first argument of the server command (then the
+/// program) that names an existing file, relative to `base` (the working
+/// directory by default) as CI paths are; when none does, the program's
+/// file name and its first argument that is no option. It names no file
+/// (so CI formats put no file on it) and holds no time.
+pub fn stand_in(command: &[std::ffi::OsString], base: Option<&Path>) -> String {
+    let words: Vec<String> = command
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    let file = words
+        .iter()
+        .skip(1)
+        .chain(words.first())
+        .find(|w| !w.starts_with('-') && Path::new(w.as_str()).is_file());
+    let what = match file {
+        Some(file) => {
+            let options = ci::CiOptions {
+                base: base.map(Path::to_path_buf),
+                ..ci::CiOptions::default()
+            };
+            match ci::place(file, options.dirs().as_ref()) {
+                Place::Relative(path) => path,
+                Place::Absolute(path) => path.display().to_string(),
+                Place::Other(name) => name,
+            }
+        }
+        None => {
+            let program = words
+                .first()
+                .map(|p| {
+                    Path::new(p)
+                        .file_name()
+                        .map_or(p.clone(), |n| n.to_string_lossy().into_owned())
+                })
+                .unwrap_or_default();
+            match words.iter().skip(1).find(|w| !w.starts_with('-')) {
+                Some(first) => format!("{program} {first}"),
+                None => program,
+            }
+        }
+    };
+    format!("<probe: {what}>")
+}
+
+/// The line of the baseline file a comparison finding is about: the line
+/// naming its item (`"name": "add"` at the shallowest depth in the item's
+/// list), else the line of the list, else 1.
+fn baseline_line(text: &str, f: &crate::rules::finding::Finding) -> u64 {
+    use crate::rules::baseline::Kind;
+    let Some(kind) = Kind::ALL
+        .into_iter()
+        .find(|k| f.method.as_deref() == Some(k.method()))
+    else {
+        return 1;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let list_key = format!("\"{}\":", kind.key());
+    let Some(start) = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&list_key))
+    else {
+        return 1;
+    };
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let top = indent(lines[start]);
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| indent(l) <= top && !l.trim().is_empty())
+        .map_or(lines.len(), |i| start + 1 + i);
+    // The item's id is the first `...` of the message.
+    let id = f.message.split('`').nth(1);
+    let item = id.and_then(|id| {
+        let member = format!(
+            "\"{}\": {}",
+            kind.id(),
+            serde_json::Value::String(id.to_string())
+        );
+        lines[start + 1..end]
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| {
+                let t = l.trim();
+                t == member || t.strip_suffix(',') == Some(member.as_str())
+            })
+            .min_by_key(|(_, l)| indent(l))
+            .map(|(i, _)| start + 1 + i)
+    });
+    item.unwrap_or(start) as u64 + 1
 }
 
 fn read_baseline(path: &Path) -> Result<Surface, String> {

@@ -25,7 +25,7 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
@@ -66,8 +66,9 @@ pub struct ProbeOptions {
     /// The server command and its arguments.
     pub command: Vec<OsString>,
     pub era: ProbeEra,
-    /// The transcript; created, never overwritten.
-    pub out: PathBuf,
+    /// The transcript to keep (`--transcript`); `None`: the caller records
+    /// to [`temporary_out`] and removes it.
+    pub out: Option<PathBuf>,
     /// Seconds to wait for each response.
     pub timeout: f64,
     /// Seconds to wait for the answer to `initialize`, which includes the
@@ -80,11 +81,13 @@ pub struct ProbeOptions {
     pub grace: f64,
 }
 
-/// Where a probe is written when `--out` is not given: `probe-TIME.log`
-/// in the working directory (UTC; `probe-TIME-2.log` and so on when a
-/// probe of the same second is there).
-pub fn default_out() -> PathBuf {
-    super::transcript::fresh_name(|stamp| PathBuf::from(format!("probe-{stamp}.log")))
+/// Where a probe is recorded when no transcript is kept: a file of its own
+/// in the temporary directory (`TMPDIR`), created owner-only like every
+/// transcript, which the caller removes when the report is written.
+pub fn temporary_out() -> PathBuf {
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    super::transcript::fresh_name(|stamp| dir.join(format!("mcpdbg-probe-{pid}-{stamp}.log")))
 }
 
 /// What happened, besides the transcript.
@@ -280,11 +283,11 @@ impl Host {
     }
 }
 
-/// Runs the conversation. `Err` when the server cannot be started or the
-/// transcript cannot be written.
-pub fn run(options: &ProbeOptions) -> io::Result<Probed> {
+/// Runs the conversation, recording it to `out`. `Err` when the server
+/// cannot be started or the transcript cannot be written.
+pub fn run(options: &ProbeOptions, out: &Path) -> io::Result<Probed> {
     let (program, args, shown) = process::command_line(&options.command)?;
-    let mut transcript = Transcript::create(&options.out)?;
+    let mut transcript = Transcript::create(out)?;
     transcript.event(&crate::wire::event::text::start(&shown))?;
     let mut child = process::spawn(program, args, &mut transcript, "probe")?;
     let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);

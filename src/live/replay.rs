@@ -13,6 +13,7 @@ use std::ffi::OsString;
 
 use std::io::{self, BufRead, BufReader, Write};
 
+use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ExitStatus};
@@ -34,16 +35,30 @@ use crate::wire::dir::Dir;
 use crate::wire::event::text as event;
 use crate::wire::message::RequestId;
 
-/// Where a replay of `log` is written when `--out` is not given: beside
-/// it, stamped with the time (UTC) of the replay (`-2` and so on after
-/// the stamp when a replay of the same second is there).
+/// Where a replay of `log` is written when `--transcript` is not given:
+/// `.mcpdbg/replays/NAME.replay-TIME.log` in the directory of `log` (NAME
+/// its file name, TIME the UTC time of the replay, `-2` and so on after
+/// the stamp when a replay of the same second is there). In a hidden
+/// directory, so that a glob of captures (`logs/*.log`) does not take the
+/// replays for captures. The directory is made owner-only when missing;
+/// when it cannot be, creating the transcript says why.
 pub fn default_out(log: &Path) -> PathBuf {
-    super::transcript::fresh_name(|stamp| {
-        let mut path = log.as_os_str().to_owned();
-        path.push(format!(".replay-{stamp}.log"));
-        PathBuf::from(path)
-    })
+    let dir = match log.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join(REPLAYS),
+        _ => PathBuf::from(REPLAYS),
+    };
+    let _ = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir);
+    let name = log
+        .file_name()
+        .map_or("session".into(), |n| n.to_string_lossy().into_owned());
+    super::transcript::fresh_name(|stamp| dir.join(format!("{name}.replay-{stamp}.log")))
 }
+
+/// The directory of default replay transcripts, beside the log replayed.
+pub const REPLAYS: &str = ".mcpdbg/replays";
 
 /// Where `replay --redact` records the session before it is redacted: a
 /// hidden file beside `out` (owner-only, like every transcript), which

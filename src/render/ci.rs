@@ -67,7 +67,8 @@ pub enum Place {
     Relative(String),
     /// Outside it (or the base is unknown): the absolute path.
     Absolute(PathBuf),
-    /// Not a file: standard input (`-`) or `validate`'s `<argument>`.
+    /// Not a file: standard input (`-`), or a name in angle brackets
+    /// (`validate`'s `<argument>`, a probe's `<probe: SCRIPT>`).
     Other(String),
 }
 
@@ -78,7 +79,7 @@ pub enum Place {
 /// followed, so a path reads the same whether or not the file still exists
 /// and a link inside the base stays inside it.
 pub fn place(path: &str, dirs: Option<&Dirs>) -> Place {
-    if path == "-" || path == "<argument>" {
+    if path == "-" || (path.starts_with('<') && path.ends_with('>')) {
         return Place::Other(path.to_string());
     }
     let Some(dirs) = dirs else {
@@ -157,6 +158,10 @@ mod tests {
         );
         assert_eq!(at("-"), Place::Other("-".into()));
         assert_eq!(at("<argument>"), Place::Other("<argument>".into()));
+        assert_eq!(
+            at("<probe: server.py>"),
+            Place::Other("<probe: server.py>".into())
+        );
         assert_eq!(at("a,b:%\n.log"), rel("a,b:%\n.log"));
         // Relative paths start from the working directory, not the base.
         let below = Dirs {

@@ -116,7 +116,10 @@ fn sarif_schema() -> PathBuf {
 /// Runs the Multitool's `validate` (SARIF's own rules and GitHub's
 /// ingestion rules) over `files`; returns its findings as (level, rule,
 /// text).
-fn multitool_validate(files: &[PathBuf], out_dir: &Path) -> Vec<(String, String, String)> {
+pub(crate) fn multitool_validate(
+    files: &[PathBuf],
+    out_dir: &Path,
+) -> Vec<(String, String, String)> {
     let log = out_dir.join("multitool.sarif");
     let out = Command::new(multitool())
         .arg("validate")
@@ -736,7 +739,7 @@ fn github_commands_decode_to_the_json_messages_on_hostile_text() {
 // ------------------------------------------------------------------ JUnit
 
 /// What junitparser read of a JUnit file.
-fn junit_of(xml: &[u8], dir: &Path, name: &str) -> Value {
+pub(crate) fn junit_of(xml: &[u8], dir: &Path, name: &str) -> Value {
     let path = dir.join(format!("{name}.xml"));
     fs::write(&path, xml).expect("write");
     let out = python(&["junit".as_ref(), path.as_os_str()]);
@@ -777,7 +780,7 @@ fn rank(severity: &str) -> u8 {
 }
 
 /// Checks a JUnit document against the JSON output of the same run.
-fn check_junit(junit: &Value, json: &Value, fail_on: Option<&str>) {
+pub(crate) fn check_junit(junit: &Value, json: &Value, fail_on: Option<&str>) {
     assert_eq!(junit["declared"], junit["recounted"], "the root's counts");
     let files = json["files"].as_array().expect("files");
     let suites = junit["suites"].as_array().expect("suites");

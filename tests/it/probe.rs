@@ -367,6 +367,21 @@ fn usage_errors_exit_2() {
     let (out, _, _) = probe(&dir, &[], &["/nonexistent/server"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start"));
+    // A report file that is the transcript (`-o` once meant the transcript).
+    let same = dir.join("same.log");
+    let same = same.to_str().expect("utf-8");
+    for args in [
+        &["--transcript", same, "-o", same][..],
+        &["--out", same, "--export-sarif", same][..],
+    ] {
+        let out = run(&[&["probe"][..], args, &["--", "true"]].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("both the transcript and a report file"),
+            "{}",
+            transcript(&out)
+        );
+    }
 }
 
 fn drift_server(variant: &str) -> Vec<String> {
@@ -515,16 +530,27 @@ fn a_baseline_is_written_then_detects_added_removed_and_changed_tools() {
             );
             assert!(m.starts_with(words), "{variant} {era}: {m}");
             assert_eq!(out.status.code(), code, "{variant} {era}: {doc:#}");
-            // The finding points at the transcript's tools/list response.
-            let line = doc["files"][0]["findings"]
+            // The finding is on the baseline file: the line naming the
+            // tool, or (for a tool the baseline lacks) its list.
+            let finding = doc["files"][0]["findings"]
                 .as_array()
                 .expect("findings")
                 .iter()
                 .find(|f| f["rule"] == rule)
-                .and_then(|f| f["line"].as_u64())
-                .expect("line");
-            let text = transcript.lines().nth(line as usize - 1).expect("line");
-            assert!(text.contains(" < ") && text.contains("\"tools\""), "{text}");
+                .expect("finding");
+            assert_eq!(finding["file"], baseline_arg, "{finding:#}");
+            let line = finding["line"].as_u64().expect("line");
+            let text = written[0].lines().nth(line as usize - 1).expect("line");
+            let expected = match variant {
+                "added" => "\"tools\": [".to_string(),
+                "removed" | "wording" => "\"name\": \"search\"".to_string(),
+                _ => "\"name\": \"add\"".to_string(),
+            };
+            assert_eq!(
+                text.trim().trim_end_matches(','),
+                expected,
+                "{variant} {era}"
+            );
         }
     }
     // --fail-on warning fails on a changed description; the baseline is
@@ -824,4 +850,250 @@ fn a_line_over_the_limit_is_a_gap_not_recorded() {
             "{rules:?}"
         );
     }
+}
+
+/// `mcpdbg probe ARGS -- SERVER...` from the repository root, with the
+/// generous waits of [`probe`] and TMPDIR set to `tmp`; no transcript is
+/// asked for unless ARGS do.
+fn probe_in_ci(tmp: &Path, args: &[&str], server: &[String]) -> Output {
+    fs::create_dir_all(tmp).expect("tmp dir");
+    mcpdbg()
+        .arg("probe")
+        .args(args)
+        .args(["--timeout", "60", "--start-timeout", "120", "--grace", "20"])
+        .arg("--")
+        .args(server)
+        .env("TMPDIR", tmp)
+        .output()
+        .expect("probe runs")
+}
+
+/// The files directly in `dir`, by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Each result's fingerprint and the URI of its location.
+fn fingerprints(sarif: &Value) -> Vec<(String, String)> {
+    let mut prints: Vec<(String, String)> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            let print = r["partialFingerprints"]["mcpdbg/v1"]
+                .as_str()
+                .expect("fingerprint");
+            assert_eq!(r["partialFingerprints"]["primaryLocationLineHash"], print);
+            let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .expect("uri");
+            (print.to_string(), uri.to_string())
+        })
+        .collect();
+    prints.sort();
+    prints
+}
+
+/// docs/ci.md: "the fingerprints stay the same from run to run". Two runs
+/// of the same server with the same findings, some from a baseline and
+/// some not, give the same `partialFingerprints`; the baseline's findings
+/// are on the baseline file, the others on the server's stand-in, and no
+/// transcript is left anywhere.
+#[test]
+fn probe_fingerprints_are_the_same_from_run_to_run() {
+    let dir = scratch("fingerprints");
+    let tmp = dir.join("tmp");
+    let baseline = "target/test-scratch/probe/fingerprints/b.json";
+    let v1 = drift_server("v1");
+    let written = probe_in_ci(&tmp, &["--baseline", baseline, "--update-baseline"], &v1);
+    assert_eq!(written.status.code(), Some(0), "{}", transcript(&written));
+    let before = names(root());
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let out = probe_in_ci(
+            &tmp,
+            &[
+                "--format",
+                "sarif",
+                "--baseline",
+                baseline,
+                "--call",
+                "stray",
+            ],
+            &sdk_server(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+        let sarif: Value = serde_json::from_slice(&out.stdout).expect("SARIF");
+        runs.push(fingerprints(&sarif));
+    }
+    assert!(!runs[0].is_empty());
+    assert_eq!(runs[0], runs[1], "the fingerprints changed between runs");
+    let uris: std::collections::BTreeSet<&str> = runs[0].iter().map(|(_, u)| u.as_str()).collect();
+    assert_eq!(
+        uris.into_iter().collect::<Vec<_>>(),
+        ["%3Cprobe%3A%20tests/sdk/server.py%3E", baseline],
+        "{:#?}",
+        runs[0]
+    );
+    // No transcript kept: none in the working directory, none left in TMPDIR.
+    assert_eq!(names(root()), before);
+    assert_eq!(names(&tmp), Vec::<String>::new());
+}
+
+/// One run, several outputs: the table on stdout (saying once that no
+/// transcript was kept), SARIF, JUnit and JSON beside it, each valid and
+/// about the same findings; `-o` is the report, so a rerun replaces it.
+#[test]
+fn probe_exports_beside_the_table_and_o_is_the_report() {
+    let dir = scratch("exports");
+    let tmp = dir.join("tmp");
+    let (sarif, junit, json) = (dir.join("a.sarif"), dir.join("b.xml"), dir.join("c.json"));
+    let out = probe_in_ci(
+        &tmp,
+        &[
+            "--call",
+            "stray",
+            "--export-sarif",
+            sarif.to_str().expect("utf-8"),
+            "--export-junit",
+            junit.to_str().expect("utf-8"),
+            "--export-json",
+            json.to_str().expect("utf-8"),
+        ],
+        &sdk_server(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        table.matches("the transcript was not kept").count(),
+        1,
+        "{table}"
+    );
+    assert!(
+        table.contains("<probe: tests/sdk/server.py> (native format)"),
+        "{table}"
+    );
+    assert!(table.contains("stray-output"), "{table}");
+    let doc: Value = serde_json::from_slice(&fs::read(&json).expect("JSON export")).expect("JSON");
+    assert_eq!(rules(&doc), ["stray-output"]);
+    let problems: Vec<_> =
+        crate::ci_formats::multitool_validate(std::slice::from_ref(&sarif), &dir)
+            .into_iter()
+            .filter(|(level, rule, text)| {
+                (level == "error" || level == "warning")
+                    && !(rule == "SARIF2005" && text.contains("nformationUri"))
+            })
+            .collect();
+    assert!(problems.is_empty(), "the Multitool objects:\n{problems:#?}");
+    let sarif_doc: Value = serde_json::from_slice(&fs::read(&sarif).expect("SARIF")).expect("JSON");
+    assert_eq!(sarif_doc["runs"][0]["results"][0]["ruleId"], "stray-output");
+    let parsed = crate::ci_formats::junit_of(&fs::read(&junit).expect("JUnit"), &dir, "parsed");
+    crate::ci_formats::check_junit(&parsed, &doc, Some("error"));
+    assert_eq!(names(&tmp), Vec::<String>::new());
+
+    // -o: the report in --format, replaced on a rerun; stdout stays empty.
+    let report = dir.join("results.sarif");
+    for _ in 0..2 {
+        let out = probe_in_ci(
+            &tmp,
+            &["--format", "sarif", "-o", report.to_str().expect("utf-8")],
+            &sdk_server(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        assert!(out.stdout.is_empty());
+        let doc: Value =
+            serde_json::from_slice(&fs::read(&report).expect("report")).expect("SARIF");
+        assert_eq!(doc["version"], "2.1.0");
+    }
+    // --transcript keeps it, and the report is named by it.
+    let kept = dir.join("kept.log");
+    let out = probe_in_ci(
+        &tmp,
+        &[
+            "--format",
+            "json",
+            "--transcript",
+            kept.to_str().expect("utf-8"),
+        ],
+        &sdk_server(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+    assert_eq!(
+        json_of(&out)["files"][0]["path"],
+        kept.to_str().expect("utf-8")
+    );
+    assert!(
+        fs::read_to_string(&kept)
+            .expect("kept")
+            .contains("tools/list")
+    );
+}
+
+/// README.md's CI command (after its `<!-- probe-ci` marker), with the
+/// server, the baseline and the SARIF file put in a scratch directory:
+/// annotations on stdout, SARIF beside them, the same fingerprints on a
+/// second run, and nothing left in the working directory.
+#[test]
+fn the_readme_ci_command_gives_the_same_fingerprints_twice() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    let at = readme
+        .find("<!-- probe-ci:")
+        .expect("README.md marks its CI command");
+    let line = readme[at..]
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- run: mcpdbg "))
+        .expect("a `run: mcpdbg probe` line");
+    let dir = scratch("readme-ci");
+    let tmp = dir.join("tmp");
+    let baseline = "target/test-scratch/probe/readme-ci/mcp-baseline.json";
+    let sarif = dir.join("probe.sarif");
+    let sarif_arg = sarif.to_str().expect("utf-8").to_string();
+    let written = probe_in_ci(
+        &tmp,
+        &["--baseline", baseline, "--update-baseline"],
+        &drift_server("v1"),
+    );
+    assert_eq!(written.status.code(), Some(0), "{}", transcript(&written));
+    let (options, server) = line.split_once(" -- ").expect("a server after --");
+    assert_eq!(server, "python server.py");
+    let args: Vec<String> = options
+        .split_whitespace()
+        .map(|w| match w {
+            "mcp-baseline.json" => baseline.to_string(),
+            "probe.sarif" => sarif_arg.clone(),
+            w => w.to_string(),
+        })
+        .collect();
+    assert_eq!(args[0], "probe");
+    let before = names(root());
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let out = mcpdbg()
+            .args(&args)
+            .args(["--timeout", "60", "--start-timeout", "120", "--grace", "20"])
+            .arg("--")
+            .args(sdk_server())
+            .env("SERVER_VARIANT", "banner")
+            .env("TMPDIR", &tmp)
+            .output()
+            .expect("probe runs");
+        assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("::error title=stray-output::"), "{stdout}");
+        assert!(
+            stdout.contains(&format!("::error file={baseline},line=")),
+            "{stdout}"
+        );
+        let doc: Value = serde_json::from_slice(&fs::read(&sarif).expect("SARIF")).expect("JSON");
+        runs.push(fingerprints(&doc));
+    }
+    assert!(runs[0].len() >= 2, "{:#?}", runs[0]);
+    assert_eq!(runs[0], runs[1], "the fingerprints changed between runs");
+    assert_eq!(names(root()), before);
+    assert_eq!(names(&tmp), Vec::<String>::new());
 }

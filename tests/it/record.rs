@@ -898,3 +898,41 @@ fn a_host_that_stops_reading_is_named_with_what_it_missed() {
     assert!(!event.contains("another process"), "{event}");
     drop(stdout);
 }
+
+/// `--transcript` is the transcript, `--out` the same option (host
+/// configurations carry it), and the short `-o` of older configurations
+/// still records, with a one-line note that it is deprecated.
+#[test]
+fn record_takes_transcript_out_and_the_deprecated_short_o() {
+    let dir = scratch("transcript-flag");
+    for (flag, note) in [("--transcript", false), ("--out", false), ("-o", true)] {
+        let out = dir.join(format!("{}.log", flag.trim_start_matches('-')));
+        let run = Command::new(mcpdbg())
+            .args(["record", flag])
+            .arg(&out)
+            .args(["--", "sh", "-c", "echo hi"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        assert_eq!(run.status.code(), Some(0), "{flag}");
+        assert_eq!(run.stdout, b"hi\n", "{flag}");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(err.contains("-o is deprecated"), note, "{flag}: {err}");
+        let text = String::from_utf8(read(out)).expect("utf-8");
+        assert!(text.contains("< hi"), "{flag}: {text}");
+    }
+    // Both at once is a usage error.
+    let both = Command::new(mcpdbg())
+        .args([
+            "record",
+            "-o",
+            "a.log",
+            "--transcript",
+            "b.log",
+            "--",
+            "true",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(both.status.code(), Some(2));
+}

@@ -1382,3 +1382,65 @@ fn absurd_times_are_refused_and_the_largest_allowed_works() {
     assert_eq!(code, 0, "{doc:#}");
     assert_eq!(doc["verdict"], "same");
 }
+
+/// Without --transcript, the new session goes under `.mcpdbg/replays/`
+/// beside LOG, where a glob of captures (`DIR/*.log`) does not find it;
+/// `-o` is the comparison and `--export-*` the check of the new session.
+#[test]
+fn a_replay_is_kept_out_of_a_glob_of_captures_and_reports_to_files() {
+    let dir = scratch("default-place");
+    let log = record(&dir, "session", "legacy", "");
+    let logs_before: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    let (cmp, sarif, json) = (
+        dir.join("cmp.json"),
+        dir.join("r.sarif"),
+        dir.join("r.json"),
+    );
+    let out = mcpdbg()
+        .args(["replay", "--format", "json", "-o"])
+        .arg(&cmp)
+        .arg("--export-sarif")
+        .arg(&sarif)
+        .arg("--export-json")
+        .arg(&json)
+        .arg(&log)
+        .arg("--")
+        .arg(sdk_python())
+        .arg(root().join("tests/sdk/server.py"))
+        .output()
+        .expect("replay runs");
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+    assert!(out.stdout.is_empty());
+    let doc: Value = serde_json::from_slice(&std::fs::read(&cmp).expect("-o")).expect("JSON");
+    assert_eq!(doc["verdict"], "same");
+    let replays: Vec<_> = std::fs::read_dir(dir.join(".mcpdbg/replays"))
+        .expect(".mcpdbg/replays")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(replays.len(), 1, "{replays:?}");
+    assert!(
+        replays[0].starts_with("recorded.log.replay-"),
+        "{replays:?}"
+    );
+    let logs_after: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".log"))
+        .collect();
+    assert_eq!(
+        logs_after,
+        logs_before
+            .into_iter()
+            .filter(|n| n.to_string_lossy().ends_with(".log"))
+            .collect::<Vec<_>>()
+    );
+    let new = format!("{}/.mcpdbg/replays/{}", dir.display(), replays[0]);
+    let check: Value = serde_json::from_slice(&std::fs::read(&json).expect("JSON")).expect("JSON");
+    assert_eq!(check["files"][0]["path"], new.as_str());
+    let sarif: Value =
+        serde_json::from_slice(&std::fs::read(&sarif).expect("SARIF")).expect("JSON");
+    assert_eq!(sarif["version"], "2.1.0");
+}
