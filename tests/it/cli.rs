@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::Duration;
 
 use mcpdbg::rules::{Group, Rule};
 
@@ -1230,6 +1231,206 @@ fn documented_outputs_are_what_the_commands_print() {
         in_readme >= 1,
         "the README's quick start shows a marked output"
     );
+}
+
+/// Words of a shell command line: quotes ('...', "...") and backslash
+/// escapes as a POSIX shell reads them, no expansion; `None` for an
+/// unbalanced quote.
+fn shell_words(line: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                words.extend(word.take());
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => w.push(c),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => w.push(chars.next()?),
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Some(words)
+}
+
+/// Every mcpdbg command the documentation shows: in a fenced block (a shell
+/// or YAML line, or a `$ mcpdbg` line before an output), or in inline code in
+/// the prose (`mcpdbg timeline --around LINE FILE`), but not a synopsis with
+/// `[...]`, `...` or alternatives `a|b`. Cut at the shell's `|`, `>`, `<`,
+/// `&&`, `;` and `#`. `(file, line, whole, arguments after mcpdbg)`: inline
+/// code may name a command without all it needs (`mcpdbg record`), which
+/// `whole` says a block never does. A placeholder for a number (`LINE`,
+/// `N`, `SECONDS`, `ID`, `COLUMNS`) is given one.
+fn documented_commands() -> Vec<(String, usize, bool, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut push = |file: &str, n: usize, whole: bool, text: &str| {
+        let Some(at) = text.find("mcpdbg ") else {
+            return;
+        };
+        // Only `mcpdbg` as a command, not a path or a word in a sentence.
+        let before = text[..at].trim_end();
+        if !(before.is_empty()
+            || before.ends_with('|')
+            || before.ends_with("run:")
+            || before.ends_with('$')
+            || before.ends_with("- run:"))
+        {
+            return;
+        }
+        let command = &text[at + "mcpdbg ".len()..];
+        let end = [" | ", " > ", " < ", " && ", " ; ", " #", " 2>", " >>"]
+            .iter()
+            .filter_map(|op| command.find(op))
+            .min()
+            .unwrap_or(command.len());
+        let Some(words) = shell_words(&command[..end]) else {
+            return;
+        };
+        let words: Vec<String> = words
+            .into_iter()
+            .map(|w| match w.as_str() {
+                "LINE" | "N" | "ID" => "7".to_string(),
+                "SECONDS" => "5".to_string(),
+                "COLUMNS" => "80".to_string(),
+                _ => w,
+            })
+            .collect();
+        if words
+            .first()
+            .is_some_and(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+        {
+            out.push((file.to_string(), n, whole, words));
+        }
+    };
+    for (file, doc) in documentation() {
+        let mut fence: Option<String> = None;
+        for (i, line) in doc.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if let Some(info) = trimmed.strip_prefix("```") {
+                fence = match fence {
+                    Some(_) => None,
+                    None => Some(info.trim().to_string()),
+                };
+                continue;
+            }
+            match fence.as_deref() {
+                Some("sh" | "bash" | "shell" | "console" | "yaml" | "yml") => {
+                    push(
+                        &file,
+                        i + 1,
+                        true,
+                        trimmed.trim_start_matches("- ").trim_start_matches("$ "),
+                    );
+                }
+                Some(_) => {
+                    if let Some(command) = trimmed.strip_prefix("$ ") {
+                        push(&file, i + 1, true, command);
+                    }
+                }
+                None => {
+                    for (k, span) in line.split('`').enumerate() {
+                        let synopsis = span.contains('[')
+                            || span.contains("...")
+                            || span.contains('…')
+                            || span.contains('|');
+                        if k % 2 == 1 && span.starts_with("mcpdbg ") && !synopsis {
+                            push(&file, i + 1, false, span);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every command the README and docs/ show parses: the subcommand exists and
+/// takes every flag and value shown (a clap usage error is a stale
+/// document). Each runs in a scratch directory with no input, and is
+/// stopped after a few seconds if it waits (`check --follow FILE` does).
+#[test]
+fn documented_commands_are_accepted() {
+    let commands = documented_commands();
+    assert!(
+        commands.len() >= 60,
+        "expected the documentation's commands to be found; {} are",
+        commands.len()
+    );
+    assert!(commands.iter().any(|(f, _, _, _)| f == "README.md"));
+    let dir = root().join("target/test-scratch/documented-commands");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let mut stale = Vec::new();
+    for (file, line, whole, args) in &commands {
+        let mut child = mcpdbg()
+            .current_dir(&dir)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        let mut stderr = child.stderr.take().expect("stderr");
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break Some(status);
+            }
+            if start.elapsed() > Duration::from_secs(5) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let err = reader.join().expect("stderr reader");
+        let fragment = !whole && err.contains("required arguments were not provided");
+        let usage = status.is_some_and(|s| s.code() == Some(2))
+            && (err.starts_with("error:") || err.contains("\nUsage:"))
+            && !fragment;
+        if usage || err.contains("panicked") {
+            stale.push(format!("{file}:{line}: mcpdbg {}\n{err}", args.join(" ")));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        stale.is_empty(),
+        "documented commands that mcpdbg refuses:\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn shell_words_read_quotes() {
+    assert_eq!(
+        shell_words(r#"check --format json 'a b' "c \"d\"" e\ f"#).unwrap(),
+        ["check", "--format", "json", "a b", "c \"d\"", "e f"]
+    );
+    assert_eq!(shell_words("check 'open"), None);
 }
 
 /// Lines of Markdown outside fenced code blocks, with their line numbers.
