@@ -631,3 +631,114 @@ fn timeline_and_stats_read_standard_input_like_check() {
         assert!(shown.contains("ping"), "{command}: {shown}");
     }
 }
+
+/// The README's table of inputs says what the commands do: its rows, the
+/// thresholds it names (the library's constants) and the words it quotes
+/// (what stderr says).
+#[test]
+fn the_readme_table_of_inputs_is_true() {
+    use mcpdbg::pipeline::input;
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let start = readme
+        .find("| input | read as |")
+        .expect("the table of inputs");
+    let rows: Vec<(String, String)> = readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").collect();
+            (cells[0].trim().to_string(), cells[1].trim().to_string())
+        })
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "`-` or no file",
+            "a directory",
+            "gzip or zstd",
+            "binary data",
+            "no MCP message"
+        ]
+    );
+    let cell = |name: &str| rows.iter().find(|(n, _)| n == name).expect(name).1.clone();
+    let binary = cell("binary data");
+    for said in [
+        format!("more than {}% NUL bytes", input::BINARY_NUL_PERMILLE / 10),
+        format!("more than {}% control bytes", input::BINARY_PERCENT),
+        format!("first {} KiB", input::SNIFF_BYTES / 1024),
+        format!("at least {} bytes", input::BINARY_MIN_BYTES),
+    ] {
+        assert!(binary.contains(&said), "{said:?} in {binary}");
+    }
+    assert!(cell("a directory").contains(&format!(
+        "at most {},{:03} files",
+        input::MAX_FILES / 1000,
+        input::MAX_FILES % 1000
+    )));
+    // Each quoted message, its placeholders (FILE, DIR, WHY) aside, is what
+    // stderr says.
+    let quoted = |text: &str| -> String {
+        let from = text.find("`mcpdbg: ").expect("a quoted message") + 1;
+        let len = text[from..].find('`').expect("closing backtick");
+        text[from..from + len].to_string()
+    };
+    let holds = |quote: &str, stderr: &str| {
+        let mut at = 0;
+        let literal = quote
+            .replace("FILE", "\0")
+            .replace("DIR", "\0")
+            .replace("WHY", "\0");
+        for part in literal.split('\0') {
+            if part.is_empty() {
+                continue;
+            }
+            match stderr[at..].find(part) {
+                Some(i) => at += i + part.len(),
+                None => return false,
+            }
+        }
+        true
+    };
+    let dir = scratch("readme-inputs");
+    let empty_dir = dir.join("none");
+    std::fs::create_dir_all(&empty_dir).expect("mkdir");
+    let cases = [
+        (
+            "a directory",
+            vec!["stats".to_string(), empty_dir.display().to_string()],
+        ),
+        (
+            "binary data",
+            vec![
+                "timeline".to_string(),
+                env!("CARGO_BIN_EXE_mcpdbg").to_string(),
+            ],
+        ),
+        (
+            "no MCP message",
+            vec![
+                "diff".to_string(),
+                "examples/fleet/fleet.py".to_string(),
+                "fixtures/sample-session.log".to_string(),
+            ],
+        ),
+    ];
+    for (row, args) in cases {
+        let quote = quoted(&cell(row));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{row}");
+        assert!(
+            holds(&quote, &stderr_of(&out)),
+            "{row}: {quote:?} vs {}",
+            stderr_of(&out)
+        );
+    }
+    let stdin = quoted(&cell("`-` or no file"));
+    assert_eq!(
+        Some(stdin.as_str()),
+        mcpdbg::cmd::reading_stdin_note(true, false)
+    );
+}
