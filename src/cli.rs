@@ -134,7 +134,7 @@ pub enum Command {
 #[derive(Parser)]
 #[command(after_long_help = CHECK_EXAMPLES, verbatim_doc_comment)]
 pub struct CheckArgs {
-    /// Capture files to check; `-` or none reads standard input
+    /// Capture files to check; `-` or none reads standard input; a directory is its files
     files: Vec<PathBuf>,
 
     /// Gate the rules on this protocol revision instead of the negotiated one
@@ -387,9 +387,10 @@ Examples:
 Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
-  2  usage error, a file could not be read, or a file holds no MCP message
-     (said on stderr, with the likely reason); when no file could be
-     checked, nothing is printed on stdout";
+  2  usage error, a file could not be read, or a file is not a log: binary
+     data, or no MCP message in it (said on stderr, with the likely reason),
+     or a directory with no file in it; when no file could be checked,
+     nothing is printed on stdout";
 
 /// Start a server, talk to it as a host does, record the session and check it
 ///
@@ -491,8 +492,10 @@ or the --baseline file is missing or is not a baseline).";
 #[derive(Parser)]
 #[command(after_long_help = TIMELINE_EXAMPLES, verbatim_doc_comment)]
 pub struct TimelineArgs {
-    /// The capture to show (`-`, a pipe or a FIFO is first copied to a temporary file: it is read twice)
-    file: PathBuf,
+    /// The capture to show; `-` or none reads standard input (`-`, a pipe or a FIFO is first
+    /// copied to a temporary file: it is read twice); a directory is its files, drawn one
+    /// after another
+    file: Option<PathBuf>,
 
     /// Output format: aligned rows, one versioned JSON document, a Mermaid
     /// sequence diagram, or one self-contained HTML page with an SVG
@@ -569,7 +572,9 @@ Examples:
 
 Exit status:
   0  the timeline was written
-  2  usage error, or the file could not be read or the output written";
+  2  usage error, the file could not be read or the output written, or the
+     file is not a log (binary data, or no MCP message in it: said on
+     stderr, as check says it)";
 
 /// Numbers per method and per side: counts, errors, latencies, bytes
 ///
@@ -583,7 +588,7 @@ Exit status:
 #[derive(Parser)]
 #[command(after_long_help = STATS_EXAMPLES)]
 pub struct StatsArgs {
-    /// Capture files; `-` or none reads standard input
+    /// Capture files; `-` or none reads standard input; a directory is its files
     files: Vec<PathBuf>,
 
     /// Output format (`json` is a versioned document)
@@ -762,8 +767,9 @@ Examples:
 Exit status:
   0  the server behaved as recorded (or as --expect fixed says)
   1  it did not
-  2  usage error, LOG cannot be read or replayed, the server cannot be
-     started or the new transcript cannot be written";
+  2  usage error, LOG cannot be read or replayed or is not a log (binary
+     data, or no MCP message in it: refused before the server starts), the
+     server cannot be started or the new transcript cannot be written";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ExpectArg {
@@ -780,7 +786,8 @@ Examples:
 Exit status:
   0  the sessions behave the same (or as --expect fixed says)
   1  they differ
-  2  usage error, or a file could not be read";
+  2  usage error, a file could not be read, or a file is not a log (binary
+     data, or no MCP message in it: said on stderr, as check says it)";
 
 const STATS_EXAMPLES: &str = "\
 Examples:
@@ -789,7 +796,8 @@ Examples:
 
 Exit status:
   0  the numbers were written
-  2  usage error, or a file could not be read";
+  2  usage error, a file could not be read, or a file is not a log (binary
+     data, or no MCP message in it: said on stderr, as check says it)";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum TimelineFormat {
@@ -1296,7 +1304,7 @@ impl TimelineArgs {
             },
         };
         Ok(Timeline {
-            file: self.file,
+            file: self.file.unwrap_or_else(|| PathBuf::from("-")),
             options,
             drawing: match self.format {
                 TimelineFormat::Table => Drawing::Text,

@@ -7,6 +7,8 @@
 
 use std::io::{self, Read};
 
+pub mod input;
+
 use indexmap::IndexMap;
 
 use crate::reader::{self, Body, Format, Record};

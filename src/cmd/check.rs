@@ -19,7 +19,7 @@ use crate::report::{FileReport, Report};
 /// What `check` reads.
 #[derive(Clone, Debug)]
 pub enum Input {
-    /// Files checked whole (`-` is standard input).
+    /// Files checked whole (`-` is standard input; a directory is its files).
     Files(Vec<PathBuf>),
     /// Files named in a list (`-`: standard input), one per line or
     /// NUL-separated (`null`), read as the checks go.
@@ -51,6 +51,16 @@ pub struct Check {
 }
 
 pub fn run(mut check: Check) -> io::Result<ExitStatus> {
+    // A directory is its files, each checked as if it had been named.
+    if let Input::Files(files) = &check.input {
+        match pipeline::input::expand(files) {
+            Ok(files) => check.input = Input::Files(files),
+            Err(refusal) => {
+                crate::say!("mcpdbg: {refusal}");
+                return Ok(ExitStatus::Error);
+            }
+        }
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = jobs(&check, cores);
     // One file at a time with a core to spare: each file's lines are read
@@ -127,7 +137,7 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
         let mut out = super::writer(&check.output.file)?;
         let mut worst = None;
         check_all(&mut |_, result| {
-            match result.and_then(|f| has_messages(f, options.format.is_some())) {
+            match result {
                 Ok(file) => {
                     worst = worst.max(file.worst());
                     json::file_lines(&file, &mut out)?;
@@ -157,7 +167,7 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
         return Ok(ExitStatus::Error);
     }
     for result in results.into_iter().flatten() {
-        match result.and_then(|f| has_messages(f, options.format.is_some())) {
+        match result {
             Ok(file) => report.files.push(file),
             Err(failure) => {
                 crate::say!("mcpdbg: {}", failure.message);
@@ -191,57 +201,6 @@ fn listed_nothing(input: &Input, paths: &Mutex<(usize, Paths)>) -> bool {
         );
     }
     named == 0
-}
-
-/// A file in which no MCP message was found (and nothing else went wrong:
-/// no finding at warning or above) is no capture of a session, whatever
-/// its format: a failure that says so, with the likely reason. A log whose
-/// format carries no JSON-RPC (tool events, lifecycle lines) is kept.
-fn has_messages(file: FileReport, forced: bool) -> Result<FileReport, Failure> {
-    let messages: u64 = file
-        .sessions
-        .iter()
-        .map(|s| s.counts.messages.iter().sum::<u64>())
-        .sum();
-    let carries_messages = !matches!(
-        file.format,
-        "claude-code" | "claude-code-debug" | "codex" | "cursor" | "gh-aw-server"
-    );
-    // A finding at warning or above already says what is wrong; so does
-    // the reader's note when `--input` forced a format on a log of another.
-    let serious = file.findings.iter().any(|f| {
-        f.severity >= crate::rules::Severity::Warning
-            || (forced && f.rule == crate::rules::Rule::FormatAssumption)
-    });
-    if messages > 0 || !carries_messages || serious || file.message.is_some() {
-        return Ok(file);
-    }
-    let name = if file.path == "-" {
-        "standard input"
-    } else {
-        &file.path
-    };
-    let lines = file.read.lines;
-    let why = match file.format {
-        _ if lines == 0 => "it is empty".to_string(),
-        "vscode" => "VS Code writes the messages to the server's output log only at log level \
-             Debug or Trace (Info, the default, shows only its lifecycle and stderr): run \
-             \"Developer: Set Log Level...\", pick the MCP server's channel, choose Trace and \
-             reproduce"
-            .to_string(),
-        "zed" => "Zed logs the messages only at TRACE level: enable trace logging for \
-             `context_server` and reproduce"
-            .to_string(),
-        "native" | "ndjson" => format!(
-            "none of its {lines} lines is a JSON-RPC message; is it a capture? `mcpdbg record \
-             --out FILE -- SERVER` makes one"
-        ),
-        format => format!("its {lines} lines, read as {format}, hold none"),
-    };
-    Err(Failure {
-        path: file.path.clone(),
-        message: format!("no MCP message found in {name}: {why}"),
-    })
 }
 
 /// Follows `path` until Ctrl-C; `None` when it could not be followed (said
@@ -317,17 +276,9 @@ fn check_one(
     let name = path.display().to_string();
     let bytes = Arc::new(AtomicU64::new(0));
     let (result, elapsed) = progress::timed(|| {
-        let input: Box<dyn Read + Send> = if name == "-" && io::stdin().is_terminal() {
-            if !quiet {
-                crate::say!("mcpdbg: reading a capture from standard input (end it with Ctrl-D)");
-            }
+        let input: Box<dyn Read + Send> = if name == "-" {
             Box::new(Measured::new(
-                Counted::new(super::Typed::new(io::stdin()), counter.clone()),
-                &bytes,
-            ))
-        } else if name == "-" {
-            Box::new(Measured::new(
-                Counted::new(io::stdin(), counter.clone()),
+                Counted::new(super::stdin(quiet), counter.clone()),
                 &bytes,
             ))
         } else {
@@ -343,7 +294,10 @@ fn check_one(
             })?;
             Box::new(Measured::new(Counted::new(file, counter.clone()), &bytes))
         };
-        pipeline::check(&name, input, options).map_err(|e| format!("cannot read {name}: {e}"))
+        // Binary data and a file with no MCP message are refused here, as
+        // every subcommand that reads a log refuses them.
+        pipeline::input::check_log(&name, input, options)
+            .map_err(|e| pipeline::input::read_failure(&name, &e))
     });
     counter.file_done();
     match result {

@@ -74,8 +74,8 @@ pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
         sends: false,
         max_requests: d.compare.max_requests,
     };
-    let (before, before_findings) = read_capture(&d.before, d.input, limits)?;
-    let (after, after_findings) = read_capture(&d.after, d.input, limits)?;
+    let (before, before_findings) = read_capture(&d.before, d.input, limits, Given::Log)?;
+    let (after, after_findings) = read_capture(&d.after, d.input, limits, Given::Log)?;
     for (path, capture) in [(&d.before, &before), (&d.after, &after)] {
         if capture.more_sessions {
             crate::say!(
@@ -112,7 +112,7 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         sends: true,
         max_requests: r.compare.max_requests,
     };
-    let (before, before_findings) = read_capture(&r.log, r.input, limits)?;
+    let (before, before_findings) = read_capture(&r.log, r.input, limits, Given::Log)?;
     let name = r.log.display();
     if let Some((line, why)) = &before.not_replayable {
         crate::say!("mcpdbg replay: {name} cannot be replayed: {why} (line {line})");
@@ -165,7 +165,7 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         }
         crate::say!("mcpdbg replay: new session written to {}", out.display());
     }
-    let (after, mut after_findings) = read_capture(&recording, None, limits)?;
+    let (after, mut after_findings) = read_capture(&recording, None, limits, Given::Recorded)?;
     after_findings.retain(|f| !replay_caused(&after, f));
     let mut comparison = compare(
         &r.compare,
@@ -321,22 +321,39 @@ fn replay_caused(after: &Capture, f: &Finding) -> bool {
         .any(|e| e.id == id && e.line < f.line && e.answer_line.is_some_and(|a| a < f.line))
 }
 
-/// A capture and its findings.
+/// Where a capture comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Given {
+    /// A log the user named: judged.
+    Log,
+    /// The session `replay` just recorded: compared whatever it holds (a
+    /// server that answered nothing is what the comparison shows).
+    Recorded,
+}
+
+/// A capture and its findings. A given log is judged first, as every
+/// subcommand judges one (binary data, or no MCP message: refused), so
+/// that `replay` refuses it before starting the server.
 fn read_capture(
     path: &Path,
     format: Option<Format>,
     limits: Limits,
+    given: Given,
 ) -> io::Result<(Capture, Vec<Finding>)> {
     let open = || {
         File::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
     };
-    let capture = capture::read_with(Box::new(open()?), format, limits)?;
     let options = Options {
         format,
         ..Options::default()
     };
-    let report = pipeline::check(&path.display().to_string(), Box::new(open()?), &options)?;
+    let name = path.display().to_string();
+    let report = match given {
+        Given::Log => pipeline::input::check_log(&name, Box::new(open()?), &options)?,
+        Given::Recorded => pipeline::check(&name, Box::new(open()?), &options)?,
+    };
+    let capture = capture::read_with(Box::new(open()?), format, limits)?;
     Ok((capture, report.findings))
 }
 

@@ -243,6 +243,142 @@ pub fn writer(out: &Option<PathBuf>) -> io::Result<Box<dyn Write>> {
     })
 }
 
+/// What a subcommand reading a log from standard input says first when
+/// standard input is a terminal (nothing would show that it waits for
+/// typing otherwise); `None` with `quiet` or from a pipe or file.
+pub fn reading_stdin_note(terminal: bool, quiet: bool) -> Option<&'static str> {
+    (terminal && !quiet)
+        .then_some("mcpdbg: reading a capture from standard input (end it with Ctrl-D)")
+}
+
+/// Standard input as every subcommand that reads a log reads it: on a
+/// terminal, said on stderr ([`reading_stdin_note`]) and ended by one
+/// Ctrl-D ([`Typed`]).
+pub fn stdin(quiet: bool) -> Box<dyn io::Read + Send> {
+    let terminal = io::stdin().is_terminal();
+    if let Some(note) = reading_stdin_note(terminal, quiet) {
+        crate::say!("{note}");
+    }
+    if terminal {
+        Box::new(Typed::new(io::stdin()))
+    } else {
+        Box::new(io::stdin())
+    }
+}
+
+/// How a command that reads its input more than once opens it again. A
+/// regular file is opened again; anything else (`-` for standard input, a
+/// pipe, a FIFO, `/dev/stdin`) can be read only once, so it is first
+/// copied to an unnamed temporary file (owner-only, removed at once) that
+/// every pass reads.
+pub type Reopen = Box<dyn Fn() -> io::Result<Box<dyn io::Read + Send>>>;
+
+pub fn reopenable(path: &std::path::Path) -> io::Result<Reopen> {
+    use std::io::{Seek, SeekFrom};
+    let cannot_open =
+        |e: io::Error| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()));
+    let stdin = path.as_os_str() == "-";
+    if !stdin && std::fs::metadata(path).map_err(cannot_open)?.is_file() {
+        let path = path.to_path_buf();
+        return Ok(Box::new(move || {
+            File::open(&path)
+                .map(|f| Box::new(f) as Box<dyn io::Read + Send>)
+                .map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))
+                })
+        }));
+    }
+    let mut input: Box<dyn io::Read> = if stdin {
+        self::stdin(false)
+    } else {
+        Box::new(File::open(path).map_err(cannot_open)?)
+    };
+    let mut spool = spool_file()?;
+    io::copy(&mut input, &mut spool)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))?;
+    Ok(Box::new(move || {
+        let mut f = spool.try_clone()?;
+        f.seek(SeekFrom::Start(0))?;
+        Ok(Box::new(f) as Box<dyn io::Read + Send>)
+    }))
+}
+
+/// A new temporary file, already unlinked.
+fn spool_file() -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::env::temp_dir();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    for n in 0..100 {
+        let path = dir.join(format!("mcpdbg-input-{}-{stamp}-{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+        {
+            Ok(f) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(f);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("cannot create a temporary file in {}: {e}", dir.display()),
+                ));
+            }
+        }
+    }
+    Err(io::Error::other("cannot create a temporary file"))
+}
+
+/// Where a command writes: a file (`--out`), created at the first write
+/// or flush (so that an input refused before anything is written leaves
+/// no empty file), or standard output.
+pub fn lazy_writer(out: &Option<PathBuf>) -> Box<dyn Write> {
+    match out {
+        Some(path) => Box::new(Lazy {
+            path: path.clone(),
+            file: None,
+        }),
+        None => Box::new(io::BufWriter::new(io::stdout().lock())),
+    }
+}
+
+struct Lazy {
+    path: PathBuf,
+    file: Option<io::BufWriter<File>>,
+}
+
+impl Lazy {
+    fn file(&mut self) -> io::Result<&mut io::BufWriter<File>> {
+        if self.file.is_none() {
+            let file = File::create(&self.path).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot write {}: {e}", self.path.display()),
+                )
+            })?;
+            self.file = Some(io::BufWriter::new(file));
+        }
+        Ok(self.file.as_mut().expect("created"))
+    }
+}
+
+impl Write for Lazy {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file()?.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file()?.flush()
+    }
+}
+
 /// Standard input typed at a terminal: one Ctrl-D ends it. A terminal
 /// hands over a line at Enter, or what was typed so far at Ctrl-D; the
 /// kernel reports the end of input only for a Ctrl-D at the start of a
@@ -318,6 +454,16 @@ mod tests {
             buf[..chunk.len()].copy_from_slice(chunk);
             Ok(chunk.len())
         }
+    }
+
+    /// `check`, `stats` and `timeline` read standard input through
+    /// [`stdin`]: the note is said on a terminal only, and not with `quiet`.
+    #[test]
+    fn standard_input_is_announced_on_a_terminal_only() {
+        let note = reading_stdin_note(true, false).expect("a note");
+        assert!(note.contains("standard input") && note.contains("Ctrl-D"));
+        assert_eq!(reading_stdin_note(false, false), None);
+        assert_eq!(reading_stdin_note(true, true), None);
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! `mcpdbg stats`: per-method numbers over one or more files.
 
-use std::fs::File;
-use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use super::Form;
 use crate::exit::ExitStatus;
+use crate::pipeline;
 use crate::reader::Format;
 use crate::redact::Redactor;
 use crate::render;
@@ -14,7 +14,7 @@ use crate::views::stats::{self, Stats};
 /// `mcpdbg stats`'s options.
 #[derive(Clone, Debug)]
 pub struct StatsCommand {
-    /// `-` is standard input.
+    /// `-` is standard input; a directory is its files.
     pub files: Vec<PathBuf>,
     pub form: Form,
     pub input: Option<Format>,
@@ -28,28 +28,24 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
     // Files read: when none could be, nothing is printed on stdout (an
     // empty report would read as a clean log).
     let mut read = 0usize;
-    for path in &s.files {
+    // A directory is its files, each added as if it had been named.
+    let files = match pipeline::input::expand(&s.files) {
+        Ok(files) => files,
+        Err(refusal) => {
+            crate::say!("mcpdbg: {refusal}");
+            return Ok(ExitStatus::Error);
+        }
+    };
+    for path in &files {
         let name = path.display().to_string();
-        let input: Box<dyn Read> = if name == "-" {
-            Box::new(io::stdin())
-        } else {
-            match File::open(path) {
-                Ok(f) => Box::new(f),
-                Err(e) => {
-                    crate::say!("mcpdbg: cannot open {name}: {e}");
-                    failed = true;
-                    continue;
-                }
-            }
-        };
-        match stats::collect(&mut all, &name, input, s.input, &mut redactor) {
+        match add(&mut all, path, &s, &mut redactor) {
             Ok(None) => read += 1,
             Ok(Some(short)) => {
                 read += 1;
                 crate::say!("mcpdbg: {name}: {short}")
             }
             Err(e) => {
-                crate::say!("mcpdbg: cannot read {name}: {e}");
+                crate::say!("mcpdbg: {}", pipeline::input::read_failure(&name, &e));
                 failed = true;
             }
         }
@@ -68,4 +64,36 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
     } else {
         ExitStatus::Clean
     })
+}
+
+/// Adds one input to `all`, judged as every subcommand judges a log:
+/// binary data is refused before it is read, and a log in which the
+/// numbers found no message is checked whole to learn whether it holds
+/// none (then it is refused, and what it added is taken back).
+fn add(
+    all: &mut Stats,
+    path: &Path,
+    s: &StatsCommand,
+    redactor: &mut Option<Redactor>,
+) -> io::Result<Option<String>> {
+    let name = path.display().to_string();
+    let open = super::reopenable(path)?;
+    let input = pipeline::input::admit(&name, open()?)?;
+    let mark = all.mark();
+    let short = stats::collect(all, &name, input, s.input, redactor)?;
+    let counted = all
+        .files
+        .last()
+        .is_some_and(|f| f.messages.iter().sum::<u64>() > 0);
+    if !counted {
+        let options = pipeline::Options {
+            format: s.input,
+            ..Default::default()
+        };
+        if let Err(e) = pipeline::input::check_log(&name, open()?, &options) {
+            all.take_back(mark);
+            return Err(e);
+        }
+    }
+    Ok(short)
 }

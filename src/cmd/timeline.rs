@@ -1,11 +1,11 @@
 //! `mcpdbg timeline`: the conversation as text, JSON, Mermaid or HTML.
 
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::writer;
+use super::{lazy_writer, reopenable};
 use crate::exit::ExitStatus;
+use crate::pipeline::{self, input::Refusal};
 use crate::render;
 use crate::views::timeline::{self, Sink};
 
@@ -21,6 +21,7 @@ pub enum Drawing {
 /// `mcpdbg timeline`'s options.
 #[derive(Clone, Debug)]
 pub struct Timeline {
+    /// `-` is standard input; a directory is its files.
     pub file: PathBuf,
     pub options: timeline::Options,
     pub drawing: Drawing,
@@ -31,9 +32,43 @@ pub struct Timeline {
 }
 
 pub fn run(t: Timeline) -> io::Result<ExitStatus> {
-    let name = t.file.display().to_string();
-    let open = reopenable(&t.file)?;
-    let mut out = writer(&t.out)?;
+    // A directory is its files; a refusal says why there is nothing to draw.
+    let files = pipeline::input::expand(std::slice::from_ref(&t.file)).map_err(Refusal::into_io)?;
+    if files.len() > 1 && matches!(t.drawing, Drawing::Mermaid | Drawing::Html) {
+        return Err(io::Error::other(format!(
+            "{} holds {} logs, and a Mermaid diagram or an HTML page draws one: name one of \
+             them, or draw them all as text or JSON (one after another)",
+            t.file.display(),
+            files.len()
+        )));
+    }
+    // The output file is created only once there is something to write.
+    let mut out = lazy_writer(&t.out);
+    for (i, file) in files.iter().enumerate() {
+        if files.len() > 1 && t.drawing == Drawing::Text {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(
+                out,
+                "== {} ==",
+                crate::text::escape_control(&file.display().to_string())
+            )?;
+        }
+        draw(&t, file, &mut out)?;
+    }
+    out.flush()?;
+    Ok(ExitStatus::Clean)
+}
+
+/// Draws one log to `out`.
+fn draw(t: &Timeline, file: &Path, out: &mut dyn Write) -> io::Result<()> {
+    let name = file.display().to_string();
+    let open = reopenable(file)?;
+    // Binary data is refused before either pass reads it; a log with no
+    // MCP message after the first (`timeline::run`).
+    pipeline::input::admit(&name, open()?)?;
+    let open = || open().map(|r| r as Box<dyn Read>);
     let mut sink: Box<dyn Sink + '_> = match t.drawing {
         Drawing::Text => {
             // On a terminal the rows fit its width; a file or pipe gets them whole.
@@ -41,86 +76,11 @@ pub fn run(t: Timeline) -> io::Result<ExitStatus> {
                 Some(_) => None,
                 None => super::width(None, &io::stdout()),
             };
-            Box::new(render::timeline::Text::new(&mut out, t.full).fitted(width))
+            Box::new(render::timeline::Text::new(out, t.full).fitted(width))
         }
-        Drawing::Json => Box::new(render::timeline_json::Json::new(&mut out)),
-        Drawing::Mermaid => Box::new(render::mermaid::Mermaid::new(&mut out)),
-        Drawing::Html => Box::new(render::html::Html::new(&mut out)),
+        Drawing::Json => Box::new(render::timeline_json::Json::new(out)),
+        Drawing::Mermaid => Box::new(render::mermaid::Mermaid::new(out)),
+        Drawing::Html => Box::new(render::html::Html::new(out)),
     };
-    timeline::run(&name, &open, &t.options, sink.as_mut())?;
-    drop(sink);
-    out.flush()?;
-    Ok(ExitStatus::Clean)
-}
-
-/// How the timeline opens its input for each of its two passes. A regular
-/// file is opened again; anything else (`-` for standard input, a pipe, a
-/// FIFO, `/dev/stdin`) can be read only once, so it is first copied to an
-/// unnamed temporary file (owner-only, removed at once) that both passes
-/// read.
-type Reopen = Box<dyn Fn() -> io::Result<Box<dyn Read>>>;
-
-fn reopenable(path: &Path) -> io::Result<Reopen> {
-    let cannot_open =
-        |e: io::Error| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()));
-    let stdin = path.as_os_str() == "-";
-    if !stdin && std::fs::metadata(path).map_err(cannot_open)?.is_file() {
-        let path = path.to_path_buf();
-        return Ok(Box::new(move || {
-            File::open(&path)
-                .map(|f| Box::new(f) as Box<dyn Read>)
-                .map_err(|e| {
-                    io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))
-                })
-        }));
-    }
-    let mut input: Box<dyn Read> = if stdin {
-        Box::new(io::stdin().lock())
-    } else {
-        Box::new(File::open(path).map_err(cannot_open)?)
-    };
-    let mut spool = spool_file()?;
-    io::copy(&mut input, &mut spool)
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))?;
-    Ok(Box::new(move || {
-        let mut f = spool.try_clone()?;
-        f.seek(SeekFrom::Start(0))?;
-        Ok(Box::new(f) as Box<dyn Read>)
-    }))
-}
-
-/// A new temporary file, already unlinked.
-fn spool_file() -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = std::env::temp_dir();
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    for n in 0..100 {
-        let path = dir.join(format!(
-            "mcpdbg-timeline-{}-{stamp}-{n}",
-            std::process::id()
-        ));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-        {
-            Ok(f) => {
-                let _ = std::fs::remove_file(&path);
-                return Ok(f);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => {
-                return Err(io::Error::new(
-                    e.kind(),
-                    format!("cannot create a temporary file in {}: {e}", dir.display()),
-                ));
-            }
-        }
-    }
-    Err(io::Error::other("cannot create a temporary file"))
+    timeline::run(&name, &open, &t.options, sink.as_mut())
 }

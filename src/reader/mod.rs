@@ -365,6 +365,24 @@ fn decompress(
     ))
 }
 
+/// The first `limit` bytes `raw`, the start of an input, decompresses to
+/// (gzip and zstd, as [`open`] decodes them; anything else as it is): what
+/// the input judgement looks at ([`crate::pipeline::input::admit`]).
+/// Bounded by `raw`: a stream cut short gives what was decoded of it.
+pub fn decoded_prefix(raw: &[u8], limit: usize) -> Vec<u8> {
+    let error = DecodeError::default();
+    let Ok((decoded, kind)) = decompress(Box::new(io::Cursor::new(raw.to_vec())), &error) else {
+        return raw[..raw.len().min(limit)].to_vec();
+    };
+    if kind.is_none() {
+        return raw[..raw.len().min(limit)].to_vec();
+    }
+    let mut out = Vec::with_capacity(limit.min(64 * 1024));
+    // A decoder's error ends the stream (`Forgiving`): what came before counts.
+    let _ = decoded.take(limit as u64).read_to_end(&mut out);
+    out
+}
+
 fn open_decoded(input: Box<dyn Read>, forced: Option<Format>) -> io::Result<Opened> {
     let error = DecodeError::default();
     let (mut input, _) = decompress(input, &error)?;

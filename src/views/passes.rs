@@ -53,7 +53,9 @@ impl Prepared {
 /// `Err` only when reading fails.
 pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Result<Prepared> {
     let reader::Opened {
-        format, records, ..
+        format,
+        records,
+        lines,
     } = reader::open(input, options.format)?;
     // Built whole: the conversation below reads a picked message again.
     let mut checker = Checker::new(options).whole_messages();
@@ -74,9 +76,13 @@ pub fn prepare(path: &str, input: Box<dyn Read>, options: &Options) -> io::Resul
             conversation.observe(lane, item);
         });
     }
-    let (report, mut redactor) = checker.finish_redacted(path, format, &mut |lane, item| {
+    // As `check` reads a whole input: the lines read count for the
+    // forced-format note and for the input judgement.
+    checker.lines_read(lines.get());
+    let (mut report, mut redactor) = checker.finish_redacted(path, format, &mut |lane, item| {
         conversation.observe(lane, item);
     });
+    report.read.lines = lines.get();
     let mut unanswered = conversation.unanswered();
     if let Some(redactor) = &mut redactor {
         for open in &mut unanswered {

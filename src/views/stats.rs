@@ -146,6 +146,17 @@ pub struct Stats {
     pub negative_latencies: u64,
 }
 
+/// The numbers before an input ([`Stats::mark`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    files: usize,
+    methods: usize,
+    stderr: (u64, u64),
+    noise: (u64, u64),
+    waiting: [Waiting; 2],
+    bytes: Bytes,
+}
+
 /// The accumulation of one input.
 pub struct FileCollector<'a> {
     stats: &'a mut Stats,
@@ -166,6 +177,30 @@ impl Stats {
             stderr_lines: 0,
             last: None,
         }
+    }
+
+    /// What an input that adds no message can change, to be taken back
+    /// ([`Stats::take_back`]) when that input is refused.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            files: self.files.len(),
+            methods: self.methods.len(),
+            stderr: self.stderr,
+            noise: self.noise,
+            waiting: self.waiting,
+            bytes: self.bytes,
+        }
+    }
+
+    /// Takes back what was added since `mark`, by an input that added no
+    /// message (no method's numbers, latencies or slow requests changed).
+    pub fn take_back(&mut self, mark: Mark) {
+        self.files.truncate(mark.files);
+        self.methods.truncate(mark.methods);
+        self.stderr = mark.stderr;
+        self.noise = mark.noise;
+        self.waiting = mark.waiting;
+        self.bytes = mark.bytes;
     }
 
     /// The methods, most used first (then by name, for a stable order).

@@ -320,6 +320,9 @@ pub fn run(
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let mut prepared = passes::prepare(path, open()?, &options.check)?;
+    // A log with no MCP message is refused as every subcommand refuses it.
+    crate::pipeline::input::judge(&prepared.report, options.check.format.is_some())
+        .map_err(crate::pipeline::input::Refusal::into_io)?;
     let mut entries = Entries::open(
         open()?,
         Format::from_name(prepared.report.format),

@@ -79,6 +79,19 @@ pub fn fixtures() -> Vec<PathBuf> {
     out
 }
 
+/// The fixtures that are not logs of a session (a VS Code log at the
+/// default Info level, the stderr file of a three-file capture read
+/// alone): every subcommand that reads a log refuses them, the same way.
+pub const NOT_LOGS: [&str; 2] = [
+    "fixtures/inputs/vscode-info-level.log",
+    "fixtures/tee/hang.stderr.log",
+];
+
+/// Whether `fixture` is one of [`NOT_LOGS`].
+pub fn not_a_log(fixture: &Path) -> bool {
+    NOT_LOGS.iter().any(|n| Path::new(n) == fixture)
+}
+
 /// The documentation whose examples and tables tests keep true: README.md,
 /// then every Markdown file in docs/, by name, each as (path from the
 /// repository root, text).

@@ -47,7 +47,9 @@ fn timeline_of_every_fixture_matches_its_snapshot() {
     let mut failures = Vec::new();
     for fixture in fixtures() {
         let out = run(&["timeline", fixture.to_str().expect("utf-8 path")]);
-        assert_eq!(out.status.code(), Some(0), "{}", transcript(&out));
+        // What is not a log is refused, as `check` refuses it.
+        let expected = if not_a_log(&fixture) { 2 } else { 0 };
+        assert_eq!(out.status.code(), Some(expected), "{}", transcript(&out));
         let rel = fixture
             .strip_prefix("fixtures")
             .expect("under fixtures")
@@ -176,6 +178,9 @@ fn views_survive_hostile_input() {
         let path = dir.join(format!("{name}.log"));
         fs::write(&path, bytes).expect("write");
         let path = path.to_str().expect("utf-8");
+        // Drawn, or refused as not a log (binary data, no MCP message):
+        // then by every view in the same words, with nothing on stdout.
+        let mut refusal: Option<String> = None;
         for args in [
             &["timeline", path][..],
             &["timeline", "--full", path][..],
@@ -185,12 +190,20 @@ fn views_survive_hostile_input() {
             &["stats", "--format", "json", path][..],
         ] {
             let out = run(args);
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{name} {args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            match out.status.code() {
+                Some(0) => assert!(refusal.is_none(), "{name} {args:?}: drawn, refused before"),
+                Some(2) => {
+                    assert!(
+                        stderr.contains(": binary data, not a log: ")
+                            || stderr.contains("no MCP message found in "),
+                        "{name} {args:?}: {stderr}"
+                    );
+                    assert!(out.stdout.is_empty(), "{name} {args:?}");
+                    assert_eq!(refusal.get_or_insert(stderr.clone()), &stderr, "{name}");
+                }
+                other => panic!("{name} {args:?}: exit {other:?}: {stderr}"),
+            }
         }
     }
 }
@@ -326,6 +339,10 @@ fn mermaid_of_every_fixture_parses() {
             "mermaid",
             fixture.to_str().expect("utf-8"),
         ]);
+        if not_a_log(&fixture) {
+            assert_eq!(out.status.code(), Some(2), "{}", fixture.display());
+            continue;
+        }
         assert_eq!(out.status.code(), Some(0));
         let text = String::from_utf8(out.stdout).expect("utf-8");
         assert!(
@@ -848,7 +865,7 @@ fn keys(v: &Value, expected: &[&str], what: &str) {
 
 #[test]
 fn stats_json_version_1_is_pinned() {
-    let all: Vec<PathBuf> = fixtures();
+    let all: Vec<PathBuf> = fixtures().into_iter().filter(|f| !not_a_log(f)).collect();
     let mut args = vec!["stats", "--format", "json"];
     args.extend(all.iter().map(|p| p.to_str().expect("utf-8")));
     let out = run(&args);
