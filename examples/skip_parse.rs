@@ -1,6 +1,7 @@
 //! The bare skip-parse baseline for `scripts/bench-check`.
 //!
-//! Reads a native transcript, and for every `> ` or `< ` line deserialises
+//! Reads a native transcript, and for every `> ` or `< ` line (after a
+//! timestamp, when the line has one) deserialises
 //! only the envelope: `jsonrpc`, `id` (integer or string), `method`, and
 //! whether `result` or `error` is present. Everything else is skipped with
 //! `IgnoredAny`; strings are borrowed from the line when they have no escapes.
@@ -182,11 +183,19 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         }
-        if !(line.starts_with(b"> ") || line.starts_with(b"< ")) {
+        // An RFC 3339 timestamp and a space may come first (the noisy
+        // shape's lines): skipped as the least a reader must do.
+        let start = if line.first().is_some_and(u8::is_ascii_digit) {
+            memchr::memchr(b' ', &line).map_or(line.len(), |i| i + 1)
+        } else {
+            0
+        };
+        let body = &line[start..];
+        if !(body.starts_with(b"> ") || body.starts_with(b"< ")) {
             continue;
         }
         messages += 1;
-        let Ok(msg) = serde_json::from_slice::<Envelope>(&line[2..]) else {
+        let Ok(msg) = serde_json::from_slice::<Envelope>(&body[2..]) else {
             invalid += 1;
             continue;
         };

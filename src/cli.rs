@@ -72,16 +72,20 @@ pub fn server_command_hint(
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
 
+/// Where the settings come from (`check`, `probe`, `timeline`, `validate`).
+#[derive(Args)]
+pub struct ConfigArgs {
     /// Read settings from this file (`mcpdbg.toml`, or a `pyproject.toml`'s
     /// `[tool.mcpdbg]`) [default: the first `mcpdbg.toml`, `.mcpdbg.toml` or
     /// `pyproject.toml` with `[tool.mcpdbg]` from the working directory
     /// upward]
-    #[arg(long, global = true, value_name = "FILE", conflicts_with = "no_config")]
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<PathBuf>,
 
     /// Read no configuration file
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub no_config: bool,
 }
 
@@ -221,7 +225,9 @@ pub struct CheckArgs {
     files_from: Option<PathBuf>,
 
     /// With --files-from: the paths are separated by NUL bytes, not
-    /// newlines (`find -print0`, `xargs -0`), so any name can be listed
+    /// newlines (`find -print0`, `xargs -0`), so any name can be listed.
+    /// It is about the input list only, as `xargs -0`: no output of mcpdbg
+    /// is NUL-separated
     #[arg(long, short = '0')]
     null: bool,
 
@@ -254,6 +260,9 @@ pub struct CheckArgs {
     /// default), then exit without reading any input
     #[arg(long)]
     show_settings: bool,
+
+    #[command(flatten)]
+    config: ConfigArgs,
 
     /// Seconds between looks at a followed file
     #[arg(long, hide = true, default_value_t = 0.2, value_parser = parse_seconds)]
@@ -457,8 +466,24 @@ pub struct ProbeArgs {
     #[arg(long, requires = "baseline")]
     update_baseline: bool,
 
+    /// Gate the rules on this protocol revision (see `check --revision`)
+    #[arg(long, value_name = "REV", value_parser = parse_revision)]
+    revision: Option<Revision>,
+
+    /// Report responses slower than this many seconds (see `check --slow`)
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    slow: f64,
+
+    /// Check tool arguments and results against the listed schemas, and
+    /// every message against the official schema (see `check --schema-check`)
+    #[arg(long)]
+    schema_check: bool,
+
     #[command(flatten)]
     rules: RuleArgs,
+
+    #[command(flatten)]
+    config: ConfigArgs,
 
     #[command(flatten)]
     output: OutputArgs,
@@ -556,6 +581,17 @@ pub struct TimelineArgs {
     /// Report responses slower than this many seconds (see `check --slow`)
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
+
+    /// Check tool arguments and results against the listed schemas, and
+    /// every message against the official schema (see `check --schema-check`)
+    #[arg(long)]
+    schema_check: bool,
+
+    #[command(flatten)]
+    rules: RuleArgs,
+
+    #[command(flatten)]
+    config: ConfigArgs,
 
     /// Show the log's strings as placeholders (see `check --redact`)
     #[arg(long)]
@@ -923,6 +959,9 @@ pub struct ValidateArgs {
 
     #[command(flatten)]
     output: OutputArgs,
+
+    #[command(flatten)]
+    config: ConfigArgs,
 }
 
 const VALIDATE_EXAMPLES: &str = "\
@@ -1257,10 +1296,10 @@ impl TimelineArgs {
                 session: Config {
                     revision: self.revision,
                     slow_seconds: self.slow,
-                    schema_check: false,
+                    schema_check: self.schema_check,
                 },
                 format: input_format(self.input),
-                filter: Filter::default(),
+                filter: self.rules.filter(),
                 redact: self.redact,
                 read_ahead: false,
             },
@@ -1440,6 +1479,11 @@ impl ProbeArgs {
             grace: self.grace,
         };
         let check = Options {
+            session: Config {
+                revision: self.revision,
+                slow_seconds: self.slow,
+                schema_check: self.schema_check,
+            },
             filter: self.rules.filter(),
             ..Options::default()
         };
@@ -1450,6 +1494,7 @@ impl ProbeArgs {
         let output = Output {
             file: self.report.output,
             exports: self.report.exports.exports(),
+            schema_check: self.schema_check,
             ..self.output.output()
         };
         Ok((options, baseline, check, output))
@@ -1512,15 +1557,18 @@ impl OutputArgs {
     }
 }
 
-/// Whether this command reads the configuration file: the ones with rule,
-/// `--slow` or `--fail-on` settings. `record` never does: a host starts it,
-/// and a broken file in its working directory must not keep the server from
-/// starting.
-pub fn reads_config(command: &Command) -> bool {
-    matches!(
-        command,
-        Command::Check(_) | Command::Probe(_) | Command::Validate(_) | Command::Timeline(_)
-    )
+/// Where this command's settings come from, for the commands that read the
+/// configuration file: the ones with rule, `--slow` or `--fail-on` settings.
+/// `record` never does: a host starts it, and a broken file in its working
+/// directory must not keep the server from starting.
+pub fn config_args(command: &Command) -> Option<&ConfigArgs> {
+    match command {
+        Command::Check(a) => Some(&a.config),
+        Command::Probe(a) => Some(&a.config),
+        Command::Validate(a) => Some(&a.config),
+        Command::Timeline(a) => Some(&a.config),
+        _ => None,
+    }
 }
 
 /// Applies the configuration's settings to `command` where its command line
@@ -1543,9 +1591,13 @@ pub fn configure(command: &mut Command, matches: &clap::ArgMatches, settings: &S
         Command::Probe(a) => {
             a.rules.configure(sub, settings);
             a.output.configure(sub, settings);
+            slow(sub, &mut a.slow);
         }
         Command::Validate(a) => a.output.configure(sub, settings),
-        Command::Timeline(a) => slow(sub, &mut a.slow),
+        Command::Timeline(a) => {
+            a.rules.configure(sub, settings);
+            slow(sub, &mut a.slow);
+        }
         _ => {}
     }
 }

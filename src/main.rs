@@ -31,9 +31,9 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
-    if cli::reads_config(&cli.command) {
+    if let Some(args) = cli::config_args(&cli.command) {
         let start = std::env::current_dir().unwrap_or_default();
-        let loaded = match config::load(cli.config.as_deref(), cli.no_config, &start) {
+        let loaded = match config::load(args.config.as_deref(), args.no_config, &start) {
             Ok(loaded) => loaded,
             Err(message) => {
                 mcpdbg::say!("mcpdbg: {message}");

@@ -112,8 +112,10 @@ fn every_subcommand_spells_a_shared_concept_the_same_way() {
     assert!(subs.len() >= 10, "subcommands: {subs:?}");
     let mut with_redact = BTreeSet::new();
     let mut with_width = BTreeSet::new();
+    let mut all_flags = BTreeMap::new();
     for sub in &subs {
         let flags = flags(sub);
+        all_flags.insert(sub.clone(), flags.keys().cloned().collect::<BTreeSet<_>>());
         // The human format is `table` everywhere, JSON is `json`.
         if let Some(format) = flags.get("format") {
             let values = format.values();
@@ -177,6 +179,32 @@ fn every_subcommand_spells_a_shared_concept_the_same_way() {
     }
     for sub in ["check", "validate", "probe"] {
         assert!(with_width.contains(sub), "{sub} has no --width");
+    }
+    // The same judgement, the same flags: what changes the findings exists
+    // wherever findings are made, and where the exit status follows them.
+    let has = |sub: &str, flag: &str| all_flags[sub].contains(flag);
+    for sub in ["check", "timeline", "probe"] {
+        for flag in [
+            "select",
+            "ignore",
+            "severity",
+            "revision",
+            "slow",
+            "schema-check",
+            "config",
+            "no-config",
+        ] {
+            assert!(has(sub, flag), "{sub} has no --{flag}");
+        }
+    }
+    for sub in ["check", "validate", "probe"] {
+        for flag in ["fail-on", "color", "format", "config"] {
+            assert!(has(sub, flag), "{sub} has no --{flag}");
+        }
+    }
+    // A command that reads no configuration offers no --config.
+    for sub in ["record", "rules", "explain", "stats", "diff"] {
+        assert!(!has(sub, "config"), "{sub} offers --config it never reads");
     }
 }
 
