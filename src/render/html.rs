@@ -56,6 +56,14 @@ const NOTE_W: u32 = 292;
 const HEAD: u32 = 48;
 const ROW: u32 = 20;
 const FIRST_ROW_Y: u32 = 62;
+/// A box across the lanes (an event, a message of unknown direction, a line
+/// of noise from the client): from `BOX_ABOVE` above its row for `BOX_H`,
+/// its text's baseline `BOX_BASELINE` below the row. It ends clear of the
+/// next row's label (drawn above that row's arrow, its letters reaching up
+/// to about 7 below this row), which a box to 8 below covered.
+const BOX_ABOVE: u32 = 10;
+const BOX_H: u32 = 14;
+const BOX_BASELINE: u32 = 1;
 
 /// Escapes text from the log for HTML and SVG text and attributes.
 pub fn esc(text: &str) -> String {
@@ -329,12 +337,12 @@ impl<'a> Html<'a> {
                 } else {
                     let _ = write!(
                         svg,
-                        r#"<g class="noise"><rect x="{}" y="{}" width="{}" height="16" rx="3"/><text x="{}" y="{}">{}</text></g>"#,
+                        r#"<g class="noise"><rect x="{}" y="{}" width="{}" height="{BOX_H}" rx="3"/><text x="{}" y="{}">{}</text></g>"#,
                         CLIENT_X + 10,
-                        y - 8,
+                        y - BOX_ABOVE,
                         SERVER_X - CLIENT_X - 20,
                         CLIENT_X + 16,
-                        y + 4,
+                        y + BOX_BASELINE,
                         esc(&cut(&text, LABEL_CHARS))
                     );
                 }
@@ -347,12 +355,12 @@ impl<'a> Html<'a> {
                 };
                 let _ = write!(
                     svg,
-                    r#"<g class="{class}"><rect x="{}" y="{}" width="{}" height="16" rx="3"/><text x="{}" y="{}">{}</text></g>"#,
+                    r#"<g class="{class}"><rect x="{}" y="{}" width="{}" height="{BOX_H}" rx="3"/><text x="{}" y="{}">{}</text></g>"#,
                     CLIENT_X - 60,
-                    y - 8,
+                    y - BOX_ABOVE,
                     SERVER_X - CLIENT_X + 120,
                     (CLIENT_X + SERVER_X) / 2,
-                    y + 4,
+                    y + BOX_BASELINE,
                     esc(&cut(&text, LABEL_CHARS + 10))
                 );
             }
