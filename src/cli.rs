@@ -286,6 +286,21 @@ struct OutputArgs {
     color: ColorArg,
 }
 
+/// `--width`, for the human views that have no [`OutputArgs`].
+#[derive(Args)]
+struct WidthArgs {
+    /// Fit the output in this many columns [default: on a terminal, its
+    /// width (or COLUMNS); otherwise a fixed layout]
+    #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(20..))]
+    width: Option<u16>,
+}
+
+impl WidthArgs {
+    fn get(&self) -> Option<usize> {
+        self.width.map(usize::from)
+    }
+}
+
 const CHECK_EXAMPLES: &str = "\
 Examples:
   mcpdbg check session.log
@@ -462,6 +477,9 @@ pub struct TimelineArgs {
     /// Show the log's strings as placeholders (see `check --redact`)
     #[arg(long)]
     redact: bool,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 const TIMELINE_EXAMPLES: &str = "\
@@ -502,6 +520,9 @@ pub struct StatsArgs {
     /// Show the log's strings as placeholders (see `check --redact`)
     #[arg(long)]
     redact: bool,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 /// Compare two captured sessions: handshake, lists, each request's outcome
@@ -572,6 +593,9 @@ struct CompareArgs {
     /// is counted, not compared, and every output says so
     #[arg(long, value_name = "N", default_value_t = mcpdbg::views::capture::MAX_REQUESTS as u64, value_parser = clap::value_parser!(u64).range(1..))]
     max_requests: u64,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 /// Play a captured session's client side against a server and compare
@@ -821,6 +845,9 @@ pub struct ExplainArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ExplainFormat::Table)]
     format: ExplainFormat,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -838,6 +865,9 @@ pub struct RulesArgs {
     /// Output format (`markdown` prints the table of docs/rules.md)
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     format: RulesFormat,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1069,6 +1099,7 @@ impl CompareArgs {
             form: self.format.form(),
             redact: self.redact,
             max_requests: usize::try_from(self.max_requests).unwrap_or(usize::MAX),
+            width: self.width.get(),
         }
     }
 }
@@ -1242,6 +1273,7 @@ impl TimelineArgs {
             },
             out: self.output,
             full: self.full,
+            width: self.width.get(),
         })
     }
 }
@@ -1253,6 +1285,7 @@ impl StatsArgs {
             form: self.format.form(),
             input: input_format(self.input),
             redact: self.redact,
+            width: self.width.get(),
         }
     }
 }
@@ -1358,16 +1391,22 @@ impl RulesArgs {
             RulesFormat::Markdown => CatalogueFormat::Markdown,
         }
     }
+
+    /// `--width`.
+    pub fn width(&self) -> Option<usize> {
+        self.width.get()
+    }
 }
 
 impl ExplainArgs {
-    pub fn into_explain(self) -> Result<(Rule, CatalogueFormat), Usage> {
+    /// The rule, the format and `--width`.
+    pub fn into_explain(self) -> Result<(Rule, CatalogueFormat, Option<usize>), Usage> {
         let rule = Rule::from_name(self.rule.trim())
             .ok_or_else(|| Usage(format!("mcpdbg explain: {}", unknown_rule(&self.rule))))?;
         let format = match self.format {
             ExplainFormat::Table => CatalogueFormat::Text,
             ExplainFormat::Json => CatalogueFormat::Json,
         };
-        Ok((rule, format))
+        Ok((rule, format, self.width.get()))
     }
 }

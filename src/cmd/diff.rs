@@ -33,6 +33,8 @@ pub struct Compare {
     pub redact: bool,
     /// `--max-requests`: the client requests taken from each log.
     pub max_requests: usize,
+    /// `--width`: the columns the text fits in, terminal or not.
+    pub width: Option<usize>,
 }
 
 /// `mcpdbg diff BEFORE AFTER`.
@@ -98,7 +100,7 @@ pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
             &mut comparison,
         )?;
     }
-    write_comparison(&labels, &comparison, d.compare.form)
+    write_comparison(&labels, &comparison, &d.compare)
 }
 
 pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
@@ -196,7 +198,7 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
             out.display()
         );
     }
-    write_comparison(&labels, &comparison, r.compare.form)
+    write_comparison(&labels, &comparison, &r.compare)
 }
 
 /// A file removed when this is dropped (the unredacted recording of
@@ -328,11 +330,12 @@ fn read_capture(
 fn write_comparison(
     labels: &Labels,
     comparison: &Comparison,
-    form: Form,
+    compare: &Compare,
 ) -> io::Result<ExitStatus> {
+    let width = super::width(compare.width, &io::stdout());
     let mut out = io::BufWriter::new(io::stdout().lock());
-    match form {
-        Form::Table => render::diff::render(labels, comparison, &mut out)?,
+    match compare.form {
+        Form::Table => render::diff::render_fitted(labels, comparison, width, &mut out)?,
         Form::Json => render::diff_json::render(labels, comparison, &mut out)?,
     }
     out.flush()?;

@@ -21,3 +21,4 @@ mod properties;
 mod record;
 mod replay;
 mod views;
+mod width;
