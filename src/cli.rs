@@ -382,6 +382,21 @@ impl ExportArgs {
     }
 }
 
+/// `--width`, for the human views that have no [`OutputArgs`].
+#[derive(Args)]
+struct WidthArgs {
+    /// Fit the output in this many columns [default: on a terminal, its
+    /// width (or COLUMNS); otherwise a fixed layout]
+    #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(20..))]
+    width: Option<u16>,
+}
+
+impl WidthArgs {
+    fn get(&self) -> Option<usize> {
+        self.width.map(usize::from)
+    }
+}
+
 const CHECK_EXAMPLES: &str = "\
 Examples:
   mcpdbg check session.log
@@ -596,6 +611,9 @@ pub struct TimelineArgs {
     /// Show the log's strings as placeholders (see `check --redact`)
     #[arg(long)]
     redact: bool,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 const TIMELINE_EXAMPLES: &str = "\
@@ -638,6 +656,9 @@ pub struct StatsArgs {
     /// Show the log's strings as placeholders (see `check --redact`)
     #[arg(long)]
     redact: bool,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 /// Compare two captured sessions: handshake, lists, each request's outcome
@@ -708,6 +729,9 @@ struct CompareArgs {
     /// is counted, not compared, and every output says so
     #[arg(long, value_name = "N", default_value_t = mcpdbg::views::capture::MAX_REQUESTS as u64, value_parser = clap::value_parser!(u64).range(1..))]
     max_requests: u64,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 /// Play a captured session's client side against a server and compare
@@ -991,6 +1015,9 @@ pub struct ExplainArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ExplainFormat::Table)]
     format: ExplainFormat,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1008,6 +1035,9 @@ pub struct RulesArgs {
     /// Output format (`markdown` prints the table of docs/rules.md)
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     format: RulesFormat,
+
+    #[command(flatten)]
+    width: WidthArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1178,6 +1208,7 @@ impl CompareArgs {
             form: self.format.form(),
             redact: self.redact,
             max_requests: usize::try_from(self.max_requests).unwrap_or(usize::MAX),
+            width: self.width.get(),
         }
     }
 }
@@ -1353,6 +1384,7 @@ impl TimelineArgs {
             },
             out: self.output,
             full: self.full,
+            width: self.width.get(),
         })
     }
 }
@@ -1364,6 +1396,7 @@ impl StatsArgs {
             form: self.format.form(),
             input: input_format(self.input),
             redact: self.redact,
+            width: self.width.get(),
         }
     }
 }
@@ -1509,17 +1542,23 @@ impl RulesArgs {
             RulesFormat::Markdown => CatalogueFormat::Markdown,
         }
     }
+
+    /// `--width`.
+    pub fn width(&self) -> Option<usize> {
+        self.width.get()
+    }
 }
 
 impl ExplainArgs {
-    pub fn into_explain(self) -> Result<(Rule, CatalogueFormat), Usage> {
+    /// The rule, the format and `--width`.
+    pub fn into_explain(self) -> Result<(Rule, CatalogueFormat, Option<usize>), Usage> {
         let rule = Rule::from_name(self.rule.trim())
             .ok_or_else(|| Usage(format!("mcpdbg explain: {}", unknown_rule(&self.rule))))?;
         let format = match self.format {
             ExplainFormat::Table => CatalogueFormat::Text,
             ExplainFormat::Json => CatalogueFormat::Json,
         };
-        Ok((rule, format))
+        Ok((rule, format, self.width.get()))
     }
 }
 

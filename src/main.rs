@@ -69,10 +69,10 @@ fn main() -> ExitCode {
         Command::Probe(args) => args.into_probe().map(|(options, baseline, check, output)| {
             cmd::probe::run(&options, baseline.as_ref(), &check, &output)
         }),
-        Command::Rules(args) => Ok(cmd::catalogue::rules(args.format())),
+        Command::Rules(args) => Ok(cmd::catalogue::rules(args.format(), args.width())),
         Command::Explain(args) => args
             .into_explain()
-            .map(|(rule, format)| cmd::catalogue::explain(rule, format)),
+            .map(|(rule, format, width)| cmd::catalogue::explain(rule, format, width)),
     };
     ExitCode::from(status(result).code())
 }

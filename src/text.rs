@@ -168,6 +168,88 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// `text` cut to at most `width` characters (at least 1), the last one `…`
+/// when anything was cut.
+pub fn fit(text: &str, width: usize) -> Cow<'_, str> {
+    let width = width.max(1);
+    if head(text, width).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let cut = head(text, width - 1).unwrap_or(text);
+    Cow::Owned(format!("{cut}…"))
+}
+
+/// `prefix`, then `text` word-wrapped so that no line is longer than
+/// `width` characters, every line after the first indented by `indent`
+/// spaces (a hanging indent; at most half the width). A word longer than a
+/// line is broken across lines; runs of spaces in `text` become one.
+pub fn hanging(prefix: &str, text: &str, width: usize, indent: usize) -> Vec<String> {
+    let width = width.max(2);
+    let pad = " ".repeat(indent.min(width / 2));
+    let mut lines = Vec::new();
+    let mut line = prefix.to_string();
+    let mut len = prefix.chars().count();
+    // The length of the line before its first word.
+    let mut start = len;
+    for word in text.split_whitespace() {
+        let mut word = word;
+        let mut chars = word.chars().count();
+        loop {
+            let space = usize::from(len > start);
+            if len + space + chars <= width {
+                if space == 1 {
+                    line.push(' ');
+                }
+                line.push_str(word);
+                len += space + chars;
+                break;
+            }
+            if len == start && len < width {
+                // Alone on its line and still too long: break the word.
+                let room = width - len;
+                let at = word.char_indices().nth(room).map_or(word.len(), |(i, _)| i);
+                line.push_str(&word[..at]);
+                word = &word[at..];
+                chars -= room;
+            }
+            lines.push(std::mem::replace(&mut line, pad.clone()));
+            len = pad.len();
+            start = len;
+            if chars == 0 {
+                break;
+            }
+        }
+    }
+    if len > start || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `text` cut into lines of at most `width` characters (at least 2), every
+/// line after the first indented by `indent` spaces (at most half the
+/// width): nothing is left out, not even spaces.
+pub fn hard_wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
+    let width = width.max(2);
+    let indent = indent.min(width / 2);
+    let mut lines = Vec::new();
+    let mut rest = text;
+    let mut room = width;
+    loop {
+        match head(rest, room) {
+            None => {
+                lines.push(format!("{}{rest}", " ".repeat(width - room)));
+                return lines;
+            }
+            Some(piece) => {
+                lines.push(format!("{}{piece}", " ".repeat(width - room)));
+                rest = &rest[piece.len()..];
+                room = width - indent;
+            }
+        }
+    }
+}
+
 /// Escapes control characters, ANSI escape sequences (their ESC byte) and
 /// bidirectional-override characters so that text from a log cannot move
 /// the cursor, recolour or reorder a terminal. Everything else is unchanged.
@@ -412,6 +494,41 @@ mod tests {
             (1_234_567, "1,234,567"),
         ] {
             assert_eq!(thousands(n), text);
+        }
+    }
+
+    #[test]
+    fn fits_cuts_and_wraps_to_a_width() {
+        assert_eq!(fit("abcdef", 6), "abcdef");
+        assert_eq!(fit("abcdefg", 6), "abcde…");
+        assert_eq!(fit("abc", 0), "…");
+        let lines = hanging("  └ ", "error rule: a long message that wraps", 16, 4);
+        assert_eq!(
+            lines,
+            [
+                "  └ error rule:",
+                "    a long",
+                "    message that",
+                "    wraps"
+            ]
+        );
+        assert!(lines.iter().all(|l| l.chars().count() <= 16));
+        // A word longer than a line is broken; a prefix alone still ends.
+        let lines = hanging("", "abcdefghijklmnop", 6, 2);
+        assert_eq!(lines, ["abcdef", "  ghij", "  klmn", "  op"]);
+        assert_eq!(hanging("ab ", "", 10, 2), ["ab "]);
+        let lines = hard_wrap("    \"text\": \"a b c d\"", 10, 6);
+        assert_eq!(
+            lines,
+            ["    \"text\"", "     : \"a ", "     b c d", "     \""]
+        );
+        for width in 0..30 {
+            for l in hanging("xx ", "a bb ccc dddddddddddddddddddddd e", width, 8)
+                .iter()
+                .chain(&hard_wrap("abcdefghijklmnopqrstuvwxyz", width, 8))
+            {
+                assert!(l.chars().count() <= width.max(3), "{width}: {l:?}");
+            }
         }
     }
 

@@ -15,12 +15,14 @@ pub enum CatalogueFormat {
     Markdown,
 }
 
-/// `mcpdbg rules`: every rule.
-pub fn rules(format: CatalogueFormat) -> io::Result<ExitStatus> {
+/// `mcpdbg rules`: every rule; the table fits `width` (`--width`) or the
+/// terminal.
+pub fn rules(format: CatalogueFormat, width: Option<usize>) -> io::Result<ExitStatus> {
+    let width = super::width(width, &io::stdout());
     let mut out = io::BufWriter::new(io::stdout().lock());
     match format {
         CatalogueFormat::Table | CatalogueFormat::Text => {
-            render::table::rules(Rule::ALL, &mut out)?
+            render::table::rules_fitted(Rule::ALL, width, &mut out)?
         }
         CatalogueFormat::Json => render::json::rules(Rule::ALL, &mut out)?,
         CatalogueFormat::Markdown => render::markdown::rules(Rule::ALL, &mut out)?,
@@ -29,12 +31,18 @@ pub fn rules(format: CatalogueFormat) -> io::Result<ExitStatus> {
     Ok(ExitStatus::Clean)
 }
 
-/// `mcpdbg explain RULE`: one rule, as prose or JSON.
-pub fn explain(rule: Rule, format: CatalogueFormat) -> io::Result<ExitStatus> {
+/// `mcpdbg explain RULE`: one rule, as prose (fitted to `width` or the
+/// terminal) or JSON.
+pub fn explain(
+    rule: Rule,
+    format: CatalogueFormat,
+    width: Option<usize>,
+) -> io::Result<ExitStatus> {
+    let width = super::width(width, &io::stdout());
     let mut out = io::BufWriter::new(io::stdout().lock());
     match format {
         CatalogueFormat::Json => render::json::rules(&[rule], &mut out)?,
-        _ => render::text::explain(rule, &mut out)?,
+        _ => render::text::explain_fitted(rule, width, &mut out)?,
     }
     out.flush()?;
     Ok(ExitStatus::Clean)

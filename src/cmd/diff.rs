@@ -33,6 +33,8 @@ pub struct Compare {
     pub redact: bool,
     /// `--max-requests`: the client requests taken from each log.
     pub max_requests: usize,
+    /// `--width`: the columns the text fits in, terminal or not.
+    pub width: Option<usize>,
 }
 
 /// `mcpdbg diff BEFORE AFTER`.
@@ -104,7 +106,7 @@ pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
             &mut comparison,
         )?;
     }
-    write_comparison(&labels, &comparison, d.compare.form, &None)
+    write_comparison(&labels, &comparison, &d.compare, &None)
 }
 
 pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
@@ -221,7 +223,7 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
             out.display()
         );
     }
-    write_comparison(&labels, &comparison, r.compare.form, &r.output)
+    write_comparison(&labels, &comparison, &r.compare, &r.output)
 }
 
 /// The comparison of two captures, with the findings of `check` on each
@@ -360,12 +362,17 @@ fn read_capture(
 fn write_comparison(
     labels: &Labels,
     comparison: &Comparison,
-    form: Form,
+    compare: &Compare,
     file: &Option<PathBuf>,
 ) -> io::Result<ExitStatus> {
+    // On a terminal the text fits it; a file gets it whole unless --width.
+    let width = match file {
+        Some(_) => compare.width,
+        None => super::width(compare.width, &io::stdout()),
+    };
     let mut out = super::writer(file)?;
-    match form {
-        Form::Table => render::diff::render(labels, comparison, &mut out)?,
+    match compare.form {
+        Form::Table => render::diff::render_fitted(labels, comparison, width, &mut out)?,
         Form::Json => render::diff_json::render(labels, comparison, &mut out)?,
     }
     out.flush()?;

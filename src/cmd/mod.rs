@@ -91,8 +91,9 @@ impl Default for Output {
     }
 }
 
-/// The columns human output fits in: `forced` (`--width`) wins; on a
-/// terminal, `COLUMNS` or the terminal's own width; otherwise `None`, the
+/// The columns human output fits in, the one answer every human view asks
+/// for: `forced` (`--width`) wins; on a terminal, `COLUMNS` or the
+/// terminal's own width (at least [`MIN_COLUMNS`]); otherwise `None`, the
 /// fixed layout, so that pipes and files read the same everywhere.
 pub fn width(forced: Option<usize>, stream: &impl IsTerminal) -> Option<usize> {
     if forced.is_some() {
@@ -106,7 +107,12 @@ pub fn width(forced: Option<usize>, stream: &impl IsTerminal) -> Option<usize> {
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|&c| c > 0)
         .or_else(terminal_columns)
+        .map(|c| c.max(MIN_COLUMNS))
 }
+
+/// The narrowest layout: `--width`'s least value, and what a smaller
+/// terminal gets.
+pub const MIN_COLUMNS: usize = 20;
 
 /// The width of the terminal on standard output, from the kernel.
 #[cfg(unix)]

@@ -19,6 +19,8 @@ pub struct StatsCommand {
     pub form: Form,
     pub input: Option<Format>,
     pub redact: bool,
+    /// `--width`: the columns the table fits in, terminal or not.
+    pub width: Option<usize>,
 }
 
 pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
@@ -53,9 +55,10 @@ pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
     if read == 0 && failed {
         return Ok(ExitStatus::Error);
     }
+    let width = super::width(s.width, &io::stdout());
     let mut out = io::BufWriter::new(io::stdout().lock());
     match s.form {
-        Form::Table => render::stats::render(&all, &mut out)?,
+        Form::Table => render::stats::render_fitted(&all, width, &mut out)?,
         Form::Json => render::stats_json::render(&all, &mut out)?,
     }
     out.flush()?;

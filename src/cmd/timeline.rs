@@ -29,6 +29,8 @@ pub struct Timeline {
     pub out: Option<PathBuf>,
     /// `--full`: whole payloads.
     pub full: bool,
+    /// `--width`: the columns the text fits in, terminal or not.
+    pub width: Option<usize>,
 }
 
 pub fn run(t: Timeline) -> io::Result<ExitStatus> {
@@ -71,10 +73,11 @@ fn draw(t: &Timeline, file: &Path, out: &mut dyn Write) -> io::Result<()> {
     let open = || open().map(|r| r as Box<dyn Read>);
     let mut sink: Box<dyn Sink + '_> = match t.drawing {
         Drawing::Text => {
-            // On a terminal the rows fit its width; a file or pipe gets them whole.
+            // On a terminal the rows fit its width; a file or pipe gets
+            // them whole, unless --width says otherwise.
             let width = match t.out {
-                Some(_) => None,
-                None => super::width(None, &io::stdout()),
+                Some(_) => t.width,
+                None => super::width(t.width, &io::stdout()),
             };
             Box::new(render::timeline::Text::new(out, t.full).fitted(width))
         }

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::text::{CommandGuard, duration, escape_control, excerpt};
+use crate::text::{CommandGuard, duration, escape_control, excerpt, hanging};
 use crate::views::diff::{Change, Comparison, Labels, Side};
 
 fn clean(text: &str) -> String {
@@ -46,26 +46,66 @@ fn line(s: &Option<Side>) -> String {
 }
 
 pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
+    render_fitted(labels, c, None, out)
+}
+
+/// Writes `prefix` and `text`, word-wrapped to `width` with continuation
+/// lines indented by `indent`, or whole without a width.
+fn para(
+    out: &mut dyn Write,
+    width: Option<usize>,
+    prefix: &str,
+    text: &str,
+    indent: usize,
+) -> io::Result<()> {
+    match width {
+        None => writeln!(out, "{prefix}{text}"),
+        Some(w) => {
+            for line in hanging(prefix, text, w, indent) {
+                writeln!(out, "{line}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The comparison in `width` columns (a terminal's, or `--width`): long
+/// lines word-wrapped with a hanging indent, and the requests as two lines
+/// each when their table is too wide. `None`: the fixed layout.
+pub fn render_fitted(
+    labels: &Labels,
+    c: &Comparison,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let out = &mut CommandGuard::new(out);
-    writeln!(
+    let w = width;
+    para(
         out,
-        "before: {} ({})",
-        clean(&labels.before.0),
-        labels.before.1
+        w,
+        "before: ",
+        &format!("{} ({})", clean(&labels.before.0), labels.before.1),
+        8,
     )?;
     match &labels.command {
-        Some(cmd) => writeln!(
+        Some(cmd) => para(
             out,
-            "after:  {} ({}, replayed against {})",
-            clean(&labels.after.0),
-            labels.after.1,
-            clean(cmd)
+            w,
+            "after:  ",
+            &format!(
+                "{} ({}, replayed against {})",
+                clean(&labels.after.0),
+                labels.after.1,
+                clean(cmd)
+            ),
+            8,
         )?,
-        None => writeln!(
+        None => para(
             out,
-            "after:  {} ({})",
-            clean(&labels.after.0),
-            labels.after.1
+            w,
+            "after:  ",
+            &format!("{} ({})", clean(&labels.after.0), labels.after.1),
+            8,
         )?,
     }
 
@@ -74,19 +114,31 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         writeln!(out, "  same")?;
     }
     for ch in &c.handshake {
-        writeln!(out, "  {}", change(ch))?;
+        para(out, w, "  ", &change(ch), 6)?;
     }
 
     writeln!(out, "\nlists")?;
     for (list, before, after) in &c.list_sizes {
         let n = |v: &Option<usize>| v.map_or("not listed".to_string(), |n| n.to_string());
-        writeln!(out, "  {list}: {} -> {}", n(before), n(after))?;
+        para(
+            out,
+            w,
+            "  ",
+            &format!("{list}: {} -> {}", n(before), n(after)),
+            6,
+        )?;
     }
     for l in &c.lists {
         let singular = l.list.trim_end_matches('s');
-        writeln!(out, "  {singular} {} {}", clean(&l.name), l.change)?;
+        para(
+            out,
+            w,
+            "  ",
+            &format!("{singular} {} {}", clean(&l.name), l.change),
+            6,
+        )?;
         for ch in &l.changes {
-            writeln!(out, "    {}", change(ch))?;
+            para(out, w, "    ", &change(ch), 8)?;
         }
     }
 
@@ -147,11 +199,34 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         }
         writeln!(out, "{}", text.trim_end())
     };
-    write_row(out, &header)?;
-    for r in &c.rows {
-        write_row(out, &cells(r))?;
-        for d in &r.changes {
-            writeln!(out, "      {}", change(d))?;
+    // The table's width: a space, then each cell and a space between.
+    let table = 1 + widths.iter().map(|w| w + 1).sum::<usize>() + widths.len() - 1;
+    match w.filter(|&w| table > w) {
+        None => {
+            write_row(out, &header)?;
+            for r in &c.rows {
+                write_row(out, &cells(r))?;
+                for d in &r.changes {
+                    para(out, w, "      ", &change(d), 10)?;
+                }
+            }
+        }
+        Some(_) => {
+            // Too wide: each request on two lines, `before -> after
+            // method subject`, then the outcomes and the verdict.
+            let two = |out: &mut dyn Write, row: &[String; 7]| -> io::Result<()> {
+                let head = format!("{} -> {}: {} {}", row[0], row[1], row[2], row[3]);
+                para(out, w, "  ", head.trim_end(), 6)?;
+                let outcome = format!("{} -> {}: {}", row[4], row[5], row[6]);
+                para(out, w, "    ", &outcome, 8)
+            };
+            two(out, &header)?;
+            for r in &c.rows {
+                two(out, &cells(r))?;
+                for d in &r.changes {
+                    para(out, w, "      ", &change(d), 10)?;
+                }
+            }
         }
     }
 
@@ -163,21 +238,27 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         } else {
             list.join(", ")
         };
-        writeln!(out, "  {name}: {text}")?;
+        para(out, w, "  ", &format!("{name}: {text}"), 6)?;
     }
     let new = c.new_rules();
     if !new.is_empty() {
-        writeln!(out, "  only after: {}", new.join(", "))?;
+        para(out, w, "  ", &format!("only after: {}", new.join(", ")), 6)?;
     }
     let gone = c.gone_rules();
     if !gone.is_empty() {
-        writeln!(out, "  only before: {}", gone.join(", "))?;
+        para(
+            out,
+            w,
+            "  ",
+            &format!("only before: {}", gone.join(", ")),
+            6,
+        )?;
     }
 
     if !c.notes.is_empty() {
         writeln!(out, "\nreplay")?;
         for n in &c.notes {
-            writeln!(out, "  {}", clean(n))?;
+            para(out, w, "  ", &clean(n), 4)?;
         }
     }
 
@@ -190,15 +271,19 @@ pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Resul
         }
     };
     let plural = if n == 1 { "" } else { "s" };
-    writeln!(
+    writeln!(out)?;
+    para(
         out,
-        "\n{verdict}: {n} difference{plural} from {expectation}"
+        w,
+        "",
+        &format!("{verdict}: {n} difference{plural} from {expectation}"),
+        2,
     )?;
     if !c.target.is_empty() {
-        writeln!(out, "{}", clean(&counted_rows(c)))?;
+        para(out, w, "", &clean(&counted_rows(c)), 2)?;
     }
     if let Some(left_out) = &c.left_out {
-        writeln!(out, "{}", left_out.describe())?;
+        para(out, w, "", &left_out.describe(), 2)?;
     }
     Ok(())
 }

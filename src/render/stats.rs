@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::text::{CommandGuard, duration, escape_control};
+use crate::text::{CommandGuard, duration, escape_control, fit, hanging};
 use crate::views::stats::{MethodStats, Slow, Stats};
 use crate::wire::dir::Dir;
 
@@ -141,6 +141,144 @@ fn slow_row(s: &Slow) -> Vec<String> {
 }
 
 pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
+    render_fitted(stats, None, out)
+}
+
+/// Writes `prefix` and `text`, word-wrapped to `width` with continuation
+/// lines indented by `indent`, or whole without a width.
+fn para(
+    out: &mut dyn Write,
+    width: Option<usize>,
+    prefix: &str,
+    text: &str,
+    indent: usize,
+) -> io::Result<()> {
+    match width {
+        None => writeln!(out, "{prefix}{text}"),
+        Some(w) => {
+            for line in hanging(prefix, text, w, indent) {
+                writeln!(out, "{line}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The width of a [`table`] of `rows`.
+fn table_width(rows: &[Vec<String>]) -> usize {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .sum::<usize>()
+        + 2 * columns.saturating_sub(1)
+}
+
+/// The columns of `rows` named by `columns`, the first one (a name) cut
+/// with `…` so that the table fits `width` where it can.
+fn columns(rows: &[Vec<String>], columns: &[usize], width: usize) -> Vec<Vec<String>> {
+    let mut picked: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| columns.iter().filter_map(|&c| r.get(c).cloned()).collect())
+        .collect();
+    let over = table_width(&picked).saturating_sub(width);
+    if over > 0 {
+        let name = table_width(&picked.iter().map(|r| r[..1].to_vec()).collect::<Vec<_>>());
+        let keep = name.saturating_sub(over).max(4);
+        for row in picked.iter_mut().skip(1) {
+            row[0] = fit(&row[0], keep).into_owned();
+        }
+    }
+    picked
+}
+
+/// The per-method table in `width` columns: whole when it fits; otherwise
+/// split, the method and direction repeated in each part: counts, then
+/// latencies and bytes (together when they fit with the method cut to 16
+/// characters, else apart). Method names too long for a part are cut with
+/// `…`.
+fn methods_fitted(rows: &[Vec<String>], width: usize, out: &mut dyn Write) -> io::Result<()> {
+    if table_width(rows) <= width {
+        return table(rows, 3, out);
+    }
+    let times = [0, 1, 6, 7, 8];
+    let bytes: Vec<usize> = [0, 1].into_iter().chain(9..rows[0].len()).collect();
+    let both: Vec<usize> = times.iter().copied().chain(9..rows[0].len()).collect();
+    let mut parts = vec![vec![0, 1, 2, 3, 4, 5]];
+    let name = table_width(&columns(rows, &[0], usize::MAX)).min(16);
+    let rest = table_width(&columns(rows, &both[1..], usize::MAX)) + 2;
+    if name + rest <= width {
+        parts.push(both);
+    } else {
+        parts.push(times.to_vec());
+        parts.push(bytes);
+    }
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        let picked = columns(rows, part, width);
+        let left = if part.contains(&2) { 3 } else { 2 };
+        let mut text = Vec::new();
+        table(&picked, left, &mut text)?;
+        for line in String::from_utf8_lossy(&text).lines() {
+            writeln!(out, "{}", fit(line, width))?;
+        }
+    }
+    Ok(())
+}
+
+/// The slowest requests in `width` columns: the table as it is when it
+/// fits; otherwise the note (and, when even that is not enough, where the
+/// request is) on an indented line under its row.
+fn slowest_fitted(rows: &[Vec<String>], width: usize, out: &mut dyn Write) -> io::Result<()> {
+    if table_width(rows) <= width {
+        return table(rows, 5, out);
+    }
+    let four = columns(rows, &[0, 1, 2, 3], usize::MAX);
+    let inline_where = table_width(&four) <= width;
+    let shown: &[usize] = if inline_where {
+        &[1, 0, 2, 3]
+    } else {
+        &[1, 0, 2]
+    };
+    // The request column is the one cut: put it first for `columns`, then
+    // back in its place.
+    let picked: Vec<Vec<String>> = columns(rows, shown, width)
+        .into_iter()
+        .map(|mut r| {
+            r.swap(0, 1);
+            r
+        })
+        .collect();
+    let mut text = Vec::new();
+    table(&picked, picked[0].len(), &mut text)?;
+    let text = String::from_utf8_lossy(&text);
+    // Under the request column.
+    let indent = rows.iter().map(|r| r[0].chars().count()).max().unwrap_or(0) + 2;
+    for (line, row) in text.lines().zip(rows) {
+        writeln!(out, "{}", fit(line, width))?;
+        let note = match (inline_where, row[4].is_empty()) {
+            (true, _) => row[4].clone(),
+            (false, true) => row[3].clone(),
+            (false, false) => format!("{}: {}", row[3], row[4]),
+        };
+        if !note.trim().is_empty() && row[0].trim() != "latency" {
+            let pad = " ".repeat(indent.min(width / 2));
+            para(out, Some(width), &pad, &note, indent)?;
+        }
+    }
+    Ok(())
+}
+
+/// The stats in `width` columns (a terminal's, or `--width`); `None`: the
+/// fixed layout.
+pub fn render_fitted(stats: &Stats, width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
     let out = &mut CommandGuard::new(out);
     for f in &stats.files {
         let path = if f.path == "-" {
@@ -153,13 +291,13 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
         if f.messages[2] > 0 {
             messages.push_str(&format!(", {} of unknown direction", f.messages[2]));
         }
-        writeln!(
-            out,
+        let line = format!(
             "{path}: {} format, {}, {span}; {messages} messages, {}",
             f.format,
             plural(f.lines, "line"),
             plural(f.stderr_lines, "stderr line")
-        )?;
+        );
+        para(out, width, "", &line, 2)?;
     }
     writeln!(out)?;
     let unknown_bytes = stats.methods.values().any(|m| m.bytes[3] > 0);
@@ -191,14 +329,19 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
     );
     if rows.len() == 1 {
         writeln!(out, "no messages")?;
+    } else if let Some(w) = width {
+        methods_fitted(&rows, w, out)?;
     } else {
         table(&rows, 3, out)?;
     }
     writeln!(out)?;
     if stats.slowest.is_empty() {
-        writeln!(
+        para(
             out,
-            "slowest requests: none timed (the log has no timestamps or no requests)"
+            width,
+            "",
+            "slowest requests: none timed (the log has no timestamps or no requests)",
+            2,
         )?;
     } else {
         writeln!(out, "slowest requests")?;
@@ -216,25 +359,27 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
                 r
             })
             .collect();
-        table(&rows, 5, out)?;
+        match width {
+            Some(w) => slowest_fitted(&rows, w, out)?,
+            None => table(&rows, 5, out)?,
+        }
     }
     writeln!(out)?;
-    writeln!(
-        out,
+    let line = format!(
         "stderr: {}, {}",
         plural(stats.stderr.0, "line"),
         bytes(stats.stderr.1)
-    )?;
+    );
+    para(out, width, "", &line, 2)?;
     if stats.noise.0 > 0 {
-        writeln!(
-            out,
+        let line = format!(
             "lines that are no message: {}, {}",
             stats.noise.0,
             bytes(stats.noise.1)
-        )?;
+        );
+        para(out, width, "", &line, 2)?;
     }
-    writeln!(
-        out,
+    let line = format!(
         "bytes: {} C->S, {} S->C, {} stderr{}",
         bytes(stats.bytes[0]),
         bytes(stats.bytes[1]),
@@ -244,11 +389,15 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
         } else {
             String::new()
         }
-    )?;
+    );
+    para(out, width, "", &line, 2)?;
     let total: Option<f64> = stats.files.iter().map(|f| f.duration()).sum();
-    writeln!(
+    para(
         out,
-        "waiting (time with at least one request open; a cancelled request stops the wait):"
+        width,
+        "",
+        "waiting (time with at least one request open; a cancelled request stops the wait):",
+        2,
     )?;
     for (side, who) in [
         (0, "the client on the server"),
@@ -265,22 +414,30 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
             Some(_) => duration(w.open_seconds),
             None => "-".to_string(),
         };
-        writeln!(
-            out,
-            "  {who}: {open}; {} timed, {} in all",
+        let line = format!(
+            "{who}: {open}; {} timed, {} in all",
             plural(w.answers, "answer"),
             duration(w.latency_sum)
-        )?;
+        );
+        para(out, width, "  ", &line, 4)?;
     }
     match stats.negative_latencies {
         0 => {}
-        1 => writeln!(
+        1 => para(
             out,
-            "note: 1 answer is stamped before its request (the log's clock went back, or its lines are out of order): its latency is negative"
+            width,
+            "",
+            "note: 1 answer is stamped before its request (the log's clock went back, or its lines are out of order): its latency is negative",
+            2,
         )?,
-        n => writeln!(
+        n => para(
             out,
-            "note: {n} answers are stamped before their requests (the log's clock went back, or its lines are out of order): their latencies are negative"
+            width,
+            "",
+            &format!(
+                "note: {n} answers are stamped before their requests (the log's clock went back, or its lines are out of order): their latencies are negative"
+            ),
+            2,
         )?,
     }
     Ok(())

@@ -14,7 +14,7 @@ use crate::report::{FileReport, MessageReport, Report};
 use crate::report::{Implementation, Summary};
 use crate::rules::finding::Finding;
 use crate::rules::{Rule, Severity};
-use crate::text::{CommandGuard, escape_control, wrap};
+use crate::text::{CommandGuard, escape_control, fit, hanging, wrap};
 use crate::wire::dir::Dir;
 use crate::wire::dir::Side;
 use crate::wire::time::Timestamp;
@@ -376,6 +376,41 @@ fn finding_rows(
 
 /// The rule catalogue as a table.
 pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
+    rules_fitted(rules, None, out)
+}
+
+/// The widest the revisions and summary columns of the catalogue get.
+const REVISIONS_WIDTH: usize = 24;
+const SUMMARY_WIDTH: usize = 56;
+/// The narrowest summary column the catalogue is drawn as a table with.
+const SUMMARY_MIN: usize = 24;
+
+/// The rule catalogue in `width` columns: the table with its revisions and
+/// summary wrapped narrower, or, when even that does not fit, a list (the
+/// name, severity and revisions on a line, the summary indented below).
+/// `None`: the fixed layout.
+pub fn rules_fitted(rules: &[Rule], width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
+    let out = &mut CommandGuard::new(out);
+    let names = rules
+        .iter()
+        .map(|r| r.info().name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("rule".len());
+    // `│ a │ b │ c │ d │`: three characters per column and one more.
+    let others = names + "severity".len() + 3 * 4 + 1;
+    let (revisions, summary) = match width {
+        None => (REVISIONS_WIDTH, SUMMARY_WIDTH),
+        Some(w) => {
+            let room = w.saturating_sub(others);
+            let revisions = (room / 3).clamp(12, REVISIONS_WIDTH);
+            let summary = room.saturating_sub(revisions).min(SUMMARY_WIDTH);
+            if summary < SUMMARY_MIN {
+                return rules_list(rules, w, out);
+            }
+            (revisions, summary)
+        }
+    };
     let mut rows = vec![
         ["rule", "severity", "revisions", "summary"]
             .map(String::from)
@@ -390,8 +425,8 @@ pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
             info.summary.to_string(),
         ]);
     }
-    wrap_column(&mut rows, 2, 24);
-    wrap_column(&mut rows, 3, 56);
+    wrap_column(&mut rows, 2, revisions);
+    wrap_column(&mut rows, 3, summary);
     let mut b = Builder::default();
     for row in rows {
         b.push_record(row);
@@ -399,6 +434,32 @@ pub fn rules(rules: &[Rule], out: &mut dyn Write) -> io::Result<()> {
     let mut table = b.build();
     table.with(TableStyle::rounded());
     writeln!(out, "{table}")
+}
+
+/// The catalogue as a list for a narrow terminal: `name  severity
+/// revisions`, then the summary indented.
+fn rules_list(rules: &[Rule], width: usize, out: &mut dyn Write) -> io::Result<()> {
+    for rule in rules {
+        let info = rule.info();
+        let head = format!("{}  {}  ", info.name, info.severity.as_str());
+        let revisions = info.revisions.to_string();
+        let lines = if head.chars().count() + 12 <= width {
+            hanging(&head, &revisions, width, 4)
+        } else {
+            let mut lines = vec![fit(info.name, width).into_owned()];
+            lines.extend(hanging(
+                "    ",
+                &format!("{}, {revisions}", info.severity.as_str()),
+                width,
+                6,
+            ));
+            lines
+        };
+        for line in lines.iter().chain(&hanging("  ", info.summary, width, 2)) {
+            writeln!(out, "{}", line.trim_end())?;
+        }
+    }
+    Ok(())
 }
 
 /// The time of day as the log wrote it (in its own zone), to milliseconds.

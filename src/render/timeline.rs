@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use crate::rules::Severity;
-use crate::text::{CommandGuard, duration, escape_control};
+use crate::text::{CommandGuard, duration, escape_control, fit, hanging, hard_wrap};
 use crate::views::conversation::{Entry, EntryKind, OtherKind};
 use crate::views::passes::Prepared;
 use crate::views::timeline::{Burst, Row, Sink};
@@ -20,6 +20,16 @@ const MESSAGE: usize = 28;
 const ANSWERS: usize = 7;
 const LATENCY: usize = 9;
 
+/// The compact layout's columns (a terminal too narrow for the full one):
+/// a narrower time and message, and the answers and latency in front of the
+/// summary.
+const COMPACT_TIME: usize = 7;
+const COMPACT_MESSAGE: usize = 20;
+const COMPACT_MESSAGE_MIN: usize = 12;
+/// The summary column the full layout must leave on a terminal, or the
+/// compact one is used.
+const SUMMARY_MIN: usize = 30;
+
 /// Writes the text timeline.
 pub struct Text<'a> {
     /// Where the rows go, through the guard every human output has.
@@ -27,8 +37,12 @@ pub struct Text<'a> {
     /// Print whole messages under their rows.
     full: bool,
     line_width: usize,
-    /// The terminal's columns: rows are cut to fit (not with `--full`).
+    /// The terminal's columns (or `--width`): rows are cut to fit, findings
+    /// and `--full`'s messages wrapped.
     width: Option<usize>,
+    /// The compact layout's message column, when the full layout leaves the
+    /// summary too little room.
+    compact: Option<usize>,
 }
 
 impl<'a> Text<'a> {
@@ -38,13 +52,32 @@ impl<'a> Text<'a> {
             full,
             line_width: 4,
             width: None,
+            compact: None,
         }
     }
 
-    /// Rows cut to `width` columns (a terminal's), with `…` where cut.
+    /// Fitted to `width` columns (a terminal's, or `--width`): rows cut
+    /// with `…`, findings word-wrapped with a hanging indent, `--full`'s
+    /// message lines broken (never cut) with a deeper indent, and a compact
+    /// layout when the full one would leave the summary under 30 columns.
+    /// `None`: the fixed layout.
     pub fn fitted(mut self, width: Option<usize>) -> Text<'a> {
-        self.width = width.filter(|_| !self.full);
+        self.width = width;
         self
+    }
+
+    /// Writes `text`, word-wrapped to the width with continuation lines
+    /// indented by `indent`, or whole without a width.
+    fn para(&mut self, prefix: &str, text: &str, indent: usize) -> io::Result<()> {
+        match self.width {
+            None => writeln!(self.out, "{prefix}{text}"),
+            Some(w) => {
+                for line in hanging(prefix, text, w, indent) {
+                    writeln!(self.out, "{line}")?;
+                }
+                Ok(())
+            }
+        }
     }
 
     fn indent(&self) -> String {
@@ -126,7 +159,30 @@ impl Sink for Text<'_> {
             Some(t) => format!(", times from {}", escape_control(&t.text)),
             None => ", no timestamps".to_string(),
         };
-        writeln!(self.out, "{path} ({} format{start})", report.format)?;
+        self.para("", &format!("{path} ({} format{start})", report.format), 2)?;
+        // The full layout's columns before the summary, and its two spaces.
+        let before_summary = self.line_width + TIME + 4 + ID + MESSAGE + ANSWERS + LATENCY + 7 * 2;
+        self.compact = self
+            .width
+            .filter(|w| w.saturating_sub(before_summary) < SUMMARY_MIN)
+            .map(|w| {
+                let others = self.line_width + COMPACT_TIME + 4 + ID + 5 * 2;
+                w.saturating_sub(others + SUMMARY_MIN)
+                    .clamp(COMPACT_MESSAGE_MIN, COMPACT_MESSAGE)
+            });
+        if let Some(message) = self.compact {
+            let header = format!(
+                "{:>w$}  {:>COMPACT_TIME$}  {:<4}  {:>ID$}  {:<message$}  (answers, latency) summary",
+                "line",
+                "time",
+                "dir",
+                "id",
+                "message",
+                w = self.line_width
+            );
+            let width = self.width.unwrap_or(header.len());
+            return writeln!(self.out, "{}", fit(&header, width));
+        }
         let header = format!(
             "{:>w$}  {:>TIME$}  {:<4}  {:>ID$}  {:<MESSAGE$}  {:>ANSWERS$}  {:>LATENCY$}  summary",
             "line",
@@ -144,66 +200,108 @@ impl Sink for Text<'_> {
     fn row(&mut self, row: Row) -> io::Result<()> {
         let time = row.rel.map_or("-".to_string(), |s| format!("{s:.3}"));
         let text = match &row.entry {
-            Some(e) => format!(
-                "{:>w$}  {:>TIME$}  {:<4}  {:>ID$}  {:<MESSAGE$}  {:>ANSWERS$}  {:>LATENCY$}  {}",
-                row.line,
-                time,
-                arrow(e),
-                e.id.as_ref()
-                    .map_or(String::new(), |id| escape_control(&id.to_string())
-                        .into_owned()),
-                match &row.burst {
+            Some(e) => {
+                let id = e.id.as_ref().map_or(String::new(), |id| {
+                    escape_control(&id.to_string()).into_owned()
+                });
+                let message = match &row.burst {
                     Some(b) => burst_label(row.line, b),
                     None => message_label(e),
-                },
-                match (&e.answers, e.kind) {
+                };
+                let answers = match (&e.answers, e.kind) {
                     (Some(a), _) => a.line.to_string(),
                     (None, EntryKind::Response) if e.shutdown => "-".to_string(),
                     (None, EntryKind::Response) => "?".to_string(),
                     (None, _) => String::new(),
-                },
-                e.answers
+                };
+                let latency = e
+                    .answers
                     .as_ref()
                     .and_then(|a| a.latency)
-                    .map_or(String::new(), duration),
-                match &row.burst {
+                    .map_or(String::new(), duration);
+                let summary = match &row.burst {
                     Some(b) => escape_control(&b.headline).into_owned(),
                     None => summary(e),
-                },
-                w = self.line_width
-            ),
+                };
+                match self.compact {
+                    None => format!(
+                        "{:>w$}  {:>TIME$}  {:<4}  {:>ID$}  {:<MESSAGE$}  {:>ANSWERS$}  {:>LATENCY$}  {}",
+                        row.line,
+                        time,
+                        arrow(e),
+                        id,
+                        message,
+                        answers,
+                        latency,
+                        summary,
+                        w = self.line_width
+                    ),
+                    Some(m) => {
+                        // `(2, 637 ms) result text`: the answered line and
+                        // the latency in front of the summary.
+                        let prefix = match (answers.is_empty(), latency.is_empty()) {
+                            (true, _) => String::new(),
+                            (false, true) => format!("({answers}) "),
+                            (false, false) => format!("({answers}, {latency}) "),
+                        };
+                        format!(
+                            "{:>w$}  {:>COMPACT_TIME$}  {:<4}  {:>ID$}  {:<m$}  {prefix}{summary}",
+                            row.line,
+                            time,
+                            arrow(e),
+                            id,
+                            message,
+                            w = self.line_width
+                        )
+                    }
+                }
+            }
             None => format!(
-                "{:>w$}  {:>TIME$}  {:<4}  {:>ID$}  {:<MESSAGE$}",
+                "{:>w$}  {:>t$}  {:<4}  {:>ID$}  {:<m$}",
                 row.line,
                 "-",
                 "",
                 "",
                 "(no message)",
-                w = self.line_width
+                w = self.line_width,
+                t = if self.compact.is_some() {
+                    COMPACT_TIME
+                } else {
+                    TIME
+                },
+                m = self.compact.unwrap_or(MESSAGE)
             ),
         };
         let text = text.trim_end();
-        match self
-            .width
-            .and_then(|w| crate::text::head(text, w.saturating_sub(1).max(20)))
-        {
-            Some(cut) => writeln!(self.out, "{cut}…")?,
+        match self.width {
+            Some(w) => writeln!(self.out, "{}", fit(text, w))?,
             None => writeln!(self.out, "{text}")?,
         }
         let indent = self.indent();
         for f in &row.findings {
-            writeln!(
-                self.out,
-                "{indent}└ {} {}: {}",
-                f.severity,
-                f.rule,
-                escape_control(&f.message)
+            self.para(
+                &format!("{indent}└ "),
+                &format!("{} {}: {}", f.severity, f.rule, escape_control(&f.message)),
+                indent.len() + 2,
             )?;
         }
         if self.full {
             if let Some(raw) = row.entry.as_ref().and_then(|e| e.raw.as_deref()) {
                 for line in pretty(raw).lines() {
-                    writeln!(self.out, "{indent}  {}", escape_control(line))?;
+                    let line = escape_control(line);
+                    match self.width {
+                        None => writeln!(self.out, "{indent}  {line}")?,
+                        Some(w) => {
+                            // Broken, not cut: --full promises the whole
+                            // message. Continuations go two deeper than
+                            // the line's own indent.
+                            let own = line.len() - line.trim_start().len();
+                            let text = format!("{indent}  {line}");
+                            for piece in hard_wrap(&text, w, indent.len() + 2 + own + 2) {
+                                writeln!(self.out, "{piece}")?;
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -240,8 +338,7 @@ impl Sink for Text<'_> {
                 .collect();
             format!("never answered: {}", list.join(", "))
         };
-        writeln!(
-            self.out,
+        let last = format!(
             "{} lines; {} error{}, {} warning{}, {} info; {open}",
             prepared.last_line,
             tally[Severity::Error as usize],
@@ -257,6 +354,7 @@ impl Sink for Text<'_> {
                 "s"
             },
             tally[Severity::Info as usize],
-        )
+        );
+        self.para("", &last, 2)
     }
 }

@@ -177,7 +177,9 @@ fn every_subcommand_spells_a_shared_concept_the_same_way() {
     for sub in ["check", "timeline", "stats", "diff", "replay"] {
         assert!(with_redact.contains(sub), "{sub} has no --redact");
     }
-    for sub in ["check", "validate", "probe"] {
+    for sub in [
+        "check", "validate", "probe", "timeline", "stats", "diff", "replay", "rules", "explain",
+    ] {
         assert!(with_width.contains(sub), "{sub} has no --width");
     }
     // The same judgement, the same flags: what changes the findings exists

@@ -22,3 +22,4 @@ mod properties;
 mod record;
 mod replay;
 mod views;
+mod width;
