@@ -141,36 +141,8 @@ pub struct CheckArgs {
     /// Capture files to check; `-` or none reads standard input; a directory is its files
     files: Vec<PathBuf>,
 
-    /// Gate the rules on this protocol revision instead of the negotiated one
-    ///
-    /// One of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (or
-    /// `draft`). Useful when the capture starts after the handshake.
-    #[arg(long, value_name = "REV", value_parser = parse_revision)]
-    revision: Option<Revision>,
-
-    /// Report responses slower than this many seconds (needs timestamps)
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
-    slow: f64,
-
-    /// Check tool calls against the schemas the server listed, and every message against the official JSON Schema
-    ///
-    /// Each `tools/call`'s arguments are validated against the `inputSchema`
-    /// of the tool's latest `tools/list` entry (arguments-violate-input-schema),
-    /// a successful result's `structuredContent` against its `outputSchema`
-    /// (structured-content-mismatch); calls of tools the latest complete
-    /// listing lacks (unlisted-tool-called) and listed schemas that clients
-    /// handle inconsistently (unportable-tool-schema) are noted. Every
-    /// request and notification is validated against its method's definition
-    /// in the schema the specification publishes for the session's revision
-    /// (shipped inside mcpdbg), each result against the definition of the
-    /// request it answers, each error response against JSONRPCError, with the
-    /// JSON Pointer of each violation (schema-violation). Bounded: at most
-    /// 1024 tools per session; a listed schema over 4096 JSON values or 32
-    /// levels deep, or a value over 16384, is not checked; a message over
-    /// 65536 JSON values is not checked against the official schema; at most
-    /// 100 such messages are reported per session.
-    #[arg(long)]
-    schema_check: bool,
+    #[command(flatten)]
+    judge: JudgeArgs,
 
     /// Read the input as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
@@ -271,6 +243,52 @@ pub struct CheckArgs {
     /// Seconds between status lines while following
     #[arg(long, hide = true, default_value_t = 5.0, value_parser = parse_seconds)]
     status_interval: f64,
+}
+
+/// How a session is judged (`check`, `timeline`, `probe`): the same flags,
+/// the same meaning.
+#[derive(Args)]
+struct JudgeArgs {
+    /// Gate the rules on this protocol revision instead of the negotiated one
+    ///
+    /// One of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (or
+    /// `draft`). Useful when the capture starts after the handshake.
+    #[arg(long, value_name = "REV", value_parser = parse_revision)]
+    revision: Option<Revision>,
+
+    /// Report responses slower than this many seconds (needs timestamps)
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    slow: f64,
+
+    /// Check tool calls against the schemas the server listed, and every message against the official JSON Schema
+    ///
+    /// Each `tools/call`'s arguments are validated against the `inputSchema`
+    /// of the tool's latest `tools/list` entry (arguments-violate-input-schema),
+    /// a successful result's `structuredContent` against its `outputSchema`
+    /// (structured-content-mismatch); calls of tools the latest complete
+    /// listing lacks (unlisted-tool-called) and listed schemas that clients
+    /// handle inconsistently (unportable-tool-schema) are noted. Every
+    /// request and notification is validated against its method's definition
+    /// in the schema the specification publishes for the session's revision
+    /// (shipped inside mcpdbg), each result against the definition of the
+    /// request it answers, each error response against JSONRPCError, with the
+    /// JSON Pointer of each violation (schema-violation). Bounded: at most
+    /// 1024 tools per session; a listed schema over 4096 JSON values or 32
+    /// levels deep, or a value over 16384, is not checked; a message over
+    /// 65536 JSON values is not checked against the official schema; at most
+    /// 100 such messages are reported per session.
+    #[arg(long)]
+    schema_check: bool,
+}
+
+impl JudgeArgs {
+    fn config(&self) -> Config {
+        Config {
+            revision: self.revision,
+            slow_seconds: self.slow,
+            schema_check: self.schema_check,
+        }
+    }
 }
 
 /// Which rules to report (`check`).
@@ -481,18 +499,8 @@ pub struct ProbeArgs {
     #[arg(long, requires = "baseline")]
     update_baseline: bool,
 
-    /// Gate the rules on this protocol revision (see `check --revision`)
-    #[arg(long, value_name = "REV", value_parser = parse_revision)]
-    revision: Option<Revision>,
-
-    /// Report responses slower than this many seconds (see `check --slow`)
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
-    slow: f64,
-
-    /// Check tool arguments and results against the listed schemas, and
-    /// every message against the official schema (see `check --schema-check`)
-    #[arg(long)]
-    schema_check: bool,
+    #[command(flatten)]
+    judge: JudgeArgs,
 
     #[command(flatten)]
     rules: RuleArgs,
@@ -589,18 +597,8 @@ pub struct TimelineArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     input: Option<InputArg>,
 
-    /// Gate the rules on this protocol revision (see `check --revision`)
-    #[arg(long, value_name = "REV", value_parser = parse_revision)]
-    revision: Option<Revision>,
-
-    /// Report responses slower than this many seconds (see `check --slow`)
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
-    slow: f64,
-
-    /// Check tool arguments and results against the listed schemas, and
-    /// every message against the official schema (see `check --schema-check`)
-    #[arg(long)]
-    schema_check: bool,
+    #[command(flatten)]
+    judge: JudgeArgs,
 
     #[command(flatten)]
     rules: RuleArgs,
@@ -1284,18 +1282,14 @@ impl CheckArgs {
         Ok(Check {
             input,
             options: Options {
-                session: Config {
-                    revision: self.revision,
-                    slow_seconds: self.slow,
-                    schema_check: self.schema_check,
-                },
+                session: self.judge.config(),
                 format: input_format(self.input),
                 filter: self.rules.filter(),
                 redact: self.redact,
                 read_ahead: false,
             },
             output: Output {
-                schema_check: self.schema_check,
+                schema_check: self.judge.schema_check,
                 file: self.report.output,
                 exports: self.report.exports.exports(),
                 ..self.output.output()
@@ -1324,11 +1318,7 @@ impl TimelineArgs {
     pub fn into_timeline(self) -> Result<Timeline, Usage> {
         let options = timeline::Options {
             check: Options {
-                session: Config {
-                    revision: self.revision,
-                    slow_seconds: self.slow,
-                    schema_check: self.schema_check,
-                },
+                session: self.judge.config(),
                 format: input_format(self.input),
                 filter: self.rules.filter(),
                 redact: self.redact,
@@ -1512,11 +1502,7 @@ impl ProbeArgs {
             grace: self.grace,
         };
         let check = Options {
-            session: Config {
-                revision: self.revision,
-                slow_seconds: self.slow,
-                schema_check: self.schema_check,
-            },
+            session: self.judge.config(),
             filter: self.rules.filter(),
             ..Options::default()
         };
@@ -1527,7 +1513,7 @@ impl ProbeArgs {
         let output = Output {
             file: self.report.output,
             exports: self.report.exports.exports(),
-            schema_check: self.schema_check,
+            schema_check: self.judge.schema_check,
             ..self.output.output()
         };
         Ok((options, baseline, check, output))
@@ -1625,17 +1611,17 @@ pub fn configure(command: &mut Command, matches: &clap::ArgMatches, settings: &S
         Command::Check(a) => {
             a.rules.configure(sub, settings);
             a.output.configure(sub, settings);
-            slow(sub, &mut a.slow);
+            slow(sub, &mut a.judge.slow);
         }
         Command::Probe(a) => {
             a.rules.configure(sub, settings);
             a.output.configure(sub, settings);
-            slow(sub, &mut a.slow);
+            slow(sub, &mut a.judge.slow);
         }
         Command::Validate(a) => a.output.configure(sub, settings),
         Command::Timeline(a) => {
             a.rules.configure(sub, settings);
-            slow(sub, &mut a.slow);
+            slow(sub, &mut a.judge.slow);
         }
         _ => {}
     }
@@ -1699,7 +1685,7 @@ impl CheckArgs {
             ),
             (
                 "slow",
-                mcpdbg::text::duration(self.slow),
+                mcpdbg::text::duration(self.judge.slow),
                 from("slow", s.slow.is_some()),
             ),
             (

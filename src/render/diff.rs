@@ -8,7 +8,8 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::text::{CommandGuard, duration, escape_control, excerpt, hanging};
+use super::para;
+use crate::text::{CommandGuard, duration, escape_control, excerpt};
 use crate::views::diff::{Change, Comparison, Labels, Side};
 
 fn clean(text: &str) -> String {
@@ -47,26 +48,6 @@ fn line(s: &Option<Side>) -> String {
 
 pub fn render(labels: &Labels, c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     render_fitted(labels, c, None, out)
-}
-
-/// Writes `prefix` and `text`, word-wrapped to `width` with continuation
-/// lines indented by `indent`, or whole without a width.
-fn para(
-    out: &mut dyn Write,
-    width: Option<usize>,
-    prefix: &str,
-    text: &str,
-    indent: usize,
-) -> io::Result<()> {
-    match width {
-        None => writeln!(out, "{prefix}{text}"),
-        Some(w) => {
-            for line in hanging(prefix, text, w, indent) {
-                writeln!(out, "{line}")?;
-            }
-            Ok(())
-        }
-    }
 }
 
 /// The comparison in `width` columns (a terminal's, or `--width`): long

@@ -73,3 +73,23 @@ pub fn render_with(
         OutputFormat::Junit => junit::render(report, ci, out),
     }
 }
+
+/// Writes `prefix` and `text`, word-wrapped to `width` with continuation
+/// lines indented by `indent`, or whole without a width.
+pub(crate) fn para(
+    out: &mut dyn Write,
+    width: Option<usize>,
+    prefix: &str,
+    text: &str,
+    indent: usize,
+) -> io::Result<()> {
+    match width {
+        None => writeln!(out, "{prefix}{text}"),
+        Some(w) => {
+            for line in crate::text::hanging(prefix, text, w, indent) {
+                writeln!(out, "{line}")?;
+            }
+            Ok(())
+        }
+    }
+}

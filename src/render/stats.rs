@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::text::{CommandGuard, duration, escape_control, fit, hanging};
+use super::para;
+use crate::text::{CommandGuard, duration, escape_control, fit};
 use crate::views::stats::{MethodStats, Slow, Stats};
 use crate::wire::dir::Dir;
 
@@ -142,26 +143,6 @@ fn slow_row(s: &Slow) -> Vec<String> {
 
 pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
     render_fitted(stats, None, out)
-}
-
-/// Writes `prefix` and `text`, word-wrapped to `width` with continuation
-/// lines indented by `indent`, or whole without a width.
-fn para(
-    out: &mut dyn Write,
-    width: Option<usize>,
-    prefix: &str,
-    text: &str,
-    indent: usize,
-) -> io::Result<()> {
-    match width {
-        None => writeln!(out, "{prefix}{text}"),
-        Some(w) => {
-            for line in hanging(prefix, text, w, indent) {
-                writeln!(out, "{line}")?;
-            }
-            Ok(())
-        }
-    }
 }
 
 /// The width of a [`table`] of `rows`.
