@@ -799,6 +799,24 @@ const JS: &str = r#"
 mod tests {
     use super::*;
 
+    /// A box across the lanes ends above where the next row's label starts:
+    /// the label's baseline is 4 above that row's arrow, and its letters
+    /// (12 px) reach 9 above the baseline.
+    #[test]
+    fn a_box_across_the_lanes_leaves_the_next_label_clear() {
+        let y = FIRST_ROW_Y + 5 * ROW;
+        let box_bottom = y - BOX_ABOVE + BOX_H;
+        let next_label_top = y + ROW - 4 - 9;
+        assert!(
+            box_bottom < next_label_top,
+            "{box_bottom} >= {next_label_top}"
+        );
+        // The box still holds its own text (11 px monospace: 8 above the
+        // baseline, 3 below).
+        assert!(y + BOX_BASELINE - 8 > y - BOX_ABOVE);
+        assert!(y + BOX_BASELINE + 3 <= box_bottom);
+    }
+
     #[test]
     fn escaping() {
         assert_eq!(esc("<script>&\"'"), "&lt;script&gt;&amp;&quot;&#39;");

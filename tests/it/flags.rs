@@ -520,3 +520,57 @@ fn human_outputs_spell_a_direction_as_the_rows_do() {
         "{text}"
     );
 }
+
+/// The guide's table of `check` options names every option `check -h`
+/// shows, each in one row, and lists every `--input` format.
+#[test]
+fn the_guides_check_options_table_is_complete() {
+    let guide = std::fs::read_to_string(crate::common::root().join("docs/guide.md")).unwrap();
+    let start = guide
+        .find("## `mcpdbg check` options")
+        .expect("the section");
+    let table: Vec<&str> = guide[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .collect();
+    let mut named: BTreeMap<String, usize> = BTreeMap::new();
+    for row in &table {
+        let first = row.split(" | ").next().unwrap_or_default();
+        for (k, span) in first.split('`').enumerate() {
+            if k % 2 == 1 {
+                for word in span.split([' ', '/']) {
+                    if let Some(name) = word.trim_matches(['[', ']']).strip_prefix("--") {
+                        *named.entry(name.to_string()).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    let flags = flags("check");
+    for name in flags.keys().filter(|n| *n != "help") {
+        assert_eq!(
+            named.get(name),
+            Some(&1),
+            "--{name} is in {} rows of the guide's check options table",
+            named.get(name).unwrap_or(&0)
+        );
+    }
+    for name in named.keys() {
+        assert!(
+            flags.contains_key(name),
+            "the guide lists --{name}, which check lacks"
+        );
+    }
+    let input = table
+        .iter()
+        .find(|r| r.starts_with("| `--input FORMAT`"))
+        .expect("the --input row");
+    for format in flags["input"].values() {
+        assert!(
+            input.contains(&format!("`{format}`")),
+            "the guide's --input row lacks {format}"
+        );
+    }
+}
