@@ -256,6 +256,15 @@ struct JudgeArgs {
     #[arg(long, value_name = "REV", value_parser = parse_revision)]
     revision: Option<Revision>,
 
+    /// Also report what REV deprecates, as if the session moved to it (deprecated-feature)
+    ///
+    /// Judges a session for readiness: the features the revision REV
+    /// deprecates that the session uses are reported besides those its own
+    /// revision deprecates, each saying it is the target's. One of the
+    /// revisions --revision takes.
+    #[arg(long, value_name = "REV", value_parser = parse_revision)]
+    target_revision: Option<Revision>,
+
     /// Report responses slower than this many seconds (needs timestamps)
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
@@ -287,6 +296,7 @@ impl JudgeArgs {
             revision: self.revision,
             slow_seconds: self.slow,
             schema_check: self.schema_check,
+            target_revision: self.target_revision,
         }
     }
 }

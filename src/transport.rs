@@ -339,6 +339,12 @@ impl Transport {
                 }
             }
             Body::Line { dir, bytes } => {
+                if bytes.len() > framing::CLIENT_LIMIT
+                    && dir != Dir::Unknown
+                    && looks_like_message(&bytes)
+                {
+                    findings.push(framing::over_client_limit(&at, dir, bytes.len()));
+                }
                 let terminated =
                     record.terminated && !std::mem::take(&mut self.streams[slot(dir)].partial_next);
                 if self.streams[slot(dir)].multiline.is_some() {
@@ -790,6 +796,17 @@ fn parse_plain(
         }
         None => Err(bytes),
     }
+}
+
+/// Whether a line starts (after blanks and a byte order mark) like a JSON
+/// object or array: O(1) for a message, whatever its size.
+fn looks_like_message(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    bytes
+        .iter()
+        .take(64)
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| matches!(b, b'{' | b'['))
 }
 
 /// Whether a line's bytes may be a plain line of JSON (no byte order mark,

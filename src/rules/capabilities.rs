@@ -34,6 +34,11 @@ impl State {
         self.server = caps.cloned();
     }
 
+    /// What the client and the server declared, as far as known.
+    pub(crate) fn declared(&self) -> (Option<&Value>, Option<&Value>) {
+        (self.client.as_ref(), self.server.as_ref())
+    }
+
     /// The handshake settled on `revision`: what either side declared
     /// that the revision does not have.
     pub(crate) fn negotiated(&self, revision: Option<Revision>, ctx: &mut Ctx<'_>) {

@@ -45,6 +45,26 @@ pub fn overlong(line: u64, length: u64) -> Finding {
     )
 }
 
+/// The size of one message above which a widely used client gives up:
+/// the TypeScript SDK v2's stdio `maxBufferSize` default, 10 MiB.
+pub(crate) const CLIENT_LIMIT: usize = 10 * 1024 * 1024;
+
+/// A line of JSON of `length` bytes, over [`CLIENT_LIMIT`] (and within the
+/// line limit: a longer one is `line-too-long`).
+pub(crate) fn over_client_limit(at: &At, dir: Dir, length: usize) -> Finding {
+    let mib = |n: usize| n as f64 / (1u64 << 20) as f64;
+    about(
+        Rule::MessageOverClientLimit,
+        at,
+        dir,
+        format!(
+            "this message is {length} bytes ({:.1} MiB), over the {:.0} MiB a TypeScript SDK v2 reader accepts by default (`maxBufferSize`): that client closes the connection",
+            mib(length),
+            mib(CLIENT_LIMIT),
+        ),
+    )
+}
+
 /// A host's word that it could not parse a line of the server's stdout.
 pub(crate) fn host_parse_error(at: &At, text: &str) -> Finding {
     about(

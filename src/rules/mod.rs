@@ -14,7 +14,8 @@
 //! judged by), `ids` (pairing), `capabilities`, `utilities` (progress,
 //! cancellation, tasks), `modern` (2026-07-28), `tools`, `timing`,
 //! `schema` (`--schema-check`), `checks` (one message in its context),
-//! `hangs` (what is open at the end) and `notes` (about the analysis). The
+//! `deprecations` (what the message's revision, or `--target-revision`,
+//! deprecates), `hangs` (what is open at the end) and `notes` (about the analysis). The
 //! transport asks `framing`; `probe --baseline` asks `baseline`. Each
 //! reports through [`ctx::Ctx`]. A test fails on a row no code fires.
 
@@ -22,6 +23,7 @@ pub mod baseline;
 pub(crate) mod capabilities;
 pub mod checks;
 pub(crate) mod ctx;
+pub(crate) mod deprecations;
 pub mod finding;
 pub mod framing;
 pub(crate) mod hangs;
@@ -271,7 +273,7 @@ rules! {
     StrayOutput => {
         name: "stray-output", group: Transport, severity: Error, revisions: ALL,
         summary: "non-JSON text on a JSON-RPC stream",
-        why: "The stdio transport carries only JSON-RPC messages, one per line. Hosts react differently to other text: some skip the line silently, some log a parse error, some close the connection. The usual cause is a print or logging call that writes to stdout.",
+        why: "The stdio transport carries only JSON-RPC messages, one per line. Hosts react differently to other text, so its impact depends on the client: the TypeScript SDK v2 skips a line that is not JSON silently (a JSON line that is no message still errors), while Claude Desktop, Codex and Cursor fail on it. The usual cause is a print or logging call that writes to stdout.",
         fix: "Send logs to stderr: in Python `print(..., file=sys.stderr)` or a logging handler on stderr; in Node `console.error`.",
         spec: "stdio transport, all revisions: the server MUST NOT write anything to its stdout that is not a valid MCP message; the client MUST NOT write anything to the server's stdin that is not a valid MCP message",
         example: r#"< Starting notes server on stdio..."#,
@@ -364,6 +366,15 @@ rules! {
         fix: "Look at what wrote the line: a server that sends a result of that size should page it or write it to a resource; if the message is genuine, raise MCPDBG_MAX_LINE.",
         spec: "mcpdbg's own note",
         example: "(a line over 256 MiB; not printable here)",
+    },
+
+    MessageOverClientLimit => {
+        name: "message-over-client-limit", group: Transport, severity: Warning, revisions: ALL,
+        summary: "one message larger than a widely used client accepts (10 MiB)",
+        why: "Readers bound the size of one line, and the impact of a larger message differs by client: the TypeScript SDK v2 keeps at most 10 MiB of one stdio message by default (`maxBufferSize`) and closes the connection on a longer one, so every request in flight fails with it; readers with a larger or no bound accept it. Such a message is usually a whole file, a database dump or an image inlined in a result.",
+        fix: "Keep each message well under 10 MiB: page the result, return a resource link instead of the content, or compress images before embedding them.",
+        spec: "mcpdbg's own note (stdio transport, all revisions: messages are delimited by newlines and carry no size limit; the TypeScript SDK v2's stdio read buffer is 10 MiB by default)",
+        example: "(a line over 10 MiB; not printable here)",
     },
 
     CorruptCompressedInput => {
@@ -655,6 +666,15 @@ rules! {
         fix: "Negotiate the revision that has the method, or use that revision's replacement.",
         spec: "schema per revision: the request and notification unions",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{\"roots\":{}},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"elicitation/create\",\"params\":{\"message\":\"Delete?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}",
+    },
+
+    DeprecatedFeature => {
+        name: "deprecated-feature", group: Capabilities, severity: Info, revisions: ALL.worded("2025-11-25 and later (any revision with --target-revision)"),
+        summary: "a feature the session's revision (or --target-revision) deprecates",
+        why: "2026-07-28 deprecates Roots (`roots/list`, `notifications/roots/list_changed`, the `roots` capability), Sampling (`sampling/createMessage`, the `sampling` capability) and Logging (`logging/setLevel`, `notifications/message`, the `logging` capability); 2025-11-25 deprecates the `includeContext` values `thisServer` and `allServers`. A deprecated feature still works, but it is removed no earlier than the first revision released on or after 2027-07-28. Under 2026-07-28, roots and sampling asked for inside an `input_required` result are the form that stays and are not reported. `--target-revision` shows what a session would meet if it moved to a newer revision.",
+        fix: "Roots and sampling: ask for them inside an `input_required` result (2026-07-28). Logging: turn it on per request with `_meta[\"io.modelcontextprotocol/logLevel\"]`. `includeContext`: send `none` or leave it out, and pass the context the model needs in the messages.",
+        spec: "2025-11-25 sampling: `thisServer` and `allServers` of includeContext are soft-deprecated; 2026-07-28: Roots, Sampling, Logging and dynamic client registration are deprecated, and deprecated features are removed no earlier than the first revision released on or after 2027-07-28",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"listing tools\"}}",
     },
 
     // ---- progress, cancellation, tasks ----

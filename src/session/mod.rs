@@ -14,8 +14,9 @@
 //! - a response: `ids` (duplicate, loose or orphan answers), then for the
 //!   request it answers `timing`, `utilities`, `modern`, `lifecycle`
 //!   (`ping`), `tools`, `lifecycle` (the handshake's answers);
-//! - then every message: `checks` (the message in its context) and, under
-//!   `--schema-check`, `schema`.
+//! - then every message: `checks` (the message in its context),
+//!   `deprecations` (a deprecated feature, unless a check refused the
+//!   message) and, under `--schema-check`, `schema`.
 //!
 //! Each family reports through one [`Ctx`] (the message, and the findings
 //! behind the catalogue's gate: the revision the message is judged by,
@@ -44,7 +45,8 @@ use crate::facts::{
 pub use crate::report::{OpenRequest, Summary};
 use crate::rules::ctx::{Ctx, request_subject};
 use crate::rules::{
-    capabilities, hangs, ids, lifecycle, modern, notes, schema, timing, tools, utilities,
+    Rule, capabilities, deprecations, hangs, ids, lifecycle, modern, notes, schema, timing, tools,
+    utilities,
 };
 
 pub(crate) mod boundary;
@@ -66,6 +68,9 @@ pub struct Config {
     /// the server listed, and every message against the official JSON
     /// Schema of the session's revision.
     pub schema_check: bool,
+    /// `--target-revision`: deprecations are judged as if the session
+    /// moved to this revision, besides its own.
+    pub target_revision: Option<Revision>,
 }
 
 impl Default for Config {
@@ -74,6 +79,7 @@ impl Default for Config {
             revision: None,
             slow_seconds: 5.0,
             schema_check: false,
+            target_revision: None,
         }
     }
 }
@@ -316,9 +322,18 @@ impl Session {
             side,
             request_method: request_method.as_deref(),
         };
-        ctx.findings
-            .judge_under(self.lifecycle.judged_by(declared, proposal));
-        for hit in checks::message(msg, &context) {
+        let judged = self.lifecycle.judged_by(declared, proposal);
+        ctx.findings.judge_under(judged);
+        let hits = checks::message(msg, &context);
+        // What a check already refuses in its revision is not also called
+        // deprecated there.
+        let refused = hits.iter().any(|h| {
+            matches!(
+                h.rule,
+                Rule::ServerSentRequest | Rule::NotificationNotAllowed | Rule::MethodNotInRevision
+            )
+        });
+        for hit in hits {
             let mut finding = ctx.finding(hit.rule, hit.message);
             if let Some(severity) = hit.severity {
                 finding.severity = severity;
@@ -328,6 +343,11 @@ impl Session {
             }
             ctx.push(finding);
         }
+        let judged = deprecations::Judged {
+            own: judged,
+            target: self.config.target_revision,
+        };
+        deprecations::message(judged, msg, request_method.as_deref(), refused, &mut ctx);
         if side == Side::Server {
             self.timing.wrote(at.time.as_ref());
         }
@@ -637,6 +657,20 @@ impl Session {
             &mut self.capabilities,
             ctx,
         );
+        let handshake = match &*open.method {
+            "initialize" => true,
+            "server/discover" => false,
+            _ => return,
+        };
+        if msg.result().is_some() {
+            let judged = deprecations::Judged {
+                own: self.lifecycle.judged_by(None, true),
+                target: self.config.target_revision,
+            };
+            let (client, server) = self.capabilities.declared();
+            let client = client.filter(|_| handshake);
+            deprecations::capabilities(judged, client, server, ctx);
+        }
     }
 
     /// The log was cut short at `line` (before [`Session::finish`]): a

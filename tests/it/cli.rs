@@ -29,7 +29,11 @@ const SCHEMA_RULES: [&str; 5] = [
 /// The flags a fixture is checked with: `--schema-check` for the fixtures of
 /// the rules it runs and for the clean fixture made for it.
 fn flags_for(path: &str) -> &'static [&'static str] {
-    if SCHEMA_RULES.iter().any(|r| path.contains(r)) || path.contains("schema-check") {
+    // The legacy fixture of deprecated-feature is judged for a move to
+    // 2026-07-28 (its modern one needs no flag).
+    if path.ends_with("rules/deprecated-feature.log") {
+        &["--target-revision", "2026-07-28"]
+    } else if SCHEMA_RULES.iter().any(|r| path.contains(r)) || path.contains("schema-check") {
         &["--schema-check"]
     } else {
         &[]
@@ -92,7 +96,12 @@ fn every_rule_fires_on_its_own_fixture() {
     let mut missing = Vec::new();
     // Rules whose input is too large to keep as a fixture have a test that
     // generates it (below).
-    let generated = ["open-request-limit", "line-too-long", "batch-too-large"];
+    let generated = [
+        "open-request-limit",
+        "line-too-long",
+        "batch-too-large",
+        "message-over-client-limit",
+    ];
     // The baseline rules compare a server with a baseline file, not a log
     // on its own: tests/it/probe.rs fires each of them.
     for rule in Rule::ALL
@@ -737,6 +746,7 @@ fn every_rule_example_triggers_its_rule() {
         "open-request-limit",
         "line-too-long",
         "batch-too-large",
+        "message-over-client-limit",
     ];
     let mut failures = Vec::new();
     for rule in Rule::ALL {
@@ -2032,6 +2042,162 @@ fn a_gzip_bomb_line_is_cut_at_the_line_limit_and_reading_goes_on() {
             .any(|f| f["rule"] == "unanswered-request" && f["line"] == 2),
         "the line after the cut one is read: {findings:?}"
     );
+}
+
+/// The findings of `check --format json` on `log` given on stdin.
+fn findings_of_stdin(args: &[&str], log: &[u8]) -> Vec<Value> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend(args);
+    all.push("-");
+    let doc = json_of(&run_stdin(&all, log));
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .clone()
+}
+
+#[test]
+fn message_over_client_limit_fires_on_a_generated_line() {
+    use std::io::Write;
+    let limit = 10 << 20;
+    let handshake = "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    // A tool result whose line is `size` bytes.
+    let result = |id: u32, size: usize| {
+        let head = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\""
+        );
+        let tail = "\"}]}}";
+        let mut line = head.into_bytes();
+        line.resize(size - tail.len(), b'x');
+        line.extend_from_slice(tail.as_bytes());
+        line
+    };
+    let call = |id: u32| {
+        format!(
+            "> {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"dump\",\"arguments\":{{}}}}}}\n"
+        )
+    };
+    let mut log = handshake.as_bytes().to_vec();
+    for (id, size) in [(1, limit), (2, limit + 1)] {
+        log.extend_from_slice(call(id).as_bytes());
+        log.extend_from_slice(b"< ");
+        log.extend_from_slice(&result(id, size));
+        log.push(b'\n');
+    }
+    let findings = findings_of_stdin(&[], &log);
+    let over: Vec<_> = findings
+        .iter()
+        .filter(|f| f["rule"] == "message-over-client-limit")
+        .collect();
+    // Exactly at the limit is accepted; one byte more is not.
+    assert_eq!(over.len(), 1, "{findings:?}");
+    assert_eq!(over[0]["line"], 7);
+    assert_eq!(over[0]["severity"], "warning");
+    let message = over[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains(&format!("{} bytes", limit + 1))
+            && message.contains("maxBufferSize")
+            && message.contains("TypeScript SDK v2"),
+        "{message}"
+    );
+    // The message itself is read as usual: the call is answered.
+    assert!(
+        findings.iter().all(|f| f["rule"] != "unanswered-request"),
+        "{findings:?}"
+    );
+    // A line cut at the line limit is `line-too-long` only.
+    let out = crate::common::mcpdbg()
+        .env("MCPDBG_MAX_LINE", "4M")
+        .args(["check", "--format", "json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().expect("stdin").write_all(&log)?;
+            child.wait_with_output()
+        })
+        .expect("binary runs");
+    let doc = json_of(&out);
+    let rules: Vec<&str> = doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert_eq!(
+        rules.iter().filter(|r| **r == "line-too-long").count(),
+        2,
+        "{rules:?}"
+    );
+    assert!(!rules.contains(&"message-over-client-limit"), "{rules:?}");
+}
+
+#[test]
+fn deprecated_feature_judges_a_session_by_its_revision_or_the_target() {
+    let legacy = "fixtures/rules/deprecated-feature.log";
+    let log = std::fs::read(root().join(legacy)).expect("fixture");
+    let deprecated = |findings: &[Value]| -> Vec<(u64, String)> {
+        findings
+            .iter()
+            .filter(|f| f["rule"] == "deprecated-feature")
+            .map(|f| {
+                (
+                    f["line"].as_u64().expect("line"),
+                    f["message"].as_str().expect("message").to_string(),
+                )
+            })
+            .collect()
+    };
+    // A 2025-06-18 session: nothing it uses is deprecated in 2025-06-18.
+    assert_eq!(deprecated(&findings_of_stdin(&[], &log)), vec![]);
+    // Moved to 2026-07-28: the handshake's capabilities, each deprecated
+    // method, and the includeContext value beside sampling on line 10.
+    let moved = deprecated(&findings_of_stdin(
+        &["--target-revision", "2026-07-28"],
+        &log,
+    ));
+    let lines: Vec<u64> = moved.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, vec![3, 5, 7, 8, 10, 10, 12], "{moved:?}");
+    for (line, message) in &moved {
+        assert!(message.contains("the target revision"), "{line}: {message}");
+        assert!(message.contains("2027-07-28"), "{line}: {message}");
+    }
+    assert!(moved[0].1.contains("client `roots`") && moved[0].1.contains("server `logging`"));
+    assert!(
+        moved[5]
+            .1
+            .contains("deprecated in 2025-11-25, the target revision")
+    );
+    // Moved to 2025-11-25: only the includeContext value.
+    let lines: Vec<u64> = deprecated(&findings_of_stdin(
+        &["--target-revision", "2025-11-25"],
+        &log,
+    ))
+    .iter()
+    .map(|(l, _)| *l)
+    .collect();
+    assert_eq!(lines, vec![10]);
+    // A 2026-07-28 session: its own revision deprecates; what another rule
+    // refuses there (`logging/setLevel`, a server's plain sampling request)
+    // is not reported again, nor the `sampling` capability its requests
+    // declare for `input_required`.
+    let modern =
+        std::fs::read(root().join("fixtures/modern/deprecated-feature.log")).expect("fixture");
+    let findings = findings_of_stdin(&[], &modern);
+    let own = deprecated(&findings);
+    let lines: Vec<u64> = own.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, vec![3, 7, 8], "{own:?}");
+    assert!(own.iter().all(|(_, m)| !m.contains("target")));
+    assert!(own[1].1.contains("io.modelcontextprotocol/logLevel"));
+    assert!(own[2].1.contains("allServers"));
+    for (rule, line) in [("method-not-in-revision", 4), ("server-sent-request", 11)] {
+        assert!(
+            findings
+                .iter()
+                .any(|f| f["rule"] == rule && f["line"] == line),
+            "{rule} at {line}: {findings:?}"
+        );
+    }
 }
 
 #[test]
