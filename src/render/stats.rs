@@ -27,10 +27,10 @@ fn plural(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Left-aligned first columns, right-aligned numbers.
-fn table(rows: &[Vec<String>], left: usize, out: &mut dyn Write) -> io::Result<()> {
+/// The widest cell of each column of `rows`, in characters.
+fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
+    (0..columns)
         .map(|c| {
             rows.iter()
                 .filter_map(|r| r.get(c))
@@ -38,7 +38,12 @@ fn table(rows: &[Vec<String>], left: usize, out: &mut dyn Write) -> io::Result<(
                 .max()
                 .unwrap_or(0)
         })
-        .collect();
+        .collect()
+}
+
+/// Left-aligned first columns, right-aligned numbers.
+fn table(rows: &[Vec<String>], left: usize, out: &mut dyn Write) -> io::Result<()> {
+    let widths = column_widths(rows);
     for row in rows {
         let mut line = String::new();
         for (c, cell) in row.iter().enumerate() {
@@ -147,17 +152,8 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
 
 /// The width of a [`table`] of `rows`.
 fn table_width(rows: &[Vec<String>]) -> usize {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .sum::<usize>()
-        + 2 * columns.saturating_sub(1)
+    let widths = column_widths(rows);
+    widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
 }
 
 /// The columns of `rows` named by `columns`, the first one (a name) cut
