@@ -605,13 +605,20 @@ fn analyse(log: &[u8], forced: Option<Format>, redact: bool) {
             ..Default::default()
         };
         let mut text = Vec::new();
-        timeline::run(
+        // A log with no MCP message is refused (pipeline::input), as every
+        // command refuses it; anything else must be read.
+        if let Err(e) = timeline::run(
             "fuzz",
             &open,
             &options,
             &mut render::timeline::Text::new(&mut text, full),
-        )
-        .expect("timeline");
+        ) {
+            assert!(
+                mcpdbg::pipeline::input::refusal(&e).is_some(),
+                "timeline: {e:?}"
+            );
+            return;
+        }
         let mut doc = Vec::new();
         timeline::run(
             "fuzz",
