@@ -157,6 +157,11 @@ pub struct CheckArgs {
     #[command(flatten)]
     report: ReportFileArgs,
 
+    /// Also write the sessions as OpenTelemetry traces (OTLP/JSON, as
+    /// `--format otlp-json` writes them) to this file, from the same check
+    #[arg(long, value_name = "FILE", visible_alias = "otlp")]
+    export_otlp: Option<PathBuf>,
+
     /// Hide the log's content in the report, to share it in public
     ///
     /// Every string a message carries in params, results and errors, and
@@ -323,7 +328,9 @@ struct OutputArgs {
     /// Output format: a table, one line per finding (`concise`:
     /// `path:line: severity rule: message`), one JSON document, JSON Lines
     /// (one record per line, written as each file finishes), SARIF 2.1.0
-    /// (code scanning), GitHub Actions annotations or JUnit XML
+    /// (code scanning), GitHub Actions annotations, JUnit XML, or (`check`)
+    /// OpenTelemetry traces as OTLP/JSON: a trace per session, a span per
+    /// request, each finding a span event (docs/output.md)
     #[arg(long, value_enum, default_value_t = ReportFormatArg::Table)]
     format: ReportFormatArg,
 
@@ -435,6 +442,7 @@ Examples:
   mcpdbg check --revision 2025-06-18 --fail-on warning tail.log
   mcpdbg check --redact session.log > report.txt     # to paste in a public issue
   mcpdbg check --format github --export-sarif mcp.sarif --export-junit mcp.xml logs/*.log
+  mcpdbg check --format otlp-json session.log > traces.json   # OpenTelemetry traces
 
 Exit status:
   0  no finding at or above --fail-on
@@ -1070,7 +1078,7 @@ enum EraArg {
     Auto,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ReportFormatArg {
     #[value(alias = "text")]
     Table,
@@ -1082,6 +1090,8 @@ enum ReportFormatArg {
     Sarif,
     Github,
     Junit,
+    /// OpenTelemetry traces (`check` only).
+    OtlpJson,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1169,7 +1179,12 @@ impl OutputArgs {
                 ReportFormatArg::Sarif => OutputFormat::Sarif,
                 ReportFormatArg::Github => OutputFormat::Github,
                 ReportFormatArg::Junit => OutputFormat::Junit,
+                // The report's formats stay for --export-*; the main
+                // output is the traces (`Output::otlp`).
+                ReportFormatArg::OtlpJson => OutputFormat::Json,
             },
+            otlp: self.format == ReportFormatArg::OtlpJson,
+            otlp_file: None,
             color: match self.color {
                 ColorArg::Auto => Color::Auto,
                 ColorArg::Always => Color::Always,
@@ -1289,6 +1304,21 @@ impl CheckArgs {
         } else {
             Input::Files(files)
         };
+        if self.output.format == ReportFormatArg::OtlpJson || self.export_otlp.is_some() {
+            match &input {
+                Input::Files(files) if files.iter().all(|f| f.as_os_str() != "-") => {}
+                Input::Files(_) => {
+                    return Err(Usage(
+                        "mcpdbg: the OpenTelemetry export reads each log twice, and standard input can be read once: save it to a file and name the file".into(),
+                    ));
+                }
+                _ => {
+                    return Err(Usage(
+                        "mcpdbg: the OpenTelemetry export (--format otlp-json, --export-otlp) reads log files named on the command line, not --follow, --files-from or a tee capture".into(),
+                    ));
+                }
+            }
+        }
         Ok(Check {
             input,
             options: Options {
@@ -1302,6 +1332,7 @@ impl CheckArgs {
                 schema_check: self.judge.schema_check,
                 file: self.report.output,
                 exports: self.report.exports.exports(),
+                otlp_file: self.export_otlp,
                 ..self.output.output()
             },
             jobs: self.jobs,
@@ -1311,7 +1342,13 @@ impl CheckArgs {
 }
 
 impl ValidateArgs {
-    pub fn into_validate(self) -> (Option<String>, ValidateOptions, Output) {
+    pub fn into_validate(self) -> Result<(Option<String>, ValidateOptions, Output), Usage> {
+        if self.output.format == ReportFormatArg::OtlpJson {
+            return Err(Usage(
+                "mcpdbg validate: --format otlp-json is `check`'s: a message alone is no trace"
+                    .into(),
+            ));
+        }
         let options = ValidateOptions {
             revision: self.revision,
             side: self.dir.map(|d| match d {
@@ -1320,7 +1357,7 @@ impl ValidateArgs {
             }),
             answers: self.answers,
         };
-        (self.message, options, self.output.output())
+        Ok((self.message, options, self.output.output()))
     }
 }
 
@@ -1468,11 +1505,17 @@ impl ReplayArgs {
     }
 }
 
+/// What `--format otlp-json` says outside `check`.
+const OTLP_IS_CHECKS: &str = "mcpdbg COMMAND: --format otlp-json is `check`'s: keep the transcript (--transcript FILE) and run `mcpdbg check --format otlp-json FILE`";
+
 impl ProbeArgs {
     /// The probe's options, the check of its transcript, and the report's.
     pub fn into_probe(self) -> Result<(ProbeOptions, Option<Baseline>, Options, Output), Usage> {
         if self.arguments.len() > self.calls.len() {
             return Err(Usage("mcpdbg probe: more --arguments than --call".into()));
+        }
+        if self.output.format == ReportFormatArg::OtlpJson {
+            return Err(Usage(OTLP_IS_CHECKS.replace("COMMAND", "probe")));
         }
         report_on_transcript(
             "probe",

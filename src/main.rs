@@ -54,10 +54,9 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Check(args) => args.into_check().map(cmd::check::run),
-        Command::Validate(args) => {
-            let (message, options, output) = args.into_validate();
-            Ok(cmd::validate::run(message.as_deref(), &options, &output))
-        }
+        Command::Validate(args) => args.into_validate().map(|(message, options, output)| {
+            cmd::validate::run(message.as_deref(), &options, &output)
+        }),
         Command::Timeline(args) => args.into_timeline().map(cmd::timeline::run),
         Command::Stats(args) => Ok(cmd::stats::run(args.into_stats())),
         Command::Record(args) => {

@@ -61,6 +61,9 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
             }
         }
     }
+    if check.output.otlp {
+        return otlp_main(&check);
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = jobs(&check, cores);
     // One file at a time with a core to spare: each file's lines are read
@@ -130,7 +133,10 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
     let check_all = |sink: &mut dyn FnMut(usize, Result<FileReport, Failure>) -> io::Result<()>| {
         with_progress(&mut || check_paths(&paths, options, jobs, &counter, check.quiet, &mut *sink))
     };
-    if check.output.format == OutputFormat::Jsonl && check.output.exports.is_empty() {
+    if check.output.format == OutputFormat::Jsonl
+        && check.output.exports.is_empty()
+        && check.output.otlp_file.is_none()
+    {
         // Streamed: each file's records as it finishes, in the order the
         // files finish; nothing but the worst severity is kept (with an
         // --export-*, the report is kept whole for it).
@@ -180,7 +186,87 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
         // report on stdout would read as "no findings".
         return Ok(ExitStatus::Error);
     }
-    emit(&report, &check.output, &options.filter, failed)
+    let status = emit(&report, &check.output, &options.filter, failed)?;
+    if let (Some(path), Input::Files(files)) = (&check.output.otlp_file, &check.input) {
+        let out = super::writer(&Some(path.clone()))?;
+        let readable: Vec<PathBuf> = report
+            .files
+            .iter()
+            .map(|f| PathBuf::from(&f.path))
+            .collect();
+        let files: Vec<PathBuf> = files
+            .iter()
+            .filter(|f| readable.contains(f))
+            .cloned()
+            .collect();
+        write_otlp(&files, options, out, check.quiet)?;
+    }
+    Ok(status)
+}
+
+/// `check --format otlp-json`: the sessions as traces on the main output,
+/// the report in each `--export-*` format, and the exit status of the
+/// findings.
+fn otlp_main(check: &Check) -> io::Result<ExitStatus> {
+    let Input::Files(files) = &check.input else {
+        // The command line refuses other inputs.
+        return Ok(ExitStatus::Error);
+    };
+    let out = super::writer(&check.output.file)?;
+    let (report, failed) = write_otlp(files, &check.options, out, check.quiet)?;
+    if failed && report.files.is_empty() {
+        return Ok(ExitStatus::Error);
+    }
+    let ci = super::ci_options(&check.output, &check.options.filter);
+    super::export(&report, &check.output.exports, &ci)?;
+    Ok(status(report.worst(), check.output.fail_on, failed))
+}
+
+/// Writes the traces of `files` as one OTLP/JSON document to `out`;
+/// returns their reports and whether a file could not be read (said on
+/// stderr).
+fn write_otlp(
+    files: &[PathBuf],
+    options: &Options,
+    out: Box<dyn Write>,
+    quiet: bool,
+) -> io::Result<(Report, bool)> {
+    let mut writer = crate::render::otlp::Writer::new(out)?;
+    let mut report = Report::default();
+    let mut failed = false;
+    for (i, path) in files.iter().enumerate() {
+        let name = path.display().to_string();
+        let result = (|| {
+            let open = super::reopenable(path)?;
+            // Binary data is refused before either pass reads it.
+            pipeline::input::admit(&name, open()?)?;
+            let base = std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+            let open = || open().map(|r| r as Box<dyn Read>);
+            crate::views::otlp::run(&name, &open, options, base, &mut |span, resource| {
+                writer.span(i, span, resource)
+            })
+        })();
+        match result {
+            Ok((file, timing)) => {
+                if !quiet && matches!(timing, crate::views::otlp::Timing::Lines { .. }) {
+                    crate::say!(
+                        "mcpdbg: {name} has no timestamps: its spans are timed by line, one millisecond a line from the file's modification time"
+                    );
+                }
+                report.files.push(file);
+            }
+            Err(e) => {
+                crate::say!("mcpdbg: {}", pipeline::input::read_failure(&name, &e));
+                failed = true;
+            }
+        }
+    }
+    writer.finish()?;
+    Ok((report, failed))
 }
 
 /// A `--files-from` list that named no file at all: said on stderr, so

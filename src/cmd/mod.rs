@@ -73,6 +73,11 @@ pub struct Output {
     /// `--export-sarif`, `--export-junit`, `--export-json`: the same report
     /// in another format, each to its file, beside the main output.
     pub exports: Vec<(OutputFormat, PathBuf)>,
+    /// `check --format otlp-json`: the main output is the sessions as
+    /// OpenTelemetry traces, not the report.
+    pub otlp: bool,
+    /// `check --export-otlp FILE`: the traces to this file too.
+    pub otlp_file: Option<PathBuf>,
 }
 
 impl Default for Output {
@@ -87,6 +92,8 @@ impl Default for Output {
             width: None,
             file: None,
             exports: Vec::new(),
+            otlp: false,
+            otlp_file: None,
         }
     }
 }

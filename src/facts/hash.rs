@@ -18,3 +18,22 @@ pub(crate) fn bounded_insert<K: std::hash::Hash + Eq, V>(
     }
     map.insert(key, value);
 }
+
+/// FNV-1a, 64 bits: small, and the same on every platform and release
+/// (std's hashers promise neither): SARIF's fingerprints and the OTLP
+/// export's trace and span ids, the same from run to run.
+pub(crate) struct Fnv(pub(crate) u64);
+
+impl Fnv {
+    pub(crate) fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// Adds one field and a separator byte that UTF-8 never contains.
+    pub(crate) fn field(&mut self, bytes: &[u8]) {
+        for &b in bytes.iter().chain(&[0xff]) {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}

@@ -16,6 +16,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod mermaid;
+pub mod otlp;
 pub mod sarif;
 pub mod stats;
 pub mod stats_json;

@@ -14,6 +14,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
+use crate::facts::hash::Fnv;
 use crate::render::ci::{self, CiOptions, Place};
 use crate::report::Report;
 use crate::rules::Rule;
@@ -360,24 +361,6 @@ fn without_digits(text: &str) -> String {
         }
     }
     out
-}
-
-/// FNV-1a, 64 bits: small, and the same on every platform and release
-/// (std's hashers promise neither).
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    /// Adds one field and a separator byte that UTF-8 never contains.
-    fn field(&mut self, bytes: &[u8]) {
-        for &b in bytes.iter().chain(&[0xff]) {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
 }
 
 #[cfg(test)]

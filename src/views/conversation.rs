@@ -111,6 +111,16 @@ pub struct Entry {
     /// After this row: how many requests the server and the client owe an
     /// answer to (cancelled ones excused), as [`Conversation::owed`].
     pub owed: [usize; 2],
+    /// The index of the session the row belongs to within its file, as
+    /// `check` numbers them (the report's `sessions` and each finding's
+    /// `session`): a lane opens one, a restart the next.
+    pub session: usize,
+    /// For a request: it waits for an answer ([`pairing::awaited`]: not a
+    /// notification method sent with an id).
+    pub awaited: bool,
+    /// For a request: the W3C `traceparent` its `params._meta` carries
+    /// (OpenTelemetry context propagation), as written.
+    pub traceparent: Option<String>,
 }
 
 impl Entry {
@@ -133,6 +143,9 @@ impl Entry {
             bytes: 0,
             raw: None,
             owed: [0; 2],
+            session: 0,
+            awaited: false,
+            traceparent: None,
         }
     }
 
@@ -182,6 +195,10 @@ pub struct Conversation {
     abandoned: Vec<OpenRequest>,
     /// Where a restarted server's session begins.
     boundary: Boundary,
+    /// The session the rows belong to now ([`Conversations`] numbers them).
+    session: usize,
+    /// The last item opened a new session (taken by [`Conversations`]).
+    restarted: bool,
 }
 
 impl Conversation {
@@ -200,6 +217,7 @@ impl Conversation {
 
     fn rows(&mut self, item: &Item) -> Vec<Entry> {
         if self.boundary.starts_session(item) {
+            self.restarted = true;
             // A new server process with fresh id spaces; what was open
             // stays unanswered.
             let room = ABANDONED_KEPT.saturating_sub(self.abandoned.len());
@@ -325,7 +343,15 @@ impl Conversation {
             Kind::Request => {
                 e.subject = subject(msg);
                 e.summary = request_summary(msg);
+                e.traceparent = msg
+                    .params()
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get("traceparent"))
+                    .and_then(Value::as_str)
+                    .filter(|t| t.len() <= TRACEPARENT_MAX)
+                    .map(str::to_owned);
                 if let Some(id) = pairing::awaited(msg) {
+                    e.awaited = true;
                     let side = Side::of(dir);
                     let request = Open {
                         line: at.line,
@@ -440,6 +466,10 @@ impl Conversation {
     }
 }
 
+/// The longest `traceparent` kept (the W3C form is 55 characters; later
+/// versions may append fields).
+const TRACEPARENT_MAX: usize = 256;
+
 /// The conversations of one input, one per lane: a log that interleaves
 /// several servers (Claude Desktop's `mcp.log`) is several sessions with
 /// their own id spaces, split as `check` splits them (the lane numbers of
@@ -449,6 +479,8 @@ pub struct Conversations {
     lanes: Vec<Conversation>,
     /// What all lanes owe, `[server, client]`, kept as they change.
     owed: [usize; 2],
+    /// How many sessions were opened: the next one's index.
+    sessions: usize,
 }
 
 impl Conversations {
@@ -456,18 +488,34 @@ impl Conversations {
         Conversations::default()
     }
 
+    /// Opens lanes up to `lane`, each with a new session, in the order
+    /// `check` opens them: a driver that sees a lane's first record before
+    /// its first item (a message spread over lines) opens it then, so that
+    /// the sessions are numbered as `check` numbers them.
+    pub fn open_lane(&mut self, lane: usize) {
+        while self.lanes.len() <= lane {
+            let mut conversation = Conversation::new();
+            conversation.session = self.sessions;
+            self.sessions += 1;
+            self.lanes.push(conversation);
+        }
+    }
+
     /// Takes one item of lane `lane`; returns its rows (several for a
     /// batch).
     pub fn observe(&mut self, lane: usize, item: &Item) -> Vec<Entry> {
-        if lane >= self.lanes.len() {
-            self.lanes.resize_with(lane + 1, Conversation::new);
-        }
+        self.open_lane(lane);
         let conversation = &mut self.lanes[lane];
         let before = conversation.owed();
         let others = [0, 1].map(|i| self.owed[i].saturating_sub(before[i]));
         let mut entries = conversation.observe(item);
+        if std::mem::take(&mut conversation.restarted) {
+            conversation.session = self.sessions;
+            self.sessions += 1;
+        }
         for entry in &mut entries {
             entry.owed = [0, 1].map(|i| entry.owed[i] + others[i]);
+            entry.session = conversation.session;
         }
         let after = conversation.owed();
         self.owed = [0, 1].map(|i| others[i] + after[i]);

@@ -241,7 +241,10 @@ impl Entries {
             raw: Default::default(),
             raw_bytes: [0; 4],
         };
-        self.lanes.insert_full(source.clone(), lane).0
+        let number = self.lanes.insert_full(source.clone(), lane).0;
+        // Its session is numbered now, as `check` numbers it.
+        self.conversation.open_lane(number);
+        number
     }
 
     /// Turns the items the transport yielded into rows.
