@@ -8,7 +8,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{self, Settings};
-use crate::values::{parse_rule, parse_seconds, parse_severity, unknown_rule};
+use crate::values::{
+    parse_budget, parse_bytes, parse_rule, parse_seconds, parse_severity, unknown_rule,
+};
 
 use mcpdbg::cmd::catalogue::CatalogueFormat;
 use mcpdbg::cmd::check::{Check, Input};
@@ -25,6 +27,7 @@ use mcpdbg::pipeline::{Filter, Options};
 use mcpdbg::protocol::Revision;
 use mcpdbg::reader::Format;
 use mcpdbg::render::OutputFormat;
+use mcpdbg::rules::assertions::Assertions;
 use mcpdbg::rules::{Rule, Severity};
 use mcpdbg::session::Config;
 use mcpdbg::views::conversation::EntryKind;
@@ -232,8 +235,8 @@ pub struct CheckArgs {
     #[arg(long, short)]
     quiet: bool,
 
-    /// Print the settings that apply (the rules, --slow, --fail-on) and where
-    /// each comes from (the command line, a configuration file, the
+    /// Print the settings that apply (the rules, --slow, --fail-on, the
+    /// assertions) and where each comes from (the command line, a configuration file, the
     /// default), then exit without reading any input
     #[arg(long)]
     show_settings: bool,
@@ -293,6 +296,9 @@ struct JudgeArgs {
     /// 100 such messages are reported per session.
     #[arg(long)]
     schema_check: bool,
+
+    #[command(flatten)]
+    assert: AssertArgs,
 }
 
 impl JudgeArgs {
@@ -302,6 +308,99 @@ impl JudgeArgs {
             slow_seconds: self.slow,
             schema_check: self.schema_check,
             target_revision: self.target_revision,
+            assertions: self.assert.assertions(),
+        }
+    }
+}
+
+/// The assertions that make a session a test (`check`, `probe`,
+/// `timeline` through [`JudgeArgs`], and `replay`): each failure is a
+/// finding of its own rule, an error unless `--severity` says otherwise.
+#[derive(Args)]
+struct AssertArgs {
+    /// Assert the session calls this tool, e.g. `--expect-tool search` (repeatable; expected-tool-not-called)
+    ///
+    /// Judged over every session of the same server in the log (a restarted
+    /// server has called it if any of its sessions did); the finding is at
+    /// the tools/list answer that listed the tool, else at the session's
+    /// end. `probe` calls no tool unasked: name it with --call too.
+    #[arg(long = "expect-tool", value_name = "TOOL")]
+    expect_tool: Vec<String>,
+
+    /// Assert the session never calls this tool, e.g. `--forbid-tool delete_note` (repeatable; forbidden-tool-called)
+    #[arg(long = "forbid-tool", value_name = "TOOL")]
+    forbid_tool: Vec<String>,
+
+    /// Assert every request is answered within SECONDS, or NAME's within its own: `2s`, `search=500ms` (repeatable; latency-over-budget)
+    ///
+    /// `--max-latency 2s` is the budget of every request the client sends;
+    /// `--max-latency search=500ms` is the budget of the tool `search`'s
+    /// calls, or of a method's requests (`tools/list=1s`, `initialize=10s`),
+    /// and wins for them. A handshake sent as the server starts includes
+    /// the start: only a budget named for its method judges it. Needs
+    /// timestamps; a log without them gets a note that says so.
+    #[arg(long = "max-latency", value_name = "[NAME=]SECONDS", value_parser = parse_budget)]
+    max_latency: Vec<(Option<String>, f64)>,
+
+    /// Assert every request is answered by the end of the session (request-not-completed)
+    ///
+    /// The requests still open are those reported as unanswered-request or
+    /// cancelled-request (a cancelled one is not completed): one finding
+    /// per session names them, at the first.
+    #[arg(long)]
+    require_complete: bool,
+
+    /// Assert no tools/call result is over BYTES, e.g. `65536`, `64KiB`, `1MB` (result-over-budget)
+    ///
+    /// The size of the answer's `result` written as compact JSON. KB, MB and
+    /// GB are 1,000-byte units; KiB, MiB and GiB 1,024-byte units.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_result_bytes: Option<u64>,
+}
+
+impl AssertArgs {
+    fn assertions(&self) -> Assertions {
+        let mut out = Assertions {
+            expect_tools: self.expect_tool.iter().cloned().collect(),
+            forbid_tools: self.forbid_tool.iter().cloned().collect(),
+            require_complete: self.require_complete,
+            max_result_bytes: self.max_result_bytes,
+            ..Assertions::default()
+        };
+        // A later budget for the same name wins.
+        for (name, seconds) in &self.max_latency {
+            match name {
+                Some(name) => {
+                    out.latency_for.insert(name.clone(), *seconds);
+                }
+                None => out.max_latency = Some(*seconds),
+            }
+        }
+        out
+    }
+
+    /// The configuration's assertions where the command line gave none.
+    fn configure(&mut self, matches: &clap::ArgMatches, settings: &Settings) {
+        if let (false, Some(v)) = (given(matches, "expect_tool"), &settings.expect_tool) {
+            self.expect_tool.clone_from(v);
+        }
+        if let (false, Some(v)) = (given(matches, "forbid_tool"), &settings.forbid_tool) {
+            self.forbid_tool.clone_from(v);
+        }
+        if let (false, Some(v)) = (given(matches, "max_latency"), &settings.max_latency) {
+            self.max_latency.clone_from(v);
+        }
+        if let (false, Some(v)) = (
+            given(matches, "require_complete"),
+            settings.require_complete,
+        ) {
+            self.require_complete = v;
+        }
+        if let (false, Some(v)) = (
+            given(matches, "max_result_bytes"),
+            settings.max_result_bytes,
+        ) {
+            self.max_result_bytes = Some(v);
         }
     }
 }
@@ -821,6 +920,12 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     input: Option<InputArg>,
 
+    #[command(flatten)]
+    assert: AssertArgs,
+
+    #[command(flatten)]
+    config: ConfigArgs,
+
     /// The server command and its arguments, after `--`
     #[arg(last = true, required = true, value_name = "SERVER")]
     command: Vec<std::ffi::OsString>,
@@ -1199,6 +1304,7 @@ impl OutputArgs {
             sarif_base: self.sarif_base.clone(),
             baseline: false,
             schema_check: false,
+            assertions: Vec::new(),
             width: self.width.map(usize::from),
             file: None,
             exports: Vec::new(),
@@ -1330,6 +1436,7 @@ impl CheckArgs {
             },
             output: Output {
                 schema_check: self.judge.schema_check,
+                assertions: self.judge.assert.assertions().rules(),
                 file: self.report.output,
                 exports: self.report.exports.exports(),
                 otlp_file: self.export_otlp,
@@ -1501,6 +1608,7 @@ impl ReplayArgs {
             renumber: self.renumber,
             compare: self.compare.compare(),
             input: input_format(self.input),
+            assertions: self.assert.assertions(),
         })
     }
 }
@@ -1567,6 +1675,7 @@ impl ProbeArgs {
             file: self.report.output,
             exports: self.report.exports.exports(),
             schema_check: self.judge.schema_check,
+            assertions: self.judge.assert.assertions().rules(),
             ..self.output.output()
         };
         Ok((options, baseline, check, output))
@@ -1636,7 +1745,8 @@ impl OutputArgs {
 }
 
 /// Where this command's settings come from, for the commands that read the
-/// configuration file: the ones with rule, `--slow` or `--fail-on` settings.
+/// configuration file: the ones with rule, `--slow`, `--fail-on` or
+/// assertion settings.
 /// `record` never does: a host starts it, and a broken file in its working
 /// directory must not keep the server from starting.
 pub fn config_args(command: &Command) -> Option<&ConfigArgs> {
@@ -1645,6 +1755,7 @@ pub fn config_args(command: &Command) -> Option<&ConfigArgs> {
         Command::Probe(a) => Some(&a.config),
         Command::Validate(a) => Some(&a.config),
         Command::Timeline(a) => Some(&a.config),
+        Command::Replay(a) => Some(&a.config),
         _ => None,
     }
 }
@@ -1665,17 +1776,21 @@ pub fn configure(command: &mut Command, matches: &clap::ArgMatches, settings: &S
             a.rules.configure(sub, settings);
             a.output.configure(sub, settings);
             slow(sub, &mut a.judge.slow);
+            a.judge.assert.configure(sub, settings);
         }
         Command::Probe(a) => {
             a.rules.configure(sub, settings);
             a.output.configure(sub, settings);
             slow(sub, &mut a.judge.slow);
+            a.judge.assert.configure(sub, settings);
         }
         Command::Validate(a) => a.output.configure(sub, settings),
         Command::Timeline(a) => {
             a.rules.configure(sub, settings);
             slow(sub, &mut a.judge.slow);
+            a.judge.assert.configure(sub, settings);
         }
+        Command::Replay(a) => a.assert.configure(sub, settings),
         _ => {}
     }
 }
@@ -1710,6 +1825,14 @@ impl CheckArgs {
                 rules.iter().map(|r| r.name()).collect::<Vec<_>>().join(",")
             }
         };
+        let tools = |names: &[String]| -> String {
+            if names.is_empty() {
+                "(none)".into()
+            } else {
+                names.join(",")
+            }
+        };
+        let assert = &self.judge.assert;
         let s = &loaded.settings;
         let rows = [
             (
@@ -1752,6 +1875,45 @@ impl CheckArgs {
                 .into(),
                 from("fail_on", s.fail_on.is_some()),
             ),
+            (
+                "expect-tool",
+                tools(assert.expect_tool.as_slice()),
+                from("expect_tool", s.expect_tool.is_some()),
+            ),
+            (
+                "forbid-tool",
+                tools(assert.forbid_tool.as_slice()),
+                from("forbid_tool", s.forbid_tool.is_some()),
+            ),
+            (
+                "max-latency",
+                if assert.max_latency.is_empty() {
+                    "(none)".into()
+                } else {
+                    assert
+                        .max_latency
+                        .iter()
+                        .map(|(name, seconds)| match name {
+                            Some(name) => format!("{name}={}", mcpdbg::text::duration(*seconds)),
+                            None => mcpdbg::text::duration(*seconds),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+                from("max_latency", s.max_latency.is_some()),
+            ),
+            (
+                "require-complete",
+                if assert.require_complete { "yes" } else { "no" }.into(),
+                from("require_complete", s.require_complete.is_some()),
+            ),
+            (
+                "max-result-bytes",
+                assert
+                    .max_result_bytes
+                    .map_or("(none)".into(), |n| format!("{n} bytes")),
+                from("max_result_bytes", s.max_result_bytes.is_some()),
+            ),
         ];
         let mut out = match &loaded.origin {
             config::Origin::File(path) => format!("configuration: {}\n", path.display()),
@@ -1761,9 +1923,10 @@ impl CheckArgs {
                 dir.display()
             ),
         };
+        let names = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
         let widest = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
         for (name, value, origin) in rows {
-            out.push_str(&format!("{name:<9} {value:<widest$}  ({origin})\n"));
+            out.push_str(&format!("{name:<names$} {value:<widest$}  ({origin})\n"));
         }
         out
     }

@@ -7,6 +7,10 @@
 //! applies, alone (files are not merged). `--config FILE` names one instead,
 //! `--no-config` reads none. A flag given on the command line wins over the
 //! file. `mcpdbg check --show-settings` prints what applies and from where.
+//! Besides the rule settings, the file holds the assertions that make a
+//! capture a test (`expect-tool`, `forbid-tool`, `max-latency`,
+//! `require-complete`, `max-result-bytes`), read by `check`, `probe`,
+//! `timeline` and `replay`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,7 +19,18 @@ use mcpdbg::rules::{Rule, Severity};
 use toml::{Table, Value};
 
 /// The settings a file can hold, as the command line spells them.
-pub const KEYS: [&str; 5] = ["select", "ignore", "severity", "slow", "fail-on"];
+pub const KEYS: [&str; 10] = [
+    "select",
+    "ignore",
+    "severity",
+    "slow",
+    "fail-on",
+    "expect-tool",
+    "forbid-tool",
+    "max-latency",
+    "require-complete",
+    "max-result-bytes",
+];
 
 /// The longest configuration file read, in bytes (a `pyproject.toml` is a
 /// few KB).
@@ -49,6 +64,14 @@ pub struct Settings {
     pub severity: Option<Vec<(Rule, Option<Severity>)>>,
     pub slow: Option<f64>,
     pub fail_on: Option<FailOn>,
+    /// The assertions, as the command line takes them.
+    pub expect_tool: Option<Vec<String>>,
+    pub forbid_tool: Option<Vec<String>>,
+    /// `max-latency`: a duration (every request's budget), or a table of
+    /// NAME = duration with a `default`.
+    pub max_latency: Option<Vec<(Option<String>, f64)>>,
+    pub require_complete: Option<bool>,
+    pub max_result_bytes: Option<u64>,
 }
 
 /// What applies: the settings and their origin.
@@ -187,14 +210,36 @@ fn settings(path: &Path, table: &Table) -> Result<Settings, String> {
                 }
                 out.severity = Some(list);
             }
-            "slow" => {
-                let seconds = match value {
-                    Value::Integer(n) => crate::values::parse_seconds(&n.to_string()),
-                    Value::Float(f) => crate::values::parse_seconds(&f.to_string()),
-                    Value::String(s) => crate::values::parse_seconds(s),
-                    _ => Err("expected seconds, such as 5, 0.5 or \"500ms\"".into()),
+            "slow" => out.slow = Some(seconds(value).map_err(|m| at(key, m))?),
+            "expect-tool" => out.expect_tool = Some(tools(value).map_err(|m| at(key, m))?),
+            "forbid-tool" => out.forbid_tool = Some(tools(value).map_err(|m| at(key, m))?),
+            "max-latency" => {
+                let budgets = match value {
+                    Value::Table(table) => table
+                        .iter()
+                        .map(|(name, v)| {
+                            let name = (name != "default").then(|| name.clone());
+                            seconds(v).map(|s| (name, s))
+                        })
+                        .collect::<Result<Vec<_>, _>>(),
+                    other => seconds(other).map(|s| vec![(None, s)]),
                 };
-                out.slow = Some(seconds.map_err(|m| at(key, m))?);
+                out.max_latency = Some(budgets.map_err(|m| at(key, m))?);
+            }
+            "require-complete" => {
+                let Value::Boolean(b) = value else {
+                    return Err(at(key, "expected true or false".into()));
+                };
+                out.require_complete = Some(*b);
+            }
+            "max-result-bytes" => {
+                let bytes = match value {
+                    Value::Integer(n) => u64::try_from(*n)
+                        .map_err(|_| "expected bytes, such as 65536, \"64KiB\" or \"1MB\"".into()),
+                    Value::String(s) => crate::values::parse_bytes(s),
+                    _ => Err("expected bytes, such as 65536, \"64KiB\" or \"1MB\"".into()),
+                };
+                out.max_result_bytes = Some(bytes.map_err(|m| at(key, m))?);
             }
             "fail-on" => {
                 out.fail_on = Some(match value.as_str() {
@@ -225,6 +270,34 @@ fn settings(path: &Path, table: &Table) -> Result<Settings, String> {
         }
     }
     Ok(out)
+}
+
+/// A duration: seconds as a number, or a string with a unit (`"500ms"`).
+fn seconds(value: &Value) -> Result<f64, String> {
+    match value {
+        Value::Integer(n) => crate::values::parse_seconds(&n.to_string()),
+        Value::Float(f) => crate::values::parse_seconds(&f.to_string()),
+        Value::String(s) => crate::values::parse_seconds(s),
+        _ => Err("expected seconds, such as 5, 0.5 or \"500ms\"".into()),
+    }
+}
+
+/// Tool names: an array of strings, or one string (one tool).
+fn tools(value: &Value) -> Result<Vec<String>, String> {
+    let usage = || "expected tool names, such as [\"search\", \"add\"]".to_string();
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Ok(vec![s.trim().to_string()]),
+        Value::Array(list) => list
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(usage)
+            })
+            .collect(),
+        _ => Err(usage()),
+    }
 }
 
 /// Rule names: an array of strings, or one string of comma-separated names.
@@ -281,6 +354,30 @@ mod tests {
     }
 
     #[test]
+    fn assertions_are_read_as_the_command_line_takes_them() {
+        let dir = scratch("assertions");
+        let path = dir.join("mcpdbg.toml");
+        std::fs::write(
+            &path,
+            "expect-tool = [\"add\", \"search\"]\nforbid-tool = \"delete_note\"\nmax-latency = { default = \"2s\", add = 0.5 }\nrequire-complete = true\nmax-result-bytes = \"64KiB\"\n",
+        )
+        .unwrap();
+        let s = load(Some(&path), false, &dir).unwrap().settings;
+        assert_eq!(s.expect_tool, Some(vec!["add".into(), "search".into()]));
+        assert_eq!(s.forbid_tool, Some(vec!["delete_note".into()]));
+        let mut budgets = s.max_latency.expect("max-latency");
+        budgets.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(budgets, vec![(None, 2.0), (Some("add".into()), 0.5)]);
+        assert_eq!(s.require_complete, Some(true));
+        assert_eq!(s.max_result_bytes, Some(65536));
+        std::fs::write(&path, "max-latency = 3\nmax-result-bytes = 1000\n").unwrap();
+        let s = load(Some(&path), false, &dir).unwrap().settings;
+        assert_eq!(s.max_latency, Some(vec![(None, 3.0)]));
+        assert_eq!(s.max_result_bytes, Some(1000));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn mistakes_are_named() {
         let dir = scratch("mistakes");
         let path = dir.join("mcpdbg.toml");
@@ -293,6 +390,12 @@ mod tests {
         assert!(err("severity = { stray-output = \"loud\" }").contains("unknown level `loud`"));
         assert!(err("slow = true").contains("expected seconds"));
         assert!(err("slow = -1").contains("expected seconds"));
+        assert!(err("expect-tool = 3").contains("expected tool names"));
+        assert!(err("max-latency = { add = \"soon\" }").contains("expected seconds"));
+        assert!(err("require-complete = \"yes\"").contains("expected true or false"));
+        assert!(err("max-result-bytes = \"64 furlongs\"").contains("expected bytes"));
+        assert!(err("max-result-bytes = -1").contains("expected bytes"));
+        assert!(err("expect_tool = []").contains("did you mean `expect-tool`?"));
         assert!(err("select = [").contains("mcpdbg.toml"));
         std::fs::write(&path, vec![b'#'; (MAX_BYTES + 10) as usize]).unwrap();
         assert!(

@@ -905,7 +905,8 @@ impl Checker {
             let key = self.lanes.get_index(pos).expect("lane exists").0.clone();
             let (fresh, index) = self.new_session(&key);
             let lane = &mut self.lanes[pos];
-            let done = std::mem::replace(&mut lane.session, fresh);
+            let mut done = std::mem::replace(&mut lane.session, fresh);
+            done.hand_over(&mut lane.session);
             let old = std::mem::replace(&mut lane.index, index);
             self.findings.set_session(old);
             self.sessions[old] = Some(done.finish(&mut self.findings));

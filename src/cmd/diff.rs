@@ -15,6 +15,7 @@ use crate::pipeline::{self, Options};
 use crate::reader::Format;
 use crate::redact::Redactor;
 use crate::render;
+use crate::rules::assertions::Assertions;
 use crate::rules::finding::Finding;
 use crate::views::capture::{self, Capture, Limits};
 use crate::views::diff::{self, Change, Comparison, Expect, Labels, Pattern, Target};
@@ -68,6 +69,9 @@ pub struct ReplayCommand {
     pub renumber: bool,
     pub compare: Compare,
     pub input: Option<Format>,
+    /// `--expect-tool`, `--max-latency`, ...: judged on the new session;
+    /// each failure is a difference.
+    pub assertions: Assertions,
 }
 
 pub fn diff(d: DiffCommand) -> io::Result<ExitStatus> {
@@ -167,7 +171,8 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         }
         crate::say!("mcpdbg replay: new session written to {}", out.display());
     }
-    let (after, mut after_findings) = read_capture(&recording, None, limits, Given::Recorded)?;
+    let (after, mut after_findings) =
+        read_capture(&recording, None, limits, Given::Recorded(&r.assertions))?;
     after_findings.retain(|f| !replay_caused(&after, f));
     let mut comparison = compare(
         &r.compare,
@@ -176,6 +181,19 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
         &replayed.timed_out,
     );
     comparison.notes = replayed.differences;
+    // A failed assertion is a difference in itself: the contract the new
+    // session had to keep.
+    comparison.notes.extend(
+        after_findings
+            .iter()
+            .filter(|f| f.rule.needs_assertion())
+            .map(|f| {
+                format!(
+                    "assertion failed at line {}: {}: {}",
+                    f.line, f.rule, f.message
+                )
+            }),
+    );
     let shown: Vec<String> = r
         .command
         .iter()
@@ -190,16 +208,20 @@ pub fn replay(r: ReplayCommand) -> io::Result<ExitStatus> {
     if !r.exports.is_empty() {
         // The new session checked as `check OUT` checks it (with --redact,
         // as `check --redact`), less what the replay itself caused.
-        let options = Options {
+        let mut options = Options {
             redact: r.compare.redact,
             ..Options::default()
         };
+        options.session.assertions = r.assertions.clone();
         let file = File::open(&recording)
             .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", out.display())))?;
         let mut file = pipeline::check(&out.display().to_string(), Box::new(file), &options)?;
         file.findings.retain(|f| !replay_caused(&after, f));
         let report = crate::report::Report { files: vec![file] };
-        let output = super::Output::default();
+        let output = super::Output {
+            assertions: r.assertions.rules(),
+            ..super::Output::default()
+        };
         super::export(
             &report,
             &r.exports,
@@ -324,13 +346,14 @@ fn replay_caused(after: &Capture, f: &Finding) -> bool {
 }
 
 /// Where a capture comes from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Given {
+#[derive(Clone, Copy)]
+enum Given<'a> {
     /// A log the user named: judged.
     Log,
     /// The session `replay` just recorded: compared whatever it holds (a
-    /// server that answered nothing is what the comparison shows).
-    Recorded,
+    /// server that answered nothing is what the comparison shows), and
+    /// judged by the assertions given.
+    Recorded(&'a Assertions),
 }
 
 /// A capture and its findings. A given log is judged first, as every
@@ -340,20 +363,23 @@ fn read_capture(
     path: &Path,
     format: Option<Format>,
     limits: Limits,
-    given: Given,
+    given: Given<'_>,
 ) -> io::Result<(Capture, Vec<Finding>)> {
     let open = || {
         File::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
     };
-    let options = Options {
+    let mut options = Options {
         format,
         ..Options::default()
     };
     let name = path.display().to_string();
     let report = match given {
         Given::Log => pipeline::input::check_log(&name, Box::new(open()?), &options)?,
-        Given::Recorded => pipeline::check(&name, Box::new(open()?), &options)?,
+        Given::Recorded(assertions) => {
+            options.session.assertions = assertions.clone();
+            pipeline::check(&name, Box::new(open()?), &options)?
+        }
     };
     let capture = capture::read_with(Box::new(open()?), format, limits)?;
     Ok((capture, report.findings))

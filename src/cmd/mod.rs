@@ -13,7 +13,7 @@ use crate::pipeline::Filter;
 use crate::render::ci::CiOptions;
 use crate::render::{self, OutputFormat, Style};
 use crate::report::Report;
-use crate::rules::Severity;
+use crate::rules::{Rule, Severity};
 
 pub mod catalogue;
 pub mod check;
@@ -65,6 +65,9 @@ pub struct Output {
     /// `check --schema-check` ran: its rules are in effect, so JUnit lists
     /// them as test cases.
     pub schema_check: bool,
+    /// The assertion rules whose assertion was given: in effect, so JUnit
+    /// lists them as test cases.
+    pub assertions: Vec<Rule>,
     /// `--width`: the columns the table fits in, terminal or not.
     pub width: Option<usize>,
     /// `-o/--output`: the report is written to this file (created or
@@ -89,6 +92,7 @@ impl Default for Output {
             sarif_base: None,
             baseline: false,
             schema_check: false,
+            assertions: Vec::new(),
             width: None,
             file: None,
             exports: Vec::new(),
@@ -194,6 +198,7 @@ pub fn ci_options(output: &Output, filter: &Filter) -> CiOptions {
         base: output.sarif_base.clone(),
         baseline: output.baseline,
         schema_check: output.schema_check,
+        assertions: output.assertions.clone(),
     }
 }
 

@@ -5,8 +5,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::rules::Severity;
 use crate::rules::finding::Filter;
+use crate::rules::{Rule, Severity};
 
 /// Options of the CI formats.
 #[derive(Clone, Debug)]
@@ -25,6 +25,9 @@ pub struct CiOptions {
     /// `check --schema-check` ran: the schema rules apply (JUnit lists them
     /// as test cases only then).
     pub schema_check: bool,
+    /// The assertion rules whose assertion was given (`--expect-tool`,
+    /// ...): JUnit lists an assertion rule as a test case only then.
+    pub assertions: Vec<Rule>,
 }
 
 impl Default for CiOptions {
@@ -35,6 +38,7 @@ impl Default for CiOptions {
             base: None,
             baseline: false,
             schema_check: false,
+            assertions: Vec::new(),
         }
     }
 }

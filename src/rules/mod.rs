@@ -15,10 +15,13 @@
 //! cancellation, tasks), `modern` (2026-07-28), `tools`, `timing`,
 //! `schema` (`--schema-check`), `checks` (one message in its context),
 //! `deprecations` (what the message's revision, or `--target-revision`,
-//! deprecates), `hangs` (what is open at the end) and `notes` (about the analysis). The
+//! deprecates), `hangs` (what is open at the end), `assertions` (the
+//! contracts the user gives: `--expect-tool`, `--max-latency`, ...) and
+//! `notes` (about the analysis). The
 //! transport asks `framing`; `probe --baseline` asks `baseline`. Each
 //! reports through [`ctx::Ctx`]. A test fails on a row no code fires.
 
+pub mod assertions;
 pub mod baseline;
 pub(crate) mod capabilities;
 pub mod checks;
@@ -78,6 +81,7 @@ pub enum Group {
     Modern,
     Shapes,
     Baseline,
+    Assertions,
     Analysis,
 }
 
@@ -95,6 +99,7 @@ impl Group {
             Group::Modern => "2026 era",
             Group::Shapes => "message shapes",
             Group::Baseline => "baseline drift",
+            Group::Assertions => "assertions",
             Group::Analysis => "analysis notes",
         }
     }
@@ -177,6 +182,14 @@ impl Rule {
                 | Rule::UnportableToolSchema
                 | Rule::SchemaViolation
         )
+    }
+}
+
+impl Rule {
+    /// The rule is an assertion (`--expect-tool`, `--max-latency`, ...):
+    /// it runs only when its assertion is given.
+    pub fn needs_assertion(self) -> bool {
+        self.info().group == Group::Assertions
     }
 }
 
@@ -1063,6 +1076,48 @@ rules! {
         fix: "Keep arguments compatible (add optional ones); if the change is intended, update the baseline with `--update-baseline`.",
         spec: "mcpdbg's own check against a baseline file (docs/ci.md); Prompt.arguments",
         example: "(probe --baseline: the prompt `summarise` has a required argument `style` the baseline does not)",
+    },
+
+    // ---- assertions: contracts the user states, not protocol rules ----
+    ExpectedToolNotCalled => {
+        name: "expected-tool-not-called", group: Assertions, severity: Error, revisions: ALL,
+        summary: "the session never called a tool that --expect-tool names",
+        why: "An assertion, not a protocol rule: a capture meant to exercise a tool (a CI probe, a replayed bug report, a host's session under test) that never calls it tests nothing about that tool. Judged over every session of the same server in the log, so a host that restarts the server and calls the tool afterwards has called it. The finding is at the `tools/list` answer that first listed the tool (it was offered and not used); when no answer listed it, at the end of the session, saying whether the server listed tools at all. Runs only when `--expect-tool` (or `expect-tool` in the configuration file) names a tool.",
+        fix: "Make the client call the tool (with `probe`, name it with `--call TOOL` too); if the server does not list it, register it; if the expectation is out of date, drop it.",
+        spec: "mcpdbg assertion (--expect-tool); not a protocol rule",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"search_notes\",\"inputSchema\":{\"type\":\"object\"}}]}}",
+    },
+    ForbiddenToolCalled => {
+        name: "forbidden-tool-called", group: Assertions, severity: Error, revisions: ALL,
+        summary: "the session called a tool that --forbid-tool names",
+        why: "An assertion, not a protocol rule: some tools must never run in a given setting (a destructive tool in a read-only deployment, a tool a scenario must not reach for). Reported at each `tools/call` of the tool, whatever the answer, since the call itself is the breach (at most 200 per file, the rest counted). Runs only when `--forbid-tool` (or `forbid-tool` in the configuration file) names a tool.",
+        fix: "Find why the client called it (the model's instructions, the host's tool filter) and keep the server from listing it in that setting; if the call is intended, drop the assertion.",
+        spec: "mcpdbg assertion (--forbid-tool); not a protocol rule",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_note\",\"arguments\":{\"id\":\"n-17\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"deleted n-17\"}]}}",
+    },
+    LatencyOverBudget => {
+        name: "latency-over-budget", group: Assertions, severity: Error, revisions: ALL,
+        summary: "a request answered later than its --max-latency budget",
+        why: "An assertion, not a protocol rule: a latency budget is a contract a server keeps with its hosts (which time requests out, often after 10 to 60 seconds) and with the people waiting on a model. The latency is the one `slow-response` measures, from the request's timestamp to its answer's, for the requests the client sent; a request never answered is not judged here (see `request-not-completed`). `--max-latency SECONDS` is every request's budget; `--max-latency NAME=SECONDS` is a tool's own (its `tools/call`s) or a method's (`tools/list`, `initialize`), and wins for it. A handshake request sent as the server starts (after a recorder's `start` event) includes the server's start, so only a budget named for its method judges it. A log without timestamps cannot be judged: a `format-assumption` note says how many answers were not. Runs only when `--max-latency` (or `max-latency` in the configuration file) is given.",
+        fix: "Make the handler faster (move blocking work off the event loop, cache, page large results), or raise the budget if it was set too tight; `mcpdbg stats` gives each method's latency percentiles.",
+        spec: "mcpdbg assertion (--max-latency); not a protocol rule",
+        example: "2026-11-20T14:03:11.000Z > {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"search_notes\",\"arguments\":{\"query\":\"budget\"}}}\n2026-11-20T14:03:14.400Z < {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"3 notes\"}]}}",
+    },
+    RequestNotCompleted => {
+        name: "request-not-completed", group: Assertions, severity: Error, revisions: ALL,
+        summary: "requests still open at the end of a session that --require-complete says must finish",
+        why: "An assertion, not a protocol rule: a session meant to run to completion (a probe, a replayed scenario, a test run) must leave nothing open. The requests are the ones the hang model reports at the end as `unanswered-request` or `cancelled-request`, each with its story there; a cancelled request counts as not completed, even when its sender chose to cancel it. So as not to repeat every hang, this is one finding per session, at the first such request, naming up to five of them with their lines and how each ended. A `subscriptions/listen` is long-lived by design and not counted. Runs only with `--require-complete` (or `require-complete = true` in the configuration file).",
+        fix: "Read the `unanswered-request` and `cancelled-request` findings at the lines it names: each says who owes the reply and the likely cause.",
+        spec: "mcpdbg assertion (--require-complete); not a protocol rule",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"file_note\",\"arguments\":{\"title\":\"Q3\"}}}",
+    },
+    ResultOverBudget => {
+        name: "result-over-budget", group: Assertions, severity: Error, revisions: ALL,
+        summary: "a tools/call result larger than --max-result-bytes",
+        why: "An assertion, not a protocol rule: a tool's result goes into the model's context, where a large one costs tokens, pushes the conversation out and can pass a host's limit on one message. The size is that of the answer's `result` written as compact JSON (its members as the server sent them, without whitespace); of a result the log cut, at least what is left, and it says so. Error answers are not measured. `--max-result-bytes` takes bytes (`65536`) or a size with a unit: `64KiB` (1,024-byte units: KiB, MiB, GiB) or `1MB` (1,000-byte units: KB, MB, GB). Runs only when `--max-result-bytes` (or `max-result-bytes` in the configuration file) is given.",
+        fix: "Return less: page or summarise large outputs, return a resource link instead of the contents, or leave out fields the model does not need.",
+        spec: "mcpdbg assertion (--max-result-bytes); not a protocol rule",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"read_note\",\"arguments\":{\"id\":\"n-17\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Q3 planning: budget review moved to Thursday; bring the revised forecast\"}]}}",
     },
 
     // ---- notes about the analysis itself ----

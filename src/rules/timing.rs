@@ -87,12 +87,10 @@ impl State {
         open: &Open,
         ctx: &mut Ctx<'_>,
     ) {
-        let (Some(start), Some(end)) = (&open.time, &at.time) else {
+        let (Some(start), Some(end), Some(took)) = (&open.time, &at.time, latency(open, at)) else {
             return;
         };
-        let took = start.seconds_until(end);
-        let with_start =
-            facts.known_start && matches!(&*open.method, "initialize" | "server/discover");
+        let with_start = with_start(facts, open);
         let limit = if with_start {
             facts.slow_seconds.max(START_SLOW_SECONDS)
         } else {
@@ -177,6 +175,26 @@ impl State {
             ctx.findings.push(f);
         }
     }
+}
+
+/// How long a request took to be answered at `at`: from its timestamp to
+/// the answer's, in seconds; `None` when either has no time. The one
+/// latency every rule judges (`slow-response`, `server-stalled`,
+/// `latency-over-budget`).
+pub(crate) fn latency(open: &Open, at: &At) -> Option<f64> {
+    match (&open.time, &at.time) {
+        (Some(start), Some(end)) => Some(start.seconds_until(end)),
+        _ => None,
+    }
+}
+
+/// Whether a request's latency includes the server's start: a handshake
+/// request (`initialize`, `server/discover`) sent as the server starts,
+/// after a recorder's `start` event. The handler cannot make that time
+/// shorter, so it is judged against a longer limit, or by a budget named
+/// for its method.
+pub(crate) fn with_start(facts: &Facts, open: &Open) -> bool {
+    facts.known_start && matches!(&*open.method, "initialize" | "server/discover")
 }
 
 /// Reads a timeout's length from a cancel's reason: "timed out after

@@ -7,23 +7,27 @@
 //!
 //! - a request: `modern` (a 2026 retry), `ids` (reuse, the open-request
 //!   limit), `lifecycle` (the handshake), `capabilities`, `modern` and
-//!   `utilities` (what they remember of it), `tools` (a call's arguments);
+//!   `utilities` (what they remember of it), `assertions` and `tools` (a
+//!   call: a forbidden or expected tool, its arguments);
 //! - a notification: `lifecycle`, `capabilities`, then by method
 //!   `modern` or `utilities` (a cancel, progress, a task's status), and
 //!   `modern` (a 2026 subscription), `tools` (a list change);
 //! - a response: `ids` (duplicate, loose or orphan answers), then for the
 //!   request it answers `timing`, `utilities`, `modern`, `lifecycle`
-//!   (`ping`), `tools`, `lifecycle` (the handshake's answers);
+//!   (`ping`), `assertions` (latency and result budgets, listed tools),
+//!   `tools`, `lifecycle` (the handshake's answers);
 //! - then every message: `checks` (the message in its context),
 //!   `deprecations` (a deprecated feature, unless a check refused the
 //!   message) and, under `--schema-check`, `schema`.
 //!
 //! Each family reports through one [`Ctx`] (the message, and the findings
 //! behind the catalogue's gate: the revision the message is judged by,
-//! decided here once). At the end, `lifecycle` and `timing` close, and what
-//! is still open becomes `hangs`. It does no I/O and never reads the clock:
-//! all time comes from the log's timestamps. Memory grows with open
-//! requests and used ids, not with the log's size.
+//! decided here once). At the end, `lifecycle` and `timing` close, what
+//! is still open becomes `hangs`, and `assertions` judges what is left
+//! (the hangs for `--require-complete`, the tools never called). It does
+//! no I/O and never reads the clock: all time comes from the log's
+//! timestamps. Memory grows with open requests and used ids, not with the
+//! log's size.
 
 use serde_json::Value;
 
@@ -43,6 +47,7 @@ use crate::facts::{
     Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
 };
 pub use crate::report::{OpenRequest, Summary};
+use crate::rules::assertions::{self, Assertions, Incomplete};
 use crate::rules::ctx::{Ctx, request_subject};
 use crate::rules::{
     Rule, capabilities, deprecations, hangs, ids, lifecycle, modern, notes, schema, timing, tools,
@@ -71,6 +76,9 @@ pub struct Config {
     /// `--target-revision`: deprecations are judged as if the session
     /// moved to this revision, besides its own.
     pub target_revision: Option<Revision>,
+    /// `--expect-tool`, `--max-latency`, ...: the assertions family's
+    /// contracts (none by default).
+    pub assertions: Assertions,
 }
 
 impl Default for Config {
@@ -80,6 +88,7 @@ impl Default for Config {
             slow_seconds: 5.0,
             schema_check: false,
             target_revision: None,
+            assertions: Assertions::default(),
         }
     }
 }
@@ -111,6 +120,8 @@ pub struct Session {
     timing: timing::State,
     /// `--schema-check` against the official schema.
     schema: schema::State,
+    /// The assertions family: the expected tools' tally.
+    assertions: assertions::State,
     /// Some request declared its revision in `_meta` (so an answer's or a
     /// cancellation's request may be judged by its own).
     declares: bool,
@@ -120,6 +131,7 @@ impl Session {
     pub fn new(config: Config) -> Session {
         Session {
             lifecycle: lifecycle::State::new(config.revision),
+            assertions: assertions::State::new(&config.assertions),
             config,
             open: Pairing::default(),
             used: Default::default(),
@@ -138,6 +150,13 @@ impl Session {
             schema: Default::default(),
             declares: false,
         }
+    }
+
+    /// The session ends and `next`, of the same server, begins (a
+    /// restart): what is judged over all of a server's sessions (the
+    /// expected tools) goes on in `next`.
+    pub fn hand_over(&mut self, next: &mut Session) {
+        self.assertions.hand_over(&mut next.assertions);
     }
 
     /// Names the session (the server's name in a log of several servers).
@@ -430,6 +449,9 @@ impl Session {
             self.modern.request(side, id, msg);
             self.utilities.request(at, side, id, msg);
         }
+        if side == Side::Client && method == "tools/call" {
+            self.assertions.call(&self.config.assertions, ctx);
+        }
         if side == Side::Client
             && method == "tools/call"
             && self.tools.call(&self.facts(), msg, ctx)
@@ -648,6 +670,8 @@ impl Session {
             return;
         }
         let facts = self.facts();
+        self.assertions
+            .answered(&self.config.assertions, &facts, &open, ctx);
         self.tools.answered(&facts, &open, ctx);
         let client_messages = self.counts.messages[Side::Client.index()];
         self.lifecycle.answered(
@@ -700,6 +724,8 @@ impl Session {
     fn finish_gated(mut self, findings: &mut Findings) -> Summary {
         let end_line = self.last.as_ref().map_or(0, |a| a.line);
         self.timing.close(findings);
+        // `--require-complete`: the requests the hang model reports below.
+        let mut incomplete = Vec::new();
         let client_messages = self.counts.messages[Side::Client.index()];
         self.lifecycle.finish(end_line, client_messages, findings);
         for side in [Side::Client, Side::Server, Side::Unknown] {
@@ -714,6 +740,17 @@ impl Session {
                     if side == Side::Client && self.hang_counts(side, open) {
                         findings.push(modern::State::closed_without_cancel(closed, id, open));
                     }
+                }
+                if self.config.assertions.require_complete && self.hang_counts(side, open) {
+                    incomplete.push(Incomplete {
+                        line: open.line,
+                        time: open.time.clone(),
+                        dir: side.dir(),
+                        id: id.clone(),
+                        method: open.method.to_string(),
+                        subject: open.subject.as_deref().map(str::to_owned),
+                        cancelled: open.cancelled.is_some(),
+                    });
                 }
                 let (rule, severity) =
                     hangs::listed_as(open.cancelled.is_some(), open.chosen.is_some());
@@ -731,6 +768,12 @@ impl Session {
             }
         }
         findings.judge_under(self.revision());
+        let end = self.last.clone().unwrap_or(At {
+            line: end_line,
+            time: None,
+        });
+        self.assertions
+            .finish(&self.config.assertions, &end, incomplete, findings);
         let first_line = self.first.as_ref().map_or(1, |a| a.line);
         if let Some(finding) = notes::direction_inferred(&self.inference, first_line) {
             findings.push(finding);

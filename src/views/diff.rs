@@ -379,11 +379,13 @@ const ROW_RULES: [&str; 3] = ["unanswered-request", "cancelled-request", "slow-r
 
 impl Comparison {
     /// Rules that fire only in the second session (besides the ones the
-    /// request rows show).
+    /// request rows show, and the assertion rules, whose failures `replay`
+    /// lists as notes).
     pub fn new_rules(&self) -> Vec<&str> {
         self.findings_after
             .keys()
             .filter(|r| !self.findings_before.contains_key(*r) && !ROW_RULES.contains(&r.as_str()))
+            .filter(|r| !crate::rules::Rule::from_name(r).is_some_and(|r| r.needs_assertion()))
             .map(String::as_str)
             .collect()
     }

@@ -26,8 +26,32 @@ const SCHEMA_RULES: [&str; 5] = [
     "schema-violation",
 ];
 
+/// The assertions each assertion rule's fixture and catalogue example are
+/// checked with (tests/it/assertions.rs tests them on real sessions).
+const ASSERTION_FLAGS: [(&str, &[&str]); 5] = [
+    (
+        "expected-tool-not-called",
+        &[
+            "--expect-tool",
+            "search_notes",
+            "--expect-tool",
+            "sync",
+            "--expect-tool",
+            "export_notes",
+        ],
+    ),
+    ("forbidden-tool-called", &["--forbid-tool", "delete_note"]),
+    (
+        "latency-over-budget",
+        &["--max-latency", "2s", "--max-latency", "search_notes=500ms"],
+    ),
+    ("request-not-completed", &["--require-complete"]),
+    ("result-over-budget", &["--max-result-bytes", "100"]),
+];
+
 /// The flags a fixture is checked with: `--schema-check` for the fixtures of
-/// the rules it runs and for the clean fixture made for it.
+/// the rules it runs and for the clean fixture made for it; the assertion
+/// rules' own assertions for theirs.
 fn flags_for(path: &str) -> &'static [&'static str] {
     // The legacy fixture of deprecated-feature is judged for a move to
     // 2026-07-28 (its modern one needs no flag).
@@ -35,6 +59,8 @@ fn flags_for(path: &str) -> &'static [&'static str] {
         &["--target-revision", "2026-07-28"]
     } else if SCHEMA_RULES.iter().any(|r| path.contains(r)) || path.contains("schema-check") {
         &["--schema-check"]
+    } else if let Some((_, flags)) = ASSERTION_FLAGS.iter().find(|(r, _)| path.contains(r)) {
+        flags
     } else {
         &[]
     }

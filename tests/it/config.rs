@@ -182,3 +182,127 @@ fn a_broken_file_is_named_with_exit_2_but_never_stops_record() {
     assert_eq!(code, Some(0), "{err}");
     assert!(transcript.exists());
 }
+
+/// fastmcp's `slow-vs-client-timeout` corpus session (its raw lines: `add`
+/// at line 8 answered after 317 ms at 9, four more `add`s answered in
+/// under 10 ms, `tools/list` at 10 listing add, lookup, wait_for_ever and
+/// slow, `lookup` at 20 cancelled and never answered, `slow` at 22
+/// answered after 2.6 s at 23 with a 166-byte result, the end at line 27).
+const SLOW: &str = "tests/corpus/fastmcp/slow-vs-client-timeout.log";
+
+/// The rules and lines of the findings of a JSON report.
+fn found_of(stdout: &str) -> Vec<(String, u64)> {
+    let v: serde_json::Value = serde_json::from_str(stdout).expect("JSON");
+    v["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn assertions_in_the_file_apply_and_the_command_line_wins() {
+    let dir = scratch("assertions");
+    fs::write(
+        dir.join("mcpdbg.toml"),
+        "expect-tool = [\"add\", \"nope\"]\nforbid-tool = \"lookup\"\nmax-latency = { default = \"1s\", add = \"100ms\" }\nrequire-complete = true\nmax-result-bytes = \"150\"\nselect = \"expected-tool-not-called,forbidden-tool-called,latency-over-budget,request-not-completed,result-over-budget\"\n",
+    )
+    .unwrap();
+    let log = root().join(SLOW);
+    let log = log.to_str().unwrap();
+    let here = dir.join("server/src");
+    let (code, out, err) = run_in(&here, &["check", "--format", "json", log]);
+    assert_eq!(code, Some(1), "{err}");
+    let rule = |r: &str, line: u64| (r.to_string(), line);
+    assert_eq!(
+        found_of(&out),
+        [
+            rule("latency-over-budget", 9),
+            rule("forbidden-tool-called", 20),
+            rule("request-not-completed", 20),
+            rule("latency-over-budget", 23),
+            rule("result-over-budget", 23),
+            rule("expected-tool-not-called", 27),
+        ]
+    );
+    // A flag on the command line replaces the file's setting of the same
+    // name (--max-latency replaces the default and the named budgets); the
+    // others still apply.
+    let (code, out, err) = run_in(
+        &here,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--forbid-tool",
+            "add",
+            "--max-latency",
+            "3s",
+            "--expect-tool",
+            "slow",
+            log,
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        found_of(&out),
+        [
+            rule("forbidden-tool-called", 8),
+            rule("forbidden-tool-called", 12),
+            rule("forbidden-tool-called", 14),
+            rule("forbidden-tool-called", 16),
+            rule("forbidden-tool-called", 18),
+            rule("request-not-completed", 20),
+            rule("result-over-budget", 23),
+        ]
+    );
+    // --no-config: none of them.
+    let (code, out, _) = run_in(&here, &["check", "--no-config", "--format", "json", log]);
+    assert_eq!(code, Some(0));
+    assert!(
+        !found_of(&out)
+            .iter()
+            .any(|(r, _)| r.contains("tool") || r.contains("budget") || r.contains("completed")),
+        "{out}"
+    );
+    // --show-settings says each and where it comes from.
+    let (code, out, err) = run_in(
+        &here,
+        &["check", "--show-settings", "--max-latency", "search=2s"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let file = dir.join("mcpdbg.toml").display().to_string();
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row: {out}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(row("expect-tool"), format!("expect-tool add,nope ({file})"));
+    assert_eq!(row("forbid-tool"), format!("forbid-tool lookup ({file})"));
+    assert_eq!(
+        row("max-latency"),
+        "max-latency search=2.0 s (command line)"
+    );
+    assert_eq!(
+        row("require-complete"),
+        format!("require-complete yes ({file})")
+    );
+    assert_eq!(
+        row("max-result-bytes"),
+        format!("max-result-bytes 150 bytes ({file})")
+    );
+    let (_, out, _) = run_in(&here, &["check", "--show-settings", "--no-config"]);
+    assert!(
+        out.contains("require-complete") && out.contains("no"),
+        "{out}"
+    );
+}

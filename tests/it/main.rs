@@ -8,6 +8,7 @@
 
 mod common;
 
+mod assertions;
 mod ci_formats;
 mod cli;
 mod config;
