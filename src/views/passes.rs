@@ -14,14 +14,17 @@ use crate::pipeline::{Checker, Options};
 use crate::rules::finding::Findings;
 use indexmap::IndexMap;
 
+use crate::cost::{self, Measured, Tokenizer};
 use crate::reader::{self, Body, Format, Records, Source};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::text::excerpt_bytes;
 use crate::transport::{Item, Transport};
-use crate::views::conversation::{Conversations, Entry, OpenRequest, OtherKind};
+use crate::views::conversation::{Conversations, Entry, EntryKind, OpenRequest, OtherKind};
 use crate::wire::dir::Dir;
+use crate::wire::message::{Kind, Message};
 use crate::wire::time::Timestamp;
+use serde_json::Value;
 
 /// What the first pass knows about a file.
 #[derive(Debug)]
@@ -164,6 +167,8 @@ pub struct Entries {
     redactor: Option<Redactor>,
     /// What the decoder said when a compressed input ended early.
     undecodable: Option<String>,
+    /// Measure the answers to `tools/list` and `tools/call` ([`Entries::measure`]).
+    measure: Option<Tokenizer>,
 }
 
 impl Entries {
@@ -192,7 +197,16 @@ impl Entries {
             last_line: 0,
             redactor: None,
             undecodable: None,
+            measure: None,
         })
+    }
+
+    /// Gives each answer to `tools/list` and `tools/call` its `cost` (see
+    /// `crate::cost`), counted with `tokenizer`: the message as sent, also
+    /// under `--redact` (the names are the placeholders, the sizes those of
+    /// the strings they stand for).
+    pub fn measure(&mut self, tokenizer: Tokenizer) {
+        self.measure = Some(tokenizer);
     }
 
     /// Redacts every row from here on (`--redact`), continuing the
@@ -268,6 +282,12 @@ impl Entries {
             next[slot] = Some(next[slot].map_or(line, |n| n.min(line)));
         }
         for (mut item, end) in items.into_iter().zip(ends) {
+            // Measured as sent: under --redact, the responses are copied
+            // before their strings become placeholders.
+            let sent = match (self.measure, &self.redactor) {
+                (Some(_), Some(_)) => Some(responses(&item)),
+                _ => None,
+            };
             if let Some(redactor) = &mut self.redactor {
                 redactor.redact_item(&mut item);
             }
@@ -279,6 +299,9 @@ impl Entries {
                 Item::Event { at, event } => (at.line, None, Some(event.text.clone())),
             };
             let mut entries = self.conversation.observe(number, &item);
+            if let Some(tokenizer) = self.measure {
+                measure(&mut entries, &mut item, sent, tokenizer);
+            }
             let (bytes, raw) = match (slot, event) {
                 (Some(slot), _) => {
                     touched[slot] = true;
@@ -331,6 +354,93 @@ impl Entries {
             }
         }
     }
+}
+
+/// Copies of an item's responses, one place per row of the item.
+fn responses(item: &Item) -> Vec<Option<Message>> {
+    let response = |m: &Message| (m.kind == Kind::Response).then(|| m.clone());
+    match item {
+        Item::Message { msg, .. } => vec![response(msg)],
+        Item::Batch { items, .. } => items
+            .iter()
+            .map(|m| m.as_ref().ok().and_then(response))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// An item's messages, one place per row of the item (a batch element that
+/// is no message has a row and no message).
+fn messages_mut(item: &mut Item) -> Vec<Option<&mut Message>> {
+    match item {
+        Item::Message { msg, .. } => vec![Some(msg)],
+        Item::Batch { items, .. } => items.iter_mut().map(|m| m.as_mut().ok()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Gives the rows of answers to `tools/list` and `tools/call` their cost:
+/// the tools' names as shown (`item`, redacted or not), their sizes as sent
+/// (`sent`, the responses before redaction, when redacted). A message the
+/// log shows only in part is not measured.
+fn measure(
+    entries: &mut [Entry],
+    item: &mut Item,
+    mut sent: Option<Vec<Option<Message>>>,
+    tokenizer: Tokenizer,
+) {
+    for (i, (entry, shown)) in entries.iter_mut().zip(messages_mut(item)).enumerate() {
+        let Some(shown) = shown else { continue };
+        let method = match entry.method.as_deref() {
+            Some(m @ ("tools/list" | "tools/call")) => m,
+            _ => continue,
+        };
+        if entry.kind != EntryKind::Response
+            || entry.answers.is_none()
+            || entry.error.is_some()
+            || shown.partial
+            || shown.cut
+        {
+            continue;
+        }
+        // Strings the reader cut are read whole, numbers as written.
+        shown.expand();
+        let mut plain = sent
+            .as_mut()
+            .and_then(|s| s.get_mut(i))
+            .and_then(Option::take);
+        if let Some(p) = &mut plain {
+            p.expand();
+        }
+        let as_sent = plain.as_ref().unwrap_or(&*shown);
+        if method == "tools/call" {
+            if let (Some(_), Some(result)) = (&entry.subject, as_sent.result()) {
+                entry.cost = Some(Box::new(Measured::Result(cost::value(result, tokenizer))));
+            }
+            continue;
+        }
+        let listed: Vec<(String, cost::Size)> = listed_tools(&*shown)
+            .iter()
+            .zip(listed_tools(as_sent))
+            .filter_map(|(named, sent)| {
+                let name = named.get("name")?.as_str()?;
+                Some((
+                    name.to_string(),
+                    cost::definition(sent.as_object()?, tokenizer),
+                ))
+            })
+            .collect();
+        entry.cost = Some(Box::new(Measured::Listed(listed)));
+    }
+}
+
+/// The `tools` of a `tools/list` result (none when it has no such array).
+fn listed_tools(m: &Message) -> &[Value] {
+    m.result()
+        .and_then(|r| r.get("tools"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
 }
 
 impl Iterator for Entries {
@@ -390,7 +500,6 @@ impl Iterator for Entries {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::views::conversation::EntryKind;
 
     fn entries(text: &str) -> Vec<Entry> {
         Entries::open(
