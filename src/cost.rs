@@ -6,8 +6,10 @@
 //! - a tool's definition: the JSON object of its `name`, `title`,
 //!   `description`, `inputSchema`, `outputSchema` and `annotations`
 //!   members, those it has, in the order the server listed them, written
-//!   compactly (serde_json's compact form: no whitespace, strings escaped
-//!   minimally with non-ASCII text as UTF-8, numbers as written). `_meta`,
+//!   compactly as a host that parses the list writes it again
+//!   (serde_json's compact form: no whitespace, strings escaped minimally
+//!   with non-ASCII text as UTF-8, numbers as a double holds them, so
+//!   `874.30` is `874.3`). `_meta`,
 //!   `icons`, `execution` and any other member are for the host, not the
 //!   model, and are not counted;
 //! - a tool's result: the `result` member of a `tools/call` response,
@@ -19,15 +21,26 @@
 //!   definitions into its own prompt format, so the true figure differs by
 //!   host either way: these are the figures of the JSON the server sent.
 //!
+//! A message the reader cut (a long string, a long array of scalars: see
+//! `wire/bound.rs`) is measured from its line as it is read
+//! ([`result_of_text`], [`listed_of_text`]), never built whole: the same
+//! bytes, in memory bounded by the minified text (not even that for the
+//! estimate). Only a member given twice in one object differs: the parsed
+//! object keeps one, the read text counts both.
+//!
 //! [`ToolCosts`] is the bounded table `stats` and `probe` keep: at most
 //! [`MAX_TOOLS`] tools by name (the rest summed in one row), and per tool
 //! at most [`SAMPLE`] result sizes, exact up to that many calls and a
 //! uniform sample after (reservoir sampling with a fixed seed, so the same
 //! log gives the same figures). No I/O.
 
+use std::fmt;
 use std::io::{self, Write};
 
 use indexmap::IndexMap;
+use serde_core::de::{
+    self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::{Map, Value};
 
 /// The estimate's bytes per token: the usual rule of thumb for English
@@ -175,7 +188,7 @@ fn write_definition(tool: &Map<String, Value>, out: &mut dyn Write) -> io::Resul
         first = false;
         serde_json::to_writer(&mut *out, key)?;
         out.write_all(b":")?;
-        crate::wire::exact::to_writer(&mut *out, value)?;
+        serde_json::to_writer(&mut *out, value)?;
     }
     out.write_all(b"}")
 }
@@ -204,16 +217,400 @@ pub fn definition(tool: &Map<String, Value>, tokenizer: Tokenizer) -> Size {
 pub fn value(v: &Value, tokenizer: Tokenizer) -> Size {
     if tokenizer == Tokenizer::Estimate {
         let mut counter = Counter(0);
-        let _ = crate::wire::exact::to_writer(&mut counter, v);
+        let _ = serde_json::to_writer(&mut counter, v);
         return Size {
             bytes: counter.0,
             tokens: estimate(counter.0),
         };
     }
-    let text = crate::wire::exact::to_vec(v).unwrap_or_default();
+    let text = serde_json::to_vec(v).unwrap_or_default();
     Size {
         bytes: text.len() as u64,
         tokens: tokenizer.count(&text),
+    }
+}
+
+/// The tools of a `tools/list` result: each named one (a string `name`)
+/// with its definition's size.
+pub fn listed(result: &Value, tokenizer: Tokenizer) -> Vec<(String, Size)> {
+    result
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| {
+            let tool = tool.as_object()?;
+            let name = tool.get("name")?.as_str()?;
+            Some((name.to_string(), definition(tool, tokenizer)))
+        })
+        .collect()
+}
+
+/// Counts, or keeps, the minified text as it is written, then sizes it.
+enum Sink {
+    Count(Counter),
+    Keep(Vec<u8>),
+}
+
+impl Sink {
+    fn new(tokenizer: Tokenizer) -> Sink {
+        match tokenizer {
+            Tokenizer::Estimate => Sink::Count(Counter(0)),
+            _ => Sink::Keep(Vec::new()),
+        }
+    }
+
+    fn out(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Count(c) => c,
+            Sink::Keep(v) => v,
+        }
+    }
+
+    fn size(self, tokenizer: Tokenizer) -> Size {
+        match self {
+            Sink::Count(c) => Size {
+                bytes: c.0,
+                tokens: estimate(c.0),
+            },
+            Sink::Keep(text) => Size {
+                bytes: text.len() as u64,
+                tokens: tokenizer.count(&text),
+            },
+        }
+    }
+}
+
+/// The size of the `result` of a message's JSON text (a line the reader
+/// cut), read without building it; `None` when it has none.
+pub fn result_of_text(text: &str, tokenizer: Tokenizer) -> Option<Size> {
+    let mut sink = Sink::new(tokenizer);
+    let seed = Member {
+        key: "result",
+        seed: Minify {
+            out: sink.out(),
+            comma: false,
+        },
+    };
+    let mut reader = serde_json::Deserializer::from_str(text);
+    seed.deserialize(&mut reader).ok()??;
+    Some(sink.size(tokenizer))
+}
+
+/// The tools of the `tools/list` result of a message's JSON text (a line
+/// the reader cut), as [`listed`] gives them, read without building them.
+pub fn listed_of_text(text: &str, tokenizer: Tokenizer) -> Vec<(String, Size)> {
+    let seed = Member {
+        key: "result",
+        seed: Member {
+            key: "tools",
+            seed: Tools(tokenizer),
+        },
+    };
+    let mut reader = serde_json::Deserializer::from_str(text);
+    seed.deserialize(&mut reader)
+        .ok()
+        .flatten()
+        .flatten()
+        .flatten()
+        .unwrap_or_default()
+}
+
+fn write_err<E: de::Error>(e: io::Error) -> E {
+    E::custom(e)
+}
+
+fn json<E: de::Error>(
+    out: &mut dyn Write,
+    v: &(impl serde_core::Serialize + ?Sized),
+) -> Result<(), E> {
+    serde_json::to_writer(out, v).map_err(E::custom)
+}
+
+fn raw<E: de::Error>(out: &mut dyn Write, bytes: &[u8]) -> Result<(), E> {
+    out.write_all(bytes).map_err(write_err)
+}
+
+/// Writes the compact form of the value it reads (serde_json's, as
+/// [`value`] writes a parsed one), a comma first when `comma`.
+struct Minify<'a> {
+    out: &'a mut dyn Write,
+    comma: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Minify<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Minify<'_> {
+    fn scalar<E: de::Error>(self, v: &(impl serde_core::Serialize + ?Sized)) -> Result<(), E> {
+        if self.comma {
+            raw(self.out, b",")?;
+        }
+        json(self.out, v)
+    }
+}
+
+impl<'de> Visitor<'de> for Minify<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.scalar(&v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.scalar(&v)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.scalar(&v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        self.scalar(&v)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.scalar(v)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.scalar(&())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let out = self.out;
+        raw(out, if self.comma { b",[" } else { b"[" })?;
+        let mut comma = false;
+        while seq
+            .next_element_seed(Minify {
+                out: &mut *out,
+                comma,
+            })?
+            .is_some()
+        {
+            comma = true;
+        }
+        raw(out, b"]")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let out = self.out;
+        raw(out, if self.comma { b",{" } else { b"{" })?;
+        let mut comma = false;
+        while let Some(key) = map.next_key::<KeyText>()? {
+            if comma {
+                raw(out, b",")?;
+            }
+            json(out, key.0.as_str())?;
+            raw(out, b":")?;
+            map.next_value_seed(Minify {
+                out: &mut *out,
+                comma: false,
+            })?;
+            comma = true;
+        }
+        raw(out, b"}")
+    }
+}
+
+/// A member's key (serde_json hands keys over as strings).
+struct KeyText(String);
+
+impl<'de> de::Deserialize<'de> for KeyText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<KeyText, D::Error> {
+        String::deserialize(d).map(KeyText)
+    }
+}
+
+/// The member `key` of an object, read with `seed`; `None` when the value
+/// is no object or has no such member (the rest is checked, not built).
+struct Member<S> {
+    key: &'static str,
+    seed: S,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Member<S> {
+    type Value = Option<S::Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// What reads a value it has no use for: `None`, the value checked.
+macro_rules! none_but_maps {
+    () => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    };
+}
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for Member<S> {
+    type Value = Option<S::Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    none_but_maps!();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut seed = Some(self.seed);
+        let mut found = None;
+        while let Some(key) = map.next_key::<KeyText>()? {
+            match seed.take() {
+                Some(s) if key.0 == self.key => found = Some(map.next_value_seed(s)?),
+                other => {
+                    seed = other;
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The `tools` array: each named tool with its definition's size.
+struct Tools(Tokenizer);
+
+impl<'de> DeserializeSeed<'de> for Tools {
+    type Value = Option<Vec<(String, Size)>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Tools {
+    type Value = Option<Vec<(String, Size)>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    none_but_maps!();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut tools = Vec::new();
+        while let Some(tool) = seq.next_element_seed(Tool(self.0))? {
+            tools.extend(tool);
+        }
+        Ok(Some(tools))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// One tool: its name (when a string) and its definition's size, as
+/// [`definition`] counts it.
+struct Tool(Tokenizer);
+
+impl<'de> DeserializeSeed<'de> for Tool {
+    type Value = Option<(String, Size)>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Tool {
+    type Value = Option<(String, Size)>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    none_but_maps!();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut sink = Sink::new(self.0);
+        let mut name = None;
+        let mut comma = false;
+        raw(sink.out(), b"{")?;
+        while let Some(key) = map.next_key::<KeyText>()? {
+            if !DEFINITION_MEMBERS.contains(&key.0.as_str()) {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            let out = sink.out();
+            if comma {
+                raw(out, b",")?;
+            }
+            json(out, key.0.as_str())?;
+            raw(out, b":")?;
+            if key.0 == "name" {
+                name = map.next_value_seed(Name(out))?;
+            } else {
+                map.next_value_seed(Minify { out, comma: false })?;
+            }
+            comma = true;
+        }
+        raw(sink.out(), b"}")?;
+        Ok(name.map(|n| (n, sink.size(self.0))))
+    }
+}
+
+/// A tool's `name`, written as [`Minify`] writes it, and kept when a
+/// string.
+struct Name<'a>(&'a mut dyn Write);
+
+impl<'de> DeserializeSeed<'de> for Name<'_> {
+    type Value = Option<String>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Name<'_> {
+    type Value = Option<String>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        json(self.0, v)?;
+        Ok(Some(v.to_string()))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        json(self.0, &v).map(|()| None)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        json(self.0, &v).map(|()| None)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        json(self.0, &v).map(|()| None)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        json(self.0, &v).map(|()| None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        json(self.0, &()).map(|()| None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        let minify = Minify {
+            out: self.0,
+            comma: false,
+        };
+        minify.visit_seq(seq).map(|()| None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let minify = Minify {
+            out: self.0,
+            comma: false,
+        };
+        minify.visit_map(map).map(|()| None)
     }
 }
 
@@ -475,13 +872,48 @@ mod tests {
     }
 
     #[test]
-    fn numbers_are_counted_as_written() {
-        let big = crate::wire::exact::number("123456789012345678901234567890");
-        let v = json!({"n": big});
+    fn numbers_are_counted_as_a_host_writes_them_again() {
+        let v: Value = serde_json::from_str(r#"{"price": 874.30, "n": 1e3}"#).expect("JSON");
         assert_eq!(
             value(&v, Tokenizer::Estimate).bytes,
-            r#"{"n":123456789012345678901234567890}"#.len() as u64
+            r#"{"price":874.3,"n":1000.0}"#.len() as u64
         );
+    }
+
+    /// A line the reader cut is measured from its text: the same sizes as
+    /// the parsed value's, whatever the value holds.
+    #[test]
+    fn the_text_of_a_cut_line_measures_as_its_parsed_value() {
+        let results = [
+            r#"{"content":[{"type":"text","text":"Z\u00fcrich \"q\" \t é 🙂"}],"structuredContent":{"price":874.30,"n":1e3,"big":123456789012345678901234567890,"neg":-5,"ok":true,"none":null,"list":[[],{},[1,2]]}}"#,
+            r#"[1,"two"]"#,
+            r#""just text""#,
+        ];
+        for result in results {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+            let parsed: Value = serde_json::from_str(result).expect("JSON");
+            assert_eq!(
+                result_of_text(&line, Tokenizer::Estimate),
+                Some(value(&parsed, Tokenizer::Estimate)),
+                "{result}"
+            );
+        }
+        assert_eq!(
+            result_of_text(
+                r#"{"jsonrpc":"2.0","id":1,"error":{}}"#,
+                Tokenizer::Estimate
+            ),
+            None
+        );
+        let list = r#"{"tools":[{"_meta":{"a":[1]},"name":"add","description":"Add «two».","inputSchema":{"type":"object","properties":{"a":{"type":"number","minimum":0.50}}},"annotations":{"readOnlyHint":true}},{"name":7,"description":"a number for a name"},"not a tool",{"title":"no name"},{"name":"b"}]}"#;
+        let line = format!(r#"{{"id":2,"jsonrpc":"2.0","result":{list}}}"#);
+        let parsed: Value = serde_json::from_str(list).expect("JSON");
+        let from_text = listed_of_text(&line, Tokenizer::Estimate);
+        assert_eq!(from_text, listed(&parsed, Tokenizer::Estimate));
+        let names: Vec<&str> = from_text.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["add", "b"]);
+        assert!(listed_of_text(r#"{"result":{"tools":{}}}"#, Tokenizer::Estimate).is_empty());
+        assert!(listed_of_text("not JSON", Tokenizer::Estimate).is_empty());
     }
 
     #[test]

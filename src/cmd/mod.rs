@@ -224,7 +224,7 @@ pub fn tokenizer(tokens: crate::cost::Tokenizer) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "--tokens {} needs a build with the `tokenizer` feature (cargo install --features tokenizer); without it, tokens are estimated (--tokens estimate)",
+        "--tokens {} needs a build with the `tokenizer` feature (cargo install --locked --path . --features tokenizer); without it, tokens are estimated (--tokens estimate)",
         tokens.as_str()
     ))
 }

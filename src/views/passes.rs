@@ -24,7 +24,6 @@ use crate::views::conversation::{Conversations, Entry, EntryKind, OpenRequest, O
 use crate::wire::dir::Dir;
 use crate::wire::message::{Kind, Message};
 use crate::wire::time::Timestamp;
-use serde_json::Value;
 
 /// What the first pass knows about a file.
 #[derive(Debug)]
@@ -300,7 +299,7 @@ impl Entries {
             };
             let mut entries = self.conversation.observe(number, &item);
             if let Some(tokenizer) = self.measure {
-                measure(&mut entries, &mut item, sent, tokenizer);
+                measure(&mut entries, &item, sent, tokenizer);
             }
             let (bytes, raw) = match (slot, event) {
                 (Some(slot), _) => {
@@ -371,10 +370,10 @@ fn responses(item: &Item) -> Vec<Option<Message>> {
 
 /// An item's messages, one place per row of the item (a batch element that
 /// is no message has a row and no message).
-fn messages_mut(item: &mut Item) -> Vec<Option<&mut Message>> {
+fn messages(item: &Item) -> Vec<Option<&Message>> {
     match item {
         Item::Message { msg, .. } => vec![Some(msg)],
-        Item::Batch { items, .. } => items.iter_mut().map(|m| m.as_mut().ok()).collect(),
+        Item::Batch { items, .. } => items.iter().map(|m| m.as_ref().ok()).collect(),
         _ => Vec::new(),
     }
 }
@@ -382,14 +381,14 @@ fn messages_mut(item: &mut Item) -> Vec<Option<&mut Message>> {
 /// Gives the rows of answers to `tools/list` and `tools/call` their cost:
 /// the tools' names as shown (`item`, redacted or not), their sizes as sent
 /// (`sent`, the responses before redaction, when redacted). A message the
-/// log shows only in part is not measured.
+/// log shows only in part (a host cut it) is not measured.
 fn measure(
     entries: &mut [Entry],
-    item: &mut Item,
-    mut sent: Option<Vec<Option<Message>>>,
+    item: &Item,
+    sent: Option<Vec<Option<Message>>>,
     tokenizer: Tokenizer,
 ) {
-    for (i, (entry, shown)) in entries.iter_mut().zip(messages_mut(item)).enumerate() {
+    for (i, (entry, shown)) in entries.iter_mut().zip(messages(item)).enumerate() {
         let Some(shown) = shown else { continue };
         let method = match entry.method.as_deref() {
             Some(m @ ("tools/list" | "tools/call")) => m,
@@ -403,43 +402,49 @@ fn measure(
         {
             continue;
         }
-        // Strings the reader cut are read whole, numbers as written.
-        shown.expand();
-        let mut plain = sent
-            .as_mut()
-            .and_then(|s| s.get_mut(i))
-            .and_then(Option::take);
-        if let Some(p) = &mut plain {
-            p.expand();
-        }
-        let as_sent = plain.as_ref().unwrap_or(&*shown);
+        let plain = sent
+            .as_ref()
+            .and_then(|s| s.get(i))
+            .and_then(Option::as_ref);
+        let as_sent = plain.unwrap_or(shown);
         if method == "tools/call" {
-            if let (Some(_), Some(result)) = (&entry.subject, as_sent.result()) {
-                entry.cost = Some(Box::new(Measured::Result(cost::value(result, tokenizer))));
-            }
+            let size = entry.subject.as_ref().and(result_size(as_sent, tokenizer));
+            entry.cost = size.map(|size| Box::new(Measured::Result(size)));
             continue;
         }
-        let listed: Vec<(String, cost::Size)> = listed_tools(&*shown)
-            .iter()
-            .zip(listed_tools(as_sent))
-            .filter_map(|(named, sent)| {
-                let name = named.get("name")?.as_str()?;
-                Some((
-                    name.to_string(),
-                    cost::definition(sent.as_object()?, tokenizer),
-                ))
-            })
-            .collect();
-        entry.cost = Some(Box::new(Measured::Listed(listed)));
+        let mut tools = listed(as_sent, tokenizer);
+        if plain.is_some() {
+            // The names as shown (placeholders), the sizes as sent.
+            tools = listed(shown, tokenizer)
+                .into_iter()
+                .zip(tools)
+                .map(|((name, _), (_, size))| (name, size))
+                .collect();
+        }
+        entry.cost = Some(Box::new(Measured::Listed(tools)));
     }
 }
 
-/// The `tools` of a `tools/list` result (none when it has no such array).
-fn listed_tools(m: &Message) -> &[Value] {
+/// The size of a message's `result`: read from its line when the reader
+/// cut it (never built whole), else from the message.
+fn result_size(m: &Message, tokenizer: Tokenizer) -> Option<cost::Size> {
+    if m.is_cut() {
+        return cost::result_of_text(&m.cut_text()?, tokenizer);
+    }
+    m.result().map(|r| cost::value(r, tokenizer))
+}
+
+/// The tools a `tools/list` answer lists, with their definitions' sizes:
+/// read from its line when the reader cut it, else from the message.
+fn listed(m: &Message, tokenizer: Tokenizer) -> Vec<(String, cost::Size)> {
+    if m.is_cut() {
+        return m
+            .cut_text()
+            .map(|text| cost::listed_of_text(&text, tokenizer))
+            .unwrap_or_default();
+    }
     m.result()
-        .and_then(|r| r.get("tools"))
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
+        .map(|r| cost::listed(r, tokenizer))
         .unwrap_or_default()
 }
 

@@ -467,22 +467,33 @@ mod tests {
     }
 
     /// The tools' cost is that of what was sent: a long description the
-    /// reader cut is counted whole, a number a double does not hold as
-    /// written, members other than the definition's not at all; a batch's
+    /// reader cut is counted whole, a number as a host writes it again,
+    /// members other than the definition's not at all; a batch's
     /// answers one by one (an error answer has no result); under --redact,
     /// the same sizes.
     #[test]
     fn tools_cost_what_was_sent() {
         let long = "word ".repeat(20_000);
         let definition = format!(
-            r#"{{"name":"a","description":"{long}","inputSchema":{{"type":"object","maximum":123456789012345678901234567890}}}}"#
+            r#"{{"name":"a","description":"{long}","inputSchema":{{"type":"object","maximum":2.5}}}}"#
         );
-        let tool = format!(r#"{{"_meta":{{"k":1}},{}"#, &definition[1..]);
+        let tool = format!(
+            r#"{{"_meta":{{"k":1}},{}"#,
+            definition[1..].replace("2.5", "2.50")
+        );
         let log = format!(
             "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}\n\
              < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"tools\":[{tool}]}}}}\n\
              > [{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"a\"}}}},{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{{\"name\":\"a\"}}}}]\n\
              < [{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}},{{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{{\"code\":-1,\"message\":\"m\"}}}}]\n"
+        );
+        // A result whose long array of scalars the reader cut: measured
+        // from its line.
+        let zeros = vec!["0"; 5_000].join(",");
+        let result = format!(r#"{{"content":[],"structuredContent":{{"a":[{zeros}]}}}}"#);
+        let log = format!(
+            "{log}> {{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{{\"name\":\"a\"}}}}\n\
+             < {{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{result}}}\n"
         );
         for redact in [false, true] {
             let mut stats = Stats::default();
@@ -500,8 +511,9 @@ mod tests {
             let size = tools[0].definition.expect("listed");
             assert_eq!(size.bytes, definition.len() as u64, "{redact}");
             assert_eq!(size.tokens, (definition.len() as u64).div_ceil(4));
-            assert_eq!(tools[0].results.count, 1, "{redact}");
-            assert_eq!(tools[0].results.max.bytes, 14, "{redact}");
+            assert_eq!(tools[0].results.count, 2, "{redact}");
+            assert_eq!(tools[0].results.total.bytes, 14 + result.len() as u64);
+            assert_eq!(tools[0].results.max.bytes, result.len() as u64);
         }
     }
 
