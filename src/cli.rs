@@ -15,11 +15,12 @@ use crate::values::{
 use mcpdbg::cmd::catalogue::CatalogueFormat;
 use mcpdbg::cmd::check::{Check, Input};
 use mcpdbg::cmd::diff::{Compare, DiffCommand, ReplayCommand};
-use mcpdbg::cmd::probe::Baseline;
+use mcpdbg::cmd::probe::{Baseline, Cost};
 use mcpdbg::cmd::stats::StatsCommand;
 use mcpdbg::cmd::timeline::{Drawing, Timeline};
 use mcpdbg::cmd::validate::ValidateOptions;
 use mcpdbg::cmd::{Color, Form, Output};
+use mcpdbg::cost::Tokenizer;
 use mcpdbg::live::probe::{ProbeEra, ProbeOptions};
 use mcpdbg::live::record::RecordOptions;
 use mcpdbg::live::replay::Timing;
@@ -616,6 +617,21 @@ pub struct ProbeArgs {
     #[arg(long, requires = "baseline")]
     update_baseline: bool,
 
+    /// With --baseline: report `tool-list-cost-grew` when the tool list's
+    /// definitions cost more than this percent over the baseline's (e.g.
+    /// `--cost-growth 5`)
+    #[arg(long, value_name = "PERCENT", default_value_t = 10.0, value_parser = parse_percent, requires = "baseline")]
+    cost_growth: f64,
+
+    /// Report `tool-list-over-budget` when the tool list's definitions cost
+    /// more tokens than this (e.g. `--max-tool-list-tokens 4000`; counted
+    /// as --tokens says)
+    #[arg(long, value_name = "N")]
+    max_tool_list_tokens: Option<u64>,
+
+    #[command(flatten)]
+    tokens: TokensArgs,
+
     #[command(flatten)]
     judge: JudgeArgs,
 
@@ -632,6 +648,17 @@ pub struct ProbeArgs {
     report: ReportFileArgs,
 }
 
+/// A percent: `10`, `2.5`, `10%`; not negative.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let number = s.trim().strip_suffix('%').unwrap_or(s.trim());
+    match number.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(format!(
+            "{s} is not a percent (a number, at least 0: 10, 2.5, 10%)"
+        )),
+    }
+}
+
 const PROBE_EXAMPLES: &str = "\
 Examples:
   mcpdbg probe -- python server.py
@@ -640,6 +667,7 @@ Examples:
   mcpdbg probe --transcript probe.log --export-junit probe.xml -- python server.py
   mcpdbg probe --baseline mcp-baseline.json --update-baseline -- python server.py
   mcpdbg probe --baseline mcp-baseline.json --format github --export-sarif probe.sarif -- python server.py
+  mcpdbg probe --baseline mcp-baseline.json --cost-growth 5 --max-tool-list-tokens 4000 -- python server.py
 
 Exit status: as for `check` (0, 1 for findings at or above --fail-on, 2 when
 the server cannot be started, the transcript or a report cannot be written,
@@ -751,9 +779,10 @@ Exit status:
 /// were errors (or results with `isError: true`), how many were never
 /// answered, the p50, p95 and largest latency (nearest rank; needs
 /// timestamps) and the bytes that crossed the pipe each way for it and its
-/// answers. Then the slowest requests (answered or not), the stderr volume,
-/// and how long each side kept the other waiting. Several files are added
-/// up into one set of numbers.
+/// answers. Then the slowest requests (answered or not), what each tool's
+/// definition and results cost a model's context (minified JSON bytes and
+/// tokens, see --tokens), the stderr volume, and how long each side kept
+/// the other waiting. Several files are added up into one set of numbers.
 #[derive(Parser)]
 #[command(after_long_help = STATS_EXAMPLES)]
 pub struct StatsArgs {
@@ -773,7 +802,40 @@ pub struct StatsArgs {
     redact: bool,
 
     #[command(flatten)]
+    tokens: TokensArgs,
+
+    #[command(flatten)]
     width: WidthArgs,
+}
+
+/// How the tools' context cost counts tokens (`stats`, `probe`).
+#[derive(Args)]
+struct TokensArgs {
+    /// How to count the tokens of tool definitions and results: `estimate`
+    /// (4 bytes per token), or exactly with an OpenAI encoding, `o200k_base`
+    /// or `cl100k_base` (a build with the `tokenizer` feature; e.g.
+    /// `--tokens o200k_base`)
+    #[arg(long, value_enum, value_name = "ENCODING", default_value_t = TokensArg::Estimate)]
+    tokens: TokensArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TokensArg {
+    Estimate,
+    #[value(name = "o200k_base")]
+    O200kBase,
+    #[value(name = "cl100k_base")]
+    Cl100kBase,
+}
+
+impl TokensArgs {
+    fn tokenizer(&self) -> Tokenizer {
+        match self.tokens {
+            TokensArg::Estimate => Tokenizer::Estimate,
+            TokensArg::O200kBase => Tokenizer::O200kBase,
+            TokensArg::Cl100kBase => Tokenizer::Cl100kBase,
+        }
+    }
 }
 
 /// Compare two captured sessions: handshake, lists, each request's outcome
@@ -974,6 +1036,7 @@ const STATS_EXAMPLES: &str = "\
 Examples:
   mcpdbg stats session.log
   mcpdbg stats --format json ~/.mcp-logs/*.log | jq '.methods[0]'
+  mcpdbg stats --format json session.log | jq '.tool_cost.total'
 
 Exit status:
   0  the numbers were written
@@ -1541,6 +1604,7 @@ impl StatsArgs {
             input: input_format(self.input),
             redact: self.redact,
             width: self.width.get(),
+            tokens: self.tokens.tokenizer(),
         }
     }
 }
@@ -1617,8 +1681,11 @@ impl ReplayArgs {
 const OTLP_IS_CHECKS: &str = "mcpdbg COMMAND: --format otlp-json is `check`'s: keep the transcript (--transcript FILE) and run `mcpdbg check --format otlp-json FILE`";
 
 impl ProbeArgs {
-    /// The probe's options, the check of its transcript, and the report's.
-    pub fn into_probe(self) -> Result<(ProbeOptions, Option<Baseline>, Options, Output), Usage> {
+    /// The probe's options, its baseline, its tools' cost, the check of its
+    /// transcript, and the report's.
+    pub fn into_probe(
+        self,
+    ) -> Result<(ProbeOptions, Option<Baseline>, Cost, Options, Output), Usage> {
         if self.arguments.len() > self.calls.len() {
             return Err(Usage("mcpdbg probe: more --arguments than --call".into()));
         }
@@ -1671,6 +1738,11 @@ impl ProbeArgs {
             path,
             update: self.update_baseline,
         });
+        let cost = Cost {
+            tokens: self.tokens.tokenizer(),
+            growth: self.cost_growth,
+            max_tokens: self.max_tool_list_tokens,
+        };
         let output = Output {
             file: self.report.output,
             exports: self.report.exports.exports(),
@@ -1678,7 +1750,7 @@ impl ProbeArgs {
             assertions: self.judge.assert.assertions().rules(),
             ..self.output.output()
         };
-        Ok((options, baseline, check, output))
+        Ok((options, baseline, cost, check, output))
     }
 }
 

@@ -64,6 +64,7 @@ macro_rules! say {
 }
 
 pub mod cmd;
+pub mod cost;
 pub mod exit;
 pub mod facts;
 pub mod live;

@@ -65,9 +65,12 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => Ok(cmd::diff::diff(args.into_diff())),
         Command::Replay(args) => args.into_replay().map(cmd::diff::replay),
-        Command::Probe(args) => args.into_probe().map(|(options, baseline, check, output)| {
-            cmd::probe::run(&options, baseline.as_ref(), &check, &output)
-        }),
+        Command::Probe(args) => {
+            args.into_probe()
+                .map(|(options, baseline, cost, check, output)| {
+                    cmd::probe::run(&options, baseline.as_ref(), &cost, &check, &output)
+                })
+        }
         Command::Rules(args) => Ok(cmd::catalogue::rules(args.format(), args.width())),
         Command::Explain(args) => args
             .into_explain()

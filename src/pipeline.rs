@@ -827,6 +827,7 @@ impl Checker {
             findings,
             message: None,
             read: Default::default(),
+            tool_cost: None,
         };
         (report, self.redactor)
     }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::cost::ToolCosts;
 pub use crate::facts::{Counts, Implementation};
 use crate::protocol::Era;
 use crate::protocol::Revision;
@@ -26,6 +27,9 @@ pub struct FileReport {
     pub message: Option<MessageReport>,
     /// How much was read, and how long the check took.
     pub read: Reading,
+    /// `probe`: what the server's tools cost a model's context
+    /// (`crate::cost`); `None` for the other commands.
+    pub tool_cost: Option<ToolCosts>,
 }
 
 /// How much of an input was read and how long its check took (the JSON

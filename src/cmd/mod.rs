@@ -229,6 +229,18 @@ fn create(path: &Path) -> io::Result<File> {
         .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display())))
 }
 
+/// `--tokens ENCODING`: refused (with why) when this build cannot count
+/// with it (exact counts need the `tokenizer` feature).
+pub fn tokenizer(tokens: crate::cost::Tokenizer) -> Result<(), String> {
+    if tokens.available() {
+        return Ok(());
+    }
+    Err(format!(
+        "--tokens {} needs a build with the `tokenizer` feature (cargo install --locked --path . --features tokenizer); without it, tokens are estimated (--tokens estimate)",
+        tokens.as_str()
+    ))
+}
+
 /// A file removed when this is dropped (a transcript nobody asked to
 /// keep, on every way out of the command).
 pub struct Removed(pub PathBuf);

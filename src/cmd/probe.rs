@@ -15,14 +15,35 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Output, Removed, emit_with};
+use crate::cost::Tokenizer;
 use crate::exit::ExitStatus;
 use crate::live::probe::{self, ProbeOptions};
 use crate::pipeline::{self, Options};
 use crate::render::OutputFormat;
 use crate::render::ci::{self, Place};
 use crate::report::Report;
-use crate::rules::baseline::Surface;
+use crate::rules::baseline::{Kind, Surface};
 use crate::views::capture;
+
+/// The tools' context cost: how tokens are counted (`--tokens`), how much
+/// the tool list may grow over the baseline's (`--cost-growth PERCENT`) and
+/// the most tokens it may cost (`--max-tool-list-tokens N`).
+#[derive(Clone, Debug)]
+pub struct Cost {
+    pub tokens: Tokenizer,
+    pub growth: f64,
+    pub max_tokens: Option<u64>,
+}
+
+impl Default for Cost {
+    fn default() -> Cost {
+        Cost {
+            tokens: Tokenizer::Estimate,
+            growth: crate::rules::baseline::COST_GROWTH,
+            max_tokens: None,
+        }
+    }
+}
 
 /// `--baseline FILE`, with `--update-baseline`.
 #[derive(Clone, Debug)]
@@ -33,13 +54,19 @@ pub struct Baseline {
 }
 
 /// Runs the probe (`options.out` is the transcript to keep) and reports its
-/// check, with the baseline's findings when one is given.
+/// check and what its tools cost, with the baseline's findings when one is
+/// given and the budget's when one is set.
 pub fn run(
     options: &ProbeOptions,
     baseline: Option<&Baseline>,
+    cost: &Cost,
     check: &Options,
     output: &Output,
 ) -> io::Result<ExitStatus> {
+    if let Err(why) = super::tokenizer(cost.tokens) {
+        crate::say!("mcpdbg probe: {why}");
+        return Ok(ExitStatus::Error);
+    }
     // The baseline is read before the server starts: a missing or broken
     // file is a usage error, not a probe.
     let stored = match baseline {
@@ -83,10 +110,36 @@ pub fn run(
             .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", out.display())))
     };
     let mut file = pipeline::check(&name, Box::new(open()?), check)?;
+    let costs = crate::views::stats::tool_costs(Box::new(open()?), cost.tokens)?;
     let mut output = output.clone();
-    if let Some(b) = baseline {
+    let now = match (baseline, cost.max_tokens) {
+        (None, None) => None,
+        _ => Some(Surface::of(&capture::read(Box::new(open()?), None)?)),
+    };
+    if let (Some(max), Some(now)) = (cost.max_tokens, &now) {
+        let tools = now.list(Kind::Tool);
+        match &tools.incomplete {
+            Some(why) => crate::say!(
+                "mcpdbg probe: the tool list was not held to --max-tool-list-tokens: {why}"
+            ),
+            None => {
+                let t = costs.totals();
+                let line = tools.line.unwrap_or(now.handshake_line);
+                let over = crate::rules::baseline::over_budget(
+                    t.definitions.tokens,
+                    max,
+                    t.listed,
+                    cost.tokens,
+                    line,
+                );
+                file.findings.extend(over.and_then(|f| check.filter.one(f)));
+                file.findings.sort_by_key(|f| (f.file.is_some(), f.line));
+            }
+        }
+    }
+    file.tool_cost = Some(costs);
+    if let (Some(b), Some(now)) = (baseline, now) {
         output.baseline = true;
-        let now = Surface::of(&capture::read(Box::new(open()?), None)?);
         let shown = b.path.display().to_string();
         if b.update {
             if let Some(why) = now.incomplete() {
@@ -104,7 +157,7 @@ pub fn run(
                 now.counts()
             );
         } else if let Some(stored) = &stored {
-            let (found, notes) = crate::rules::baseline::compare(stored, &now, &shown);
+            let (found, notes) = crate::rules::baseline::compare(stored, &now, &shown, cost.growth);
             for note in notes {
                 crate::say!("mcpdbg probe: {note}");
             }
@@ -187,9 +240,17 @@ pub fn stand_in(command: &[std::ffi::OsString], base: Option<&Path>) -> String {
 
 /// The line of the baseline file a comparison finding is about: the line
 /// naming its item (`"name": "add"` at the shallowest depth in the item's
-/// list), else the line of the list, else 1.
+/// list), else the line of the list, else 1; the tool list's cost grown,
+/// the line of the recorded cost.
 fn baseline_line(text: &str, f: &crate::rules::finding::Finding) -> u64 {
-    use crate::rules::baseline::Kind;
+    if f.rule == crate::rules::Rule::ToolListCostGrew {
+        // The recorded cost's line.
+        let key = format!("\"{}\":", crate::rules::baseline::surface::COST_KEY);
+        return text
+            .lines()
+            .position(|l| l.trim_start().starts_with(&key))
+            .map_or(1, |i| i as u64 + 1);
+    }
     let Some(kind) = Kind::ALL
         .into_iter()
         .find(|k| f.method.as_deref() == Some(k.method()))

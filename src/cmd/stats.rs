@@ -4,6 +4,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::Form;
+use crate::cost::{Tokenizer, ToolCosts};
 use crate::exit::ExitStatus;
 use crate::pipeline;
 use crate::reader::Format;
@@ -21,10 +22,19 @@ pub struct StatsCommand {
     pub redact: bool,
     /// `--width`: the columns the table fits in, terminal or not.
     pub width: Option<usize>,
+    /// `--tokens`: how the tools' context cost counts tokens.
+    pub tokens: Tokenizer,
 }
 
 pub fn run(s: StatsCommand) -> io::Result<ExitStatus> {
-    let mut all = Stats::default();
+    if let Err(why) = super::tokenizer(s.tokens) {
+        crate::say!("mcpdbg stats: {why}");
+        return Ok(ExitStatus::Error);
+    }
+    let mut all = Stats {
+        tools: ToolCosts::new(s.tokens),
+        ..Stats::default()
+    };
     let mut redactor = s.redact.then(Redactor::default);
     let mut failed = false;
     // Files read: when none could be, nothing is printed on stdout (an

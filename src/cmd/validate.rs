@@ -103,6 +103,7 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
             lines: count as u64,
             elapsed: Default::default(),
         },
+        tool_cost: None,
     }
 }
 

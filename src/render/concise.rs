@@ -55,6 +55,7 @@ mod tests {
             findings: Vec::new(),
             message: None,
             read: Default::default(),
+            tool_cost: None,
         };
         file.findings.push(Finding::new(
             Rule::StrayOutput,

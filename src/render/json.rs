@@ -15,6 +15,9 @@
 //! added in the same version) and `"related"`. `mcpdbg validate` uses the same document with
 //! `"format": "message"`, no sessions, and a `"message"` object per file:
 //! `{"kind", "direction", "method", "id", "revision", "cannot_show"}`.
+//! `mcpdbg probe` adds `"tool_cost"` to its file (and to the JSON Lines
+//! `file` record): what the server's tools cost, the object of `stats`'
+//! document (`render/stats_json.rs`); added within version 1.
 //!
 //! JSON Lines (`--format jsonl`), the same schema version: one object per
 //! line, each starting `"type", "version", "path"`. Per file, in this order:
@@ -80,6 +83,9 @@ pub fn file_lines(f: &FileReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(m) = &f.message {
         head.insert("message".into(), message(m));
     }
+    if let Some(costs) = &f.tool_cost {
+        head.insert("tool_cost".into(), super::stats_json::tool_cost(costs));
+    }
     line(head, out)?;
     for (i, s) in f.sessions.iter().enumerate() {
         let mut r = record("session", &f.path);
@@ -129,6 +135,9 @@ fn file(f: &FileReport) -> Value {
     });
     if let Some(m) = &f.message {
         doc["message"] = message(m);
+    }
+    if let Some(costs) = &f.tool_cost {
+        doc["tool_cost"] = super::stats_json::tool_cost(costs);
     }
     doc
 }

@@ -7,7 +7,9 @@ use crate::report::Report;
 pub use style::Style;
 
 pub mod ci;
+pub mod columns;
 pub mod concise;
+pub mod cost;
 pub mod diff;
 pub mod diff_json;
 pub mod github;
@@ -75,22 +77,4 @@ pub fn render_with(
     }
 }
 
-/// Writes `prefix` and `text`, word-wrapped to `width` with continuation
-/// lines indented by `indent`, or whole without a width.
-pub(crate) fn para(
-    out: &mut dyn Write,
-    width: Option<usize>,
-    prefix: &str,
-    text: &str,
-    indent: usize,
-) -> io::Result<()> {
-    match width {
-        None => writeln!(out, "{prefix}{text}"),
-        Some(w) => {
-            for line in crate::text::hanging(prefix, text, w, indent) {
-                writeln!(out, "{line}")?;
-            }
-            Ok(())
-        }
-    }
-}
+pub(crate) use columns::para;

@@ -3,65 +3,14 @@
 
 use std::io::{self, Write};
 
-use super::para;
+use super::columns::{bytes, columns, para, table, table_width};
+use super::cost::tool_costs;
 use crate::text::{CommandGuard, duration, escape_control, fit};
 use crate::views::stats::{MethodStats, Slow, Stats};
 use crate::wire::dir::Dir;
 
-/// `812 B`, `14.2 KiB`, `3.1 MiB`.
-pub fn bytes(n: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let f = n as f64;
-    if f < 10.0 * KIB {
-        format!("{n} B")
-    } else if f < KIB * KIB {
-        format!("{:.1} KiB", f / KIB)
-    } else if f < KIB * KIB * KIB {
-        format!("{:.1} MiB", f / (KIB * KIB))
-    } else {
-        format!("{:.1} GiB", f / (KIB * KIB * KIB))
-    }
-}
-
 fn plural(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
-}
-
-/// The widest cell of each column of `rows`, in characters.
-fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect()
-}
-
-/// Left-aligned first columns, right-aligned numbers.
-fn table(rows: &[Vec<String>], left: usize, out: &mut dyn Write) -> io::Result<()> {
-    let widths = column_widths(rows);
-    for row in rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            if c > 0 {
-                line.push_str("  ");
-            }
-            let pad = widths[c] - cell.chars().count();
-            if c < left {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-        }
-        writeln!(out, "{}", line.trim_end())?;
-    }
-    Ok(())
 }
 
 fn seconds(s: Option<f64>) -> String {
@@ -148,30 +97,6 @@ fn slow_row(s: &Slow) -> Vec<String> {
 
 pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
     render_fitted(stats, None, out)
-}
-
-/// The width of a [`table`] of `rows`.
-fn table_width(rows: &[Vec<String>]) -> usize {
-    let widths = column_widths(rows);
-    widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
-}
-
-/// The columns of `rows` named by `columns`, the first one (a name) cut
-/// with `…` so that the table fits `width` where it can.
-fn columns(rows: &[Vec<String>], columns: &[usize], width: usize) -> Vec<Vec<String>> {
-    let mut picked: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| columns.iter().filter_map(|&c| r.get(c).cloned()).collect())
-        .collect();
-    let over = table_width(&picked).saturating_sub(width);
-    if over > 0 {
-        let name = table_width(&picked.iter().map(|r| r[..1].to_vec()).collect::<Vec<_>>());
-        let keep = name.saturating_sub(over).max(4);
-        for row in picked.iter_mut().skip(1) {
-            row[0] = fit(&row[0], keep).into_owned();
-        }
-    }
-    picked
 }
 
 /// The per-method table in `width` columns: whole when it fits; otherwise
@@ -342,6 +267,10 @@ pub fn render_fitted(stats: &Stats, width: Option<usize>, out: &mut dyn Write) -
         }
     }
     writeln!(out)?;
+    if !stats.tools.is_empty() {
+        tool_costs(&stats.tools, width, out)?;
+        writeln!(out)?;
+    }
     let line = format!(
         "stderr: {}, {}",
         plural(stats.stderr.0, "line"),

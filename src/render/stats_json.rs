@@ -1,4 +1,5 @@
-//! `mcpdbg stats --format json`: the stats document, schema version 1.
+//! `mcpdbg stats --format json`: the stats document, schema version 1
+//! (`tool_cost` added within it).
 //! Built from explicit fields (no domain type derives `Serialize`), so the
 //! wire format changes only here; a test pins it.
 
@@ -6,6 +7,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
+use crate::cost::{Size, ToolCost, ToolCosts};
 use crate::views::stats::{Bytes, Stats};
 use crate::wire::dir::Dir;
 
@@ -29,6 +31,57 @@ fn secs(s: f64) -> Value {
 
 fn dir(d: Option<Dir>) -> Value {
     d.map_or(Value::Null, |d| Value::from(d.as_str()))
+}
+
+fn size(s: Size) -> Value {
+    json!({"bytes": s.bytes, "tokens": s.tokens})
+}
+
+fn tool(name: Value, t: &ToolCost) -> Value {
+    let results = t.results.median().map(|median| {
+        json!({
+            "count": t.results.count,
+            "sampled": t.results.sampled(),
+            "median": size(median),
+            "max": size(t.results.max),
+            "total": size(t.results.total),
+        })
+    });
+    json!({
+        "name": name,
+        "definition": t.definition.map(size),
+        "results": results,
+    })
+}
+
+/// The tools' context cost (`crate::cost`), the same object in `stats`'
+/// document and in `probe`'s report (`render/json.rs`):
+/// `{"tokenizer", "bytes_per_token", "tools": [TOOL], "other_tools",
+/// "total"}`.
+pub fn tool_cost(costs: &ToolCosts) -> Value {
+    let tools: Vec<Value> = costs
+        .sorted()
+        .into_iter()
+        .map(|t| tool(Value::from(t.name.as_str()), t))
+        .collect();
+    let other = costs.other().map(|(t, listed)| {
+        let mut v = tool(Value::Null, t);
+        v["listed"] = listed.into();
+        v
+    });
+    let t = costs.totals();
+    json!({
+        "tokenizer": costs.tokenizer.as_str(),
+        "bytes_per_token": costs.tokenizer.bytes_per_token(),
+        "tools": tools,
+        "other_tools": other,
+        "total": {
+            "listed": t.listed,
+            "definitions": size(t.definitions),
+            "results": t.results,
+            "result_sizes": size(t.result_sizes),
+        },
+    })
 }
 
 pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
@@ -122,6 +175,7 @@ pub fn render(stats: &Stats, out: &mut dyn Write) -> io::Result<()> {
         "waiting": {"on_server": waiting(0), "on_client": waiting(1)},
         "bytes": bytes(&stats.bytes),
         "negative_latencies": stats.negative_latencies,
+        "tool_cost": tool_cost(&stats.tools),
     });
     crate::wire::exact::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)

@@ -69,6 +69,10 @@ fn render_file(file: &FileReport, style: Style, out: &mut dyn Write) -> io::Resu
         }
         writeln!(out, "{}", summary(session, style.width))?;
     }
+    if let Some(costs) = file.tool_cost.as_ref().filter(|c| !c.is_empty()) {
+        super::cost::tool_costs(costs, style.width, out)?;
+        writeln!(out)?;
+    }
     if file.findings.is_empty() {
         writeln!(out, "no findings")?;
         return Ok(());

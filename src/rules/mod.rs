@@ -1077,6 +1077,22 @@ rules! {
         spec: "mcpdbg's own check against a baseline file (docs/ci.md); Prompt.arguments",
         example: "(probe --baseline: the prompt `summarise` has a required argument `style` the baseline does not)",
     },
+    ToolListCostGrew => {
+        name: "tool-list-cost-grew", group: Baseline, severity: Warning, revisions: ALL,
+        summary: "the tool list's definitions grew past --cost-growth percent since the baseline",
+        why: "A host sends the definition of every listed tool to the model with every request, before the user has said anything: a longer description or a bigger input schema costs context, money and latency on every turn of every conversation, and a long tool list crowds out the conversation itself (and makes the model worse at picking a tool). The growth is easy to miss in review when it comes a sentence at a time, and hosts' own counts are often wrong. mcpdbg measures each definition as minified JSON (name, title, description, inputSchema, outputSchema and annotations: what a host forwards), records their sum in the baseline, and reports a sum more than --cost-growth percent (10 by default) over the baseline's, naming the tools that grew most.",
+        fix: "Shorten what grew: descriptions the model does not need, examples and long enums in schemas, tools rarely used (move them to another server); if the growth is intended, run `mcpdbg probe --baseline FILE --update-baseline` and commit the new baseline.",
+        spec: "mcpdbg's own check against a baseline file (docs/ci.md); Tool (tools/list, all revisions): name, title, description, inputSchema, outputSchema, annotations",
+        example: "(probe --baseline: the tool list's definitions cost 1,240 bytes, 24% more than the 1,000 bytes of the baseline)",
+    },
+    ToolListOverBudget => {
+        name: "tool-list-over-budget", group: Baseline, severity: Error, revisions: ALL,
+        summary: "the tool list's definitions cost more tokens than --max-tool-list-tokens",
+        why: "A host sends the definition of every listed tool to the model with every request, so the tool list is a fixed cost on each turn, paid before the conversation starts. A budget in CI (`probe --max-tool-list-tokens N`) keeps it from creeping up: the tokens are estimated at 4 bytes of minified JSON per token (name, title, description, inputSchema, outputSchema and annotations), or counted with an OpenAI encoding in a build with the `tokenizer` feature (`--tokens`). A host renders definitions into its own prompt format, so its figure differs somewhat.",
+        fix: "Shorten descriptions and schemas, drop tools the model rarely needs or move them to another server, or raise the budget if the cost is intended.",
+        spec: "mcpdbg's own check of a probed server (docs/ci.md); Tool (tools/list, all revisions): name, title, description, inputSchema, outputSchema, annotations",
+        example: "(probe --max-tool-list-tokens 2000: the definitions of the 12 tools listed cost 2,410 tokens)",
+    },
 
     // ---- assertions: contracts the user states, not protocol rules ----
     ExpectedToolNotCalled => {

@@ -4,12 +4,13 @@
 
 use serde_json::Value;
 
-use crate::rules::baseline::surface::{Kind, MAX_ITEMS, Surface, keep};
+use crate::rules::baseline::surface::{Kind, ListCost, MAX_ITEMS, Surface, keep};
 use crate::views::capture::{Capture, Outcome};
 
 impl Surface {
-    /// The surface a session showed: every page of each list request. A
-    /// list never asked for (the capability was not declared) is empty.
+    /// The surface a session showed: every page of each list request, and
+    /// what its tools cost. A list never asked for (the capability was not
+    /// declared) is empty.
     pub fn of(capture: &Capture) -> Surface {
         let handshake = capture
             .requests
@@ -78,6 +79,7 @@ impl Surface {
                 }
             }
         }
+        surface.cost = Some(ListCost::of(surface.list(Kind::Tool)));
         surface
     }
 }

@@ -15,6 +15,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::cost::Measured;
 use crate::facts::pairing::{self, Opened, Pairing};
 use crate::session::Boundary;
 use crate::text::excerpt;
@@ -108,6 +109,9 @@ pub struct Entry {
     pub bytes: u64,
     /// The raw text, when the driver keeps it (`--full`, HTML).
     pub raw: Option<String>,
+    /// For an answer to `tools/list` or `tools/call`, when the driver
+    /// measures them (`stats`, `probe`): what its tools or its result cost.
+    pub cost: Option<Box<Measured>>,
     /// After this row: how many requests the server and the client owe an
     /// answer to (cancelled ones excused), as [`Conversation::owed`].
     pub owed: [usize; 2],
@@ -142,6 +146,7 @@ impl Entry {
             batch: None,
             bytes: 0,
             raw: None,
+            cost: None,
             owed: [0; 2],
             session: 0,
             awaited: false,

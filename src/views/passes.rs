@@ -14,13 +14,15 @@ use crate::pipeline::{Checker, Options};
 use crate::rules::finding::Findings;
 use indexmap::IndexMap;
 
+use crate::cost::{self, Measured, Tokenizer};
 use crate::reader::{self, Body, Format, Records, Source};
 use crate::redact::Redactor;
 use crate::report::FileReport;
 use crate::text::excerpt_bytes;
 use crate::transport::{Item, Transport};
-use crate::views::conversation::{Conversations, Entry, OpenRequest, OtherKind};
+use crate::views::conversation::{Conversations, Entry, EntryKind, OpenRequest, OtherKind};
 use crate::wire::dir::Dir;
+use crate::wire::message::{Kind, Message};
 use crate::wire::time::Timestamp;
 
 /// What the first pass knows about a file.
@@ -164,6 +166,8 @@ pub struct Entries {
     redactor: Option<Redactor>,
     /// What the decoder said when a compressed input ended early.
     undecodable: Option<String>,
+    /// Measure the answers to `tools/list` and `tools/call` ([`Entries::measure`]).
+    measure: Option<Tokenizer>,
 }
 
 impl Entries {
@@ -192,7 +196,16 @@ impl Entries {
             last_line: 0,
             redactor: None,
             undecodable: None,
+            measure: None,
         })
+    }
+
+    /// Gives each answer to `tools/list` and `tools/call` its `cost` (see
+    /// `crate::cost`), counted with `tokenizer`: the message as sent, also
+    /// under `--redact` (the names are the placeholders, the sizes those of
+    /// the strings they stand for).
+    pub fn measure(&mut self, tokenizer: Tokenizer) {
+        self.measure = Some(tokenizer);
     }
 
     /// Redacts every row from here on (`--redact`), continuing the
@@ -271,6 +284,12 @@ impl Entries {
             next[slot] = Some(next[slot].map_or(line, |n| n.min(line)));
         }
         for (mut item, end) in items.into_iter().zip(ends) {
+            // Measured as sent: under --redact, the responses are copied
+            // before their strings become placeholders.
+            let sent = match (self.measure, &self.redactor) {
+                (Some(_), Some(_)) => Some(responses(&item)),
+                _ => None,
+            };
             if let Some(redactor) = &mut self.redactor {
                 redactor.redact_item(&mut item);
             }
@@ -282,6 +301,9 @@ impl Entries {
                 Item::Event { at, event } => (at.line, None, Some(event.text.clone())),
             };
             let mut entries = self.conversation.observe(number, &item);
+            if let Some(tokenizer) = self.measure {
+                measure(&mut entries, &item, sent, tokenizer);
+            }
             let (bytes, raw) = match (slot, event) {
                 (Some(slot), _) => {
                     touched[slot] = true;
@@ -334,6 +356,99 @@ impl Entries {
             }
         }
     }
+}
+
+/// Copies of an item's responses, one place per row of the item.
+fn responses(item: &Item) -> Vec<Option<Message>> {
+    let response = |m: &Message| (m.kind == Kind::Response).then(|| m.clone());
+    match item {
+        Item::Message { msg, .. } => vec![response(msg)],
+        Item::Batch { items, .. } => items
+            .iter()
+            .map(|m| m.as_ref().ok().and_then(response))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// An item's messages, one place per row of the item (a batch element that
+/// is no message has a row and no message).
+fn messages(item: &Item) -> Vec<Option<&Message>> {
+    match item {
+        Item::Message { msg, .. } => vec![Some(msg)],
+        Item::Batch { items, .. } => items.iter().map(|m| m.as_ref().ok()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Gives the rows of answers to `tools/list` and `tools/call` their cost:
+/// the tools' names as shown (`item`, redacted or not), their sizes as sent
+/// (`sent`, the responses before redaction, when redacted). A message the
+/// log shows only in part (a host cut it) is not measured.
+fn measure(
+    entries: &mut [Entry],
+    item: &Item,
+    sent: Option<Vec<Option<Message>>>,
+    tokenizer: Tokenizer,
+) {
+    for (i, (entry, shown)) in entries.iter_mut().zip(messages(item)).enumerate() {
+        let Some(shown) = shown else { continue };
+        let method = match entry.method.as_deref() {
+            Some(m @ ("tools/list" | "tools/call")) => m,
+            _ => continue,
+        };
+        if entry.kind != EntryKind::Response
+            || entry.answers.is_none()
+            || entry.error.is_some()
+            || shown.partial
+            || shown.cut
+        {
+            continue;
+        }
+        let plain = sent
+            .as_ref()
+            .and_then(|s| s.get(i))
+            .and_then(Option::as_ref);
+        let as_sent = plain.unwrap_or(shown);
+        if method == "tools/call" {
+            let size = entry.subject.as_ref().and(result_size(as_sent, tokenizer));
+            entry.cost = size.map(|size| Box::new(Measured::Result(size)));
+            continue;
+        }
+        let mut tools = listed(as_sent, tokenizer);
+        if plain.is_some() {
+            // The names as shown (placeholders), the sizes as sent.
+            tools = listed(shown, tokenizer)
+                .into_iter()
+                .zip(tools)
+                .map(|((name, _), (_, size))| (name, size))
+                .collect();
+        }
+        entry.cost = Some(Box::new(Measured::Listed(tools)));
+    }
+}
+
+/// The size of a message's `result`: read from its line when the reader
+/// cut it (never built whole), else from the message.
+fn result_size(m: &Message, tokenizer: Tokenizer) -> Option<cost::Size> {
+    if m.is_cut() {
+        return cost::result_of_text(&m.cut_text()?, tokenizer);
+    }
+    m.result().map(|r| cost::value(r, tokenizer))
+}
+
+/// The tools a `tools/list` answer lists, with their definitions' sizes:
+/// read from its line when the reader cut it, else from the message.
+fn listed(m: &Message, tokenizer: Tokenizer) -> Vec<(String, cost::Size)> {
+    if m.is_cut() {
+        return m
+            .cut_text()
+            .map(|text| cost::listed_of_text(&text, tokenizer))
+            .unwrap_or_default();
+    }
+    m.result()
+        .map(|r| cost::listed(r, tokenizer))
+        .unwrap_or_default()
 }
 
 impl Iterator for Entries {
@@ -393,7 +508,6 @@ impl Iterator for Entries {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::views::conversation::EntryKind;
 
     fn entries(text: &str) -> Vec<Entry> {
         Entries::open(

@@ -5,12 +5,14 @@
 //! [`Stats`] accumulates conversation rows and is pure (all time comes from
 //! the log's timestamps); [`collect`] wires one input through it. Memory
 //! grows with the methods seen and keeps one number per answered request
-//! (the latencies the percentiles are taken from).
+//! (the latencies the percentiles are taken from); the tools' context cost
+//! (`crate::cost`) is bounded on its own.
 
 use std::io::{self, Read};
 
 use indexmap::IndexMap;
 
+use crate::cost::{Measured, Tokenizer, ToolCosts};
 use crate::reader::Format;
 use crate::redact::Redactor;
 use crate::views::conversation::{Entry, EntryKind, OpenRequest};
@@ -144,6 +146,9 @@ pub struct Stats {
     /// Answers stamped before their requests (a clock that went back, lines
     /// out of order): their latencies are negative.
     pub negative_latencies: u64,
+    /// What the tools listed and their results cost (`crate::cost`),
+    /// counted with its tokenizer.
+    pub tools: ToolCosts,
 }
 
 /// The numbers before an input ([`Stats::mark`]).
@@ -289,6 +294,17 @@ impl FileCollector<'_> {
                     (Some(m), None) if e.shutdown => (m.clone(), Some(e.dir.reverse())),
                     _ => ("(response to no known request)".to_string(), None),
                 };
+                match (e.cost.as_deref(), &e.subject) {
+                    (Some(Measured::Listed(tools)), _) => {
+                        for (name, size) in tools {
+                            self.stats.tools.listed(name, *size);
+                        }
+                    }
+                    (Some(Measured::Result(size)), Some(tool)) => {
+                        self.stats.tools.result(tool, *size);
+                    }
+                    _ => {}
+                }
                 let path = self.path.clone();
                 let m = self.method(&method, dir, false);
                 m.bytes[slot] += e.bytes;
@@ -395,6 +411,7 @@ pub fn collect(
     redactor: &mut Option<Redactor>,
 ) -> io::Result<Option<String>> {
     let mut entries = Entries::open(input, forced, false)?;
+    entries.measure(stats.tools.tokenizer);
     if let Some(r) = redactor.take() {
         entries.redact(r);
     }
@@ -410,6 +427,17 @@ pub fn collect(
         &entries.unanswered(),
     );
     Ok(entries.undecodable().map(str::to_owned))
+}
+
+/// What the tools of one native transcript (a probe's) cost, counted with
+/// `tokenizer`: the numbers `stats` shows for it.
+pub fn tool_costs(input: Box<dyn Read>, tokenizer: Tokenizer) -> io::Result<ToolCosts> {
+    let mut stats = Stats {
+        tools: ToolCosts::new(tokenizer),
+        ..Stats::default()
+    };
+    collect(&mut stats, "", input, Some(Format::Native), &mut None)?;
+    Ok(stats.tools)
 }
 
 #[cfg(test)]
@@ -436,6 +464,57 @@ mod tests {
         )
         .expect("in memory");
         stats
+    }
+
+    /// The tools' cost is that of what was sent: a long description the
+    /// reader cut is counted whole, a number as a host writes it again,
+    /// members other than the definition's not at all; a batch's
+    /// answers one by one (an error answer has no result); under --redact,
+    /// the same sizes.
+    #[test]
+    fn tools_cost_what_was_sent() {
+        let long = "word ".repeat(20_000);
+        let definition = format!(
+            r#"{{"name":"a","description":"{long}","inputSchema":{{"type":"object","maximum":2.5}}}}"#
+        );
+        let tool = format!(
+            r#"{{"_meta":{{"k":1}},{}"#,
+            definition[1..].replace("2.5", "2.50")
+        );
+        let log = format!(
+            "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}\n\
+             < {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"tools\":[{tool}]}}}}\n\
+             > [{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"a\"}}}},{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{{\"name\":\"a\"}}}}]\n\
+             < [{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"content\":[]}}}},{{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{{\"code\":-1,\"message\":\"m\"}}}}]\n"
+        );
+        // A result whose long array of scalars the reader cut: measured
+        // from its line.
+        let zeros = vec!["0"; 5_000].join(",");
+        let result = format!(r#"{{"content":[],"structuredContent":{{"a":[{zeros}]}}}}"#);
+        let log = format!(
+            "{log}> {{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{{\"name\":\"a\"}}}}\n\
+             < {{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{result}}}\n"
+        );
+        for redact in [false, true] {
+            let mut stats = Stats::default();
+            let mut redactor = redact.then(crate::redact::Redactor::default);
+            collect(
+                &mut stats,
+                "t",
+                Box::new(io::Cursor::new(log.clone().into_bytes())),
+                None,
+                &mut redactor,
+            )
+            .expect("in memory");
+            let tools = stats.tools.sorted();
+            assert_eq!(tools.len(), 1, "{redact}");
+            let size = tools[0].definition.expect("listed");
+            assert_eq!(size.bytes, definition.len() as u64, "{redact}");
+            assert_eq!(size.tokens, (definition.len() as u64).div_ceil(4));
+            assert_eq!(tools[0].results.count, 2, "{redact}");
+            assert_eq!(tools[0].results.total.bytes, 14 + result.len() as u64);
+            assert_eq!(tools[0].results.max.bytes, result.len() as u64);
+        }
     }
 
     #[test]

@@ -768,6 +768,7 @@ mod tests {
                 batch: None,
                 bytes: 0,
                 raw: None,
+                cost: None,
                 owed: [0; 2],
                 session: 0,
                 awaited: false,

@@ -291,6 +291,7 @@ fn many_findings(n: usize) -> Report {
             findings,
             message: None,
             read: Default::default(),
+            tool_cost: None,
         }],
     }
 }

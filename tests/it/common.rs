@@ -224,3 +224,174 @@ pub fn rules_and_lines(path: &str) -> (Vec<(String, u64)>, Value) {
         .collect();
     (found, doc)
 }
+
+/// One tool's figures as a native log shows them, worked out here from the
+/// raw JSON lines (not by mcpdbg): the bytes of its definition as last
+/// listed (its `name`, `title`, `description`, `inputSchema`,
+/// `outputSchema` and `annotations` re-serialised compactly, in the order
+/// sent), and the bytes of each `tools/call` result, compact too.
+#[derive(Debug, Default)]
+pub struct RawToolCost {
+    pub definition: Option<u64>,
+    pub results: Vec<u64>,
+}
+
+/// The tools of a native log (`[TIME] > JSON` / `[TIME] < JSON` lines):
+/// the client's requests paired by id with the server's answers.
+pub fn raw_tool_costs(log: &str) -> std::collections::BTreeMap<String, RawToolCost> {
+    const MEMBERS: [&str; 6] = [
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+    ];
+    let mut asked: std::collections::HashMap<String, (String, Option<String>)> =
+        std::collections::HashMap::new();
+    let mut tools: std::collections::BTreeMap<String, RawToolCost> = Default::default();
+    for line in log.lines() {
+        let mut words = line.splitn(3, ' ');
+        let first = words.next().unwrap_or_default();
+        let (dir, json) = if first == ">" || first == "<" {
+            (
+                first,
+                words
+                    .next()
+                    .map(|w| [w, words.next().unwrap_or("")].join(" ")),
+            )
+        } else {
+            (
+                words.next().unwrap_or_default(),
+                words.next().map(str::to_string),
+            )
+        };
+        let Some(Ok(Value::Object(msg))) = json.map(|j| serde_json::from_str::<Value>(&j)) else {
+            continue;
+        };
+        let id = msg.get("id").map(Value::to_string);
+        match (dir, id, msg.get("method").and_then(Value::as_str)) {
+            (">", Some(id), Some(method)) => {
+                let name = msg
+                    .get("params")
+                    .and_then(|p| p.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                asked.insert(id, (method.to_string(), name));
+            }
+            ("<", Some(id), None) => {
+                let Some(result) = msg.get("result") else {
+                    continue;
+                };
+                match asked.remove(&id) {
+                    Some((method, _)) if method == "tools/list" => {
+                        for tool in result["tools"].as_array().into_iter().flatten() {
+                            let Some(name) = tool["name"].as_str() else {
+                                continue;
+                            };
+                            let kept: serde_json::Map<String, Value> = tool
+                                .as_object()
+                                .expect("a tool object")
+                                .iter()
+                                .filter(|(k, _)| MEMBERS.contains(&k.as_str()))
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect();
+                            let bytes = serde_json::to_string(&kept).expect("JSON").len();
+                            tools.entry(name.to_string()).or_default().definition =
+                                Some(bytes as u64);
+                        }
+                    }
+                    Some((method, Some(name))) if method == "tools/call" => {
+                        let bytes = serde_json::to_string(result).expect("JSON").len();
+                        tools.entry(name).or_default().results.push(bytes as u64);
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    tools
+}
+
+/// Checks a `tool_cost` object (`stats`' or `probe`'s, counted with the
+/// estimate) against the figures worked out from the raw log; returns
+/// them. Fails when the log lists no tool or answers no call (the check
+/// would hold nothing).
+pub fn assert_tool_cost(
+    cost: &Value,
+    log: &str,
+    what: &str,
+) -> std::collections::BTreeMap<String, RawToolCost> {
+    let expected = raw_tool_costs(log);
+    assert!(
+        expected.values().any(|t| t.definition.is_some())
+            && expected.values().any(|t| !t.results.is_empty()),
+        "{what}: the log lists no tool or answers no call: {expected:?}"
+    );
+    let tokens = |bytes: u64| bytes.div_ceil(4);
+    assert_eq!(cost["tokenizer"], "estimate", "{what}");
+    assert_eq!(cost["bytes_per_token"], 4, "{what}");
+    let shown: std::collections::BTreeMap<String, &Value> = cost["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| (t["name"].as_str().expect("name").to_string(), t))
+        .collect();
+    assert_eq!(
+        shown.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "{what}: the tools"
+    );
+    let (mut listed, mut bytes, mut sum_tokens, mut results) = (0, 0, 0, 0);
+    for (name, raw) in &expected {
+        let tool = shown[name];
+        match raw.definition {
+            Some(b) => {
+                assert_eq!(
+                    tool["definition"],
+                    serde_json::json!({"bytes": b, "tokens": tokens(b)}),
+                    "{what}: {name}"
+                );
+                listed += 1;
+                bytes += b;
+                sum_tokens += tokens(b);
+            }
+            None => assert!(tool["definition"].is_null(), "{what}: {name}"),
+        }
+        if raw.results.is_empty() {
+            assert!(tool["results"].is_null(), "{what}: {name}");
+            continue;
+        }
+        let mut sorted = raw.results.clone();
+        sorted.sort_unstable();
+        // Nearest rank: the ⌈n/2⌉-th smallest.
+        let median = sorted[sorted.len().div_ceil(2) - 1];
+        let max = *sorted.last().expect("a result");
+        let total: u64 = sorted.iter().sum();
+        let total_tokens: u64 = sorted.iter().map(|b| tokens(*b)).sum();
+        let r = &tool["results"];
+        assert_eq!(r["count"], sorted.len(), "{what}: {name}");
+        assert_eq!(r["sampled"], sorted.len(), "{what}: {name}");
+        assert_eq!(
+            (&r["median"], &r["max"], &r["total"]),
+            (
+                &serde_json::json!({"bytes": median, "tokens": tokens(median)}),
+                &serde_json::json!({"bytes": max, "tokens": tokens(max)}),
+                &serde_json::json!({"bytes": total, "tokens": total_tokens}),
+            ),
+            "{what}: {name}"
+        );
+        results += sorted.len();
+    }
+    let total = &cost["total"];
+    assert_eq!(total["listed"], listed, "{what}");
+    assert_eq!(
+        total["definitions"],
+        serde_json::json!({"bytes": bytes, "tokens": sum_tokens}),
+        "{what}"
+    );
+    assert_eq!(total["results"], results, "{what}");
+    assert!(cost["other_tools"].is_null(), "{what}");
+    expected
+}

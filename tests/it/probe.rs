@@ -592,6 +592,145 @@ fn a_baseline_is_written_then_detects_added_removed_and_changed_tools() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a baseline"));
 }
 
+/// The definitions' bytes summed, and their tokens at 4 bytes each, as
+/// the raw lines of a transcript show them.
+fn raw_definitions(transcript: &str) -> (u64, u64) {
+    let raw = raw_tool_costs(transcript);
+    let bytes = raw.values().filter_map(|t| t.definition);
+    (bytes.clone().sum(), bytes.map(|b| b.div_ceil(4)).sum())
+}
+
+/// The findings of `rule`.
+fn of_rule<'a>(doc: &'a Value, rule: &str) -> Vec<&'a Value> {
+    doc["files"][0]["findings"]
+        .as_array()
+        .map(|f| f.iter().filter(|x| x["rule"] == rule).collect())
+        .unwrap_or_default()
+}
+
+/// The baseline records what each tool's definition costs (worked out
+/// here from the transcript's tools/list), and `probe --baseline` reports
+/// `tool-list-cost-grew` when the sum grows past --cost-growth (10% by
+/// default) and not below it; a baseline from before the cost was recorded
+/// still loads, with a note; `--max-tool-list-tokens` is a budget.
+#[test]
+fn the_tool_list_cost_is_recorded_and_its_growth_reported() {
+    let dir = scratch("cost");
+    let baseline = dir.join("b.json");
+    let arg = baseline.to_str().expect("utf-8");
+    let server = |variant: &str| drift_server(variant);
+    let legacy = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["--era".to_string(), "legacy".into()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let run_probe = |args: Vec<String>, variant: &str| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let server = server(variant);
+        let server: Vec<&str> = server.iter().map(String::as_str).collect();
+        probe(&dir, &args, &server, &[])
+    };
+    let (out, _, transcript) = run_probe(legacy(&["--baseline", arg, "--update-baseline"]), "v1");
+    assert_eq!(out.status.code(), Some(0), "{transcript}");
+    let written = fs::read_to_string(&baseline).expect("baseline");
+    let file: Value = serde_json::from_str(&written).expect("JSON");
+    let raw = raw_tool_costs(&transcript);
+    let (base, base_tokens) = raw_definitions(&transcript);
+    assert_eq!(file["toolListCost"]["bytes"], base, "{written}");
+    assert_eq!(raw.len(), 2);
+    for (name, tool) in &raw {
+        assert_eq!(
+            file["toolListCost"]["tools"][name],
+            tool.definition.expect("listed"),
+            "{name}"
+        );
+    }
+
+    for (variant, fires) in [("v1", false), ("wording", false), ("verbose", true)] {
+        let (out, doc, transcript) = run_probe(legacy(&["--baseline", arg]), variant);
+        let (now, _) = raw_definitions(&transcript);
+        let percent = now.saturating_sub(base) as f64 * 100.0 / base as f64;
+        // The fixture is what it says: under and over 10%.
+        assert_eq!(
+            percent > 10.0,
+            fires,
+            "{variant}: {now} bytes against {base}"
+        );
+        let grew = of_rule(&doc, "tool-list-cost-grew");
+        assert_eq!(grew.len(), usize::from(fires), "{variant}: {doc:#}");
+        assert_eq!(out.status.code(), Some(0), "{variant}: a warning");
+        if let Some(f) = grew.first() {
+            assert_eq!(f["severity"], "warning");
+            assert_eq!(f["file"], arg);
+            let line = f["line"].as_u64().expect("line") as usize;
+            assert_eq!(
+                written.lines().nth(line - 1).map(str::trim),
+                Some("\"toolListCost\": {"),
+                "{f:#}"
+            );
+            let message = f["message"].as_str().expect("message");
+            assert!(
+                message.starts_with(&format!(
+                    "the tool list's definitions cost {now} bytes (about {} tokens), {percent:.1}% more than the {base} bytes of the baseline ({arg}), over --cost-growth 10%; grown: `search` (+{} bytes)",
+                    now.div_ceil(4),
+                    now - base
+                )),
+                "{message}"
+            );
+        }
+        if variant == "wording" {
+            assert!(percent > 0.0, "the wording variant's tool list grew");
+            // Under a threshold below its growth, it fires.
+            let threshold = format!("{:.3}", percent / 2.0);
+            let (_, doc, _) = run_probe(
+                legacy(&["--baseline", arg, "--cost-growth", &threshold]),
+                variant,
+            );
+            assert_eq!(of_rule(&doc, "tool-list-cost-grew").len(), 1, "{doc:#}");
+        }
+    }
+
+    // A baseline written before the cost was recorded: compared as before,
+    // the cost not compared, and stderr says so.
+    let mut old: Value = serde_json::from_str(&written).expect("JSON");
+    old.as_object_mut().expect("object").remove("toolListCost");
+    fs::write(&baseline, serde_json::to_string_pretty(&old).expect("JSON")).expect("write");
+    let (out, doc, _) = run_probe(legacy(&["--baseline", arg]), "verbose");
+    assert_eq!(out.status.code(), Some(0), "{doc:#}");
+    assert_eq!(of_rule(&doc, "tool-list-cost-grew").len(), 0, "{doc:#}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("records no tool-list cost"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The budget, with or without a baseline: at the tokens worked out from
+    // the transcript, no finding; one below, an error on the tools/list
+    // answer.
+    for (budget, fires) in [(base_tokens, false), (base_tokens - 1, true)] {
+        let budget = budget.to_string();
+        let (out, doc, transcript) = run_probe(legacy(&["--max-tool-list-tokens", &budget]), "v1");
+        let over = of_rule(&doc, "tool-list-over-budget");
+        assert_eq!(over.len(), usize::from(fires), "{budget}: {doc:#}");
+        assert_eq!(out.status.code(), Some(i32::from(fires)), "{budget}");
+        if let Some(f) = over.first() {
+            assert_eq!(f["severity"], "error");
+            let line = f["line"].as_u64().expect("line") as usize;
+            let text = transcript.lines().nth(line - 1).expect("the line");
+            assert!(
+                text.contains(" < ") && text.contains(r#""tools":["#),
+                "{text}"
+            );
+            assert_eq!(
+                f["message"],
+                format!(
+                    "the definitions of the 2 tools listed cost {base_tokens} tokens (estimated at 4 bytes per token), over the budget of {budget} (--max-tool-list-tokens)"
+                )
+            );
+        }
+    }
+}
+
 #[test]
 fn a_baseline_is_not_written_from_a_list_that_was_not_answered() {
     let dir = scratch("baseline-hang");
@@ -726,6 +865,14 @@ fn the_reference_server_everything_is_clean() {
             transcript.contains(r#""structuredContent":"#),
             "{era}: the structured tool answered"
         );
+        // What its tools cost, worked out from the tools/list and the
+        // tools/call answers in the transcript.
+        let raw = assert_tool_cost(&doc["files"][0]["tool_cost"], &transcript, era);
+        assert_eq!(
+            raw.values().filter(|t| !t.results.is_empty()).count(),
+            calls.len(),
+            "{era}: every call's result is measured"
+        );
         assert_eq!(
             sent[0],
             if era == "legacy" {
@@ -827,6 +974,10 @@ fn a_fastmcp_server_is_clean_in_both_eras() {
             transcript.contains(r#""structuredContent":{"result":5}"#),
             "{era}: {transcript}"
         );
+        // FastMCP lists `_meta` with each tool: not counted.
+        assert!(transcript.contains(r#""_meta":{"fastmcp""#), "{era}");
+        let raw = assert_tool_cost(&doc["files"][0]["tool_cost"], &transcript, era);
+        assert_eq!(raw["add"].results.len(), 1, "{era}");
     }
 }
 

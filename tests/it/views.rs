@@ -883,9 +883,41 @@ fn stats_json_version_1_is_pinned() {
             "waiting",
             "bytes",
             "negative_latencies",
+            "tool_cost",
         ],
         "document",
     );
+    keys(
+        &doc["tool_cost"],
+        &[
+            "tokenizer",
+            "bytes_per_token",
+            "tools",
+            "other_tools",
+            "total",
+        ],
+        "tool_cost",
+    );
+    keys(
+        &doc["tool_cost"]["total"],
+        &["listed", "definitions", "results", "result_sizes"],
+        "tool_cost total",
+    );
+    let tools = doc["tool_cost"]["tools"].as_array().expect("tools");
+    assert!(!tools.is_empty());
+    for t in tools {
+        keys(t, &["name", "definition", "results"], "tool");
+        if !t["definition"].is_null() {
+            keys(&t["definition"], &["bytes", "tokens"], "definition");
+        }
+        if !t["results"].is_null() {
+            keys(
+                &t["results"],
+                &["count", "sampled", "median", "max", "total"],
+                "results",
+            );
+        }
+    }
     assert_eq!(doc["version"], 1);
     let bytes = [
         "client_to_server",
@@ -989,6 +1021,76 @@ fn stats_json_version_1_is_pinned() {
             .iter()
             .any(|s| s["id"].is_string())
     );
+}
+
+/// `stats` on recorded sessions: each tool's definition and result sizes
+/// are those worked out from the log's raw lines (the tools/list answer's
+/// tools and the tools/call answers re-serialised compactly), whatever the
+/// order of listing and calling; `--redact` shows placeholders and keeps
+/// the sizes of what was sent.
+#[test]
+fn stats_tool_cost_is_what_the_raw_lines_say() {
+    for log in [
+        "tests/corpus/fastmcp/stalled-event-loop.log",
+        "tests/corpus/reference/everything-clean.log",
+        "fixtures/sample-session.log",
+    ] {
+        let text = fs::read_to_string(root().join(log)).expect("log");
+        let doc = json_of(&run(&["stats", "--format", "json", log]));
+        let raw = assert_tool_cost(&doc["tool_cost"], &text, log);
+        let redacted = json_of(&run(&["stats", "--format", "json", "--redact", log]));
+        let sizes = |doc: &Value| -> Vec<String> {
+            let mut all: Vec<String> = doc["tool_cost"]["tools"]
+                .as_array()
+                .expect("tools")
+                .iter()
+                .map(|t| format!("{} {}", t["definition"], t["results"]))
+                .collect();
+            all.sort();
+            all
+        };
+        assert_eq!(sizes(&redacted), sizes(&doc), "{log}");
+        assert_eq!(redacted["tool_cost"]["total"], doc["tool_cost"]["total"]);
+        if log.contains("stalled") {
+            // Called before and after the list; eight answers.
+            assert_eq!(raw["add"].results.len(), 8);
+        }
+    }
+}
+
+/// `--tokens o200k_base` counts exactly in a build with the `tokenizer`
+/// feature (the same bytes, other tokens); without it, it is refused with
+/// exit 2, saying which feature it needs.
+#[test]
+fn stats_tokens_need_the_tokenizer_feature() {
+    let out = run(&[
+        "stats",
+        "--format",
+        "json",
+        "--tokens",
+        "o200k_base",
+        SAMPLE,
+    ]);
+    if cfg!(feature = "tokenizer") {
+        assert_eq!(out.status.code(), Some(0));
+        let exact = json_of(&out)["tool_cost"].clone();
+        let estimate = json_of(&run(&["stats", "--format", "json", SAMPLE]))["tool_cost"].clone();
+        assert_eq!(exact["tokenizer"], "o200k_base");
+        assert!(exact["bytes_per_token"].is_null());
+        assert_eq!(
+            exact["total"]["definitions"]["bytes"],
+            estimate["total"]["definitions"]["bytes"]
+        );
+        assert_ne!(
+            exact["total"]["definitions"]["tokens"],
+            estimate["total"]["definitions"]["tokens"]
+        );
+    } else {
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--features tokenizer"), "{stderr}");
+    }
 }
 
 #[test]

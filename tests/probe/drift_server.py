@@ -7,7 +7,9 @@ FastMCP) whose surface is chosen by the argument, for the probe's
   added    v1 and the tool export(path)
   removed  v1 without search
   schema   v1 with add(a, b, c): a new required argument
-  wording  v1 with another description for search
+  wording  v1 with another description for search, a few words longer
+  verbose  v1 with a description for search many times as long (the
+           tool list's cost grows by far more than 10%)
 """
 
 import sys
@@ -33,7 +35,13 @@ else:
 
 
 if variant != "removed":
-    words = "Search the notes by words." if variant == "wording" else "Search the notes."
+    words = {
+        "wording": "Search the notes by words.",
+        "verbose": "Search the notes. " + " ".join(
+            f"Rule {n}: match every word of the query, in any order, in the title or the text."
+            for n in range(1, 6)
+        ),
+    }.get(variant, "Search the notes.")
 
     @server.tool(description=words)
     def search(query: str) -> list[str]:

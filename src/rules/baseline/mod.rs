@@ -1,18 +1,28 @@
 //! The baseline family: what changed in a server's surface (its tools,
 //! resources, resource templates and prompts) from a stored baseline
 //! (`probe --baseline`): an item removed, added or changed, a tool's
-//! schema changed. The surface and its file are in `surface.rs`; a capture
-//! is read into one by `views/baseline.rs`.
+//! schema changed, the tool list's cost grown past a threshold; and the
+//! tool list's cost over an absolute budget (`--max-tool-list-tokens`).
+//! The surface and its file are in `surface.rs`; a capture is read into one
+//! by `views/baseline.rs`; what a definition costs is `crate::cost`'s.
 
 use serde_json::{Map, Value};
 
+use crate::cost::Tokenizer;
 use crate::rules::Rule;
 use crate::rules::finding::{Finding, Findings};
 use crate::wire::dir::Dir;
 
 pub mod surface;
 
-pub use surface::{Kind, Surface};
+pub use surface::{Kind, ListCost, Surface};
+
+/// `--cost-growth`'s default: the percent the tool list's cost may grow
+/// over the baseline's before `tool-list-cost-grew`.
+pub const COST_GROWTH: f64 = 10.0;
+
+/// The most tools a `tool-list-cost-grew` finding names.
+const MAX_GROWN: usize = 3;
 
 /// The most JSON paths a finding names.
 const MAX_PATHS: usize = 5;
@@ -42,9 +52,16 @@ fn changed(kind: Kind) -> Rule {
 }
 
 /// What changed from `baseline` to `now`, as findings (sorted by line).
-/// `name` is the baseline file as the user named it. Lists that are not
-/// complete in `now` are not compared: their notes are returned instead.
-pub fn compare(baseline: &Surface, now: &Surface, name: &str) -> (Vec<Finding>, Vec<String>) {
+/// `name` is the baseline file as the user named it; `growth` the percent
+/// the tool list's cost may grow (`--cost-growth`). Lists that are not
+/// complete in `now` are not compared: their notes are returned instead,
+/// and so is one for a baseline that records no cost.
+pub fn compare(
+    baseline: &Surface,
+    now: &Surface,
+    name: &str,
+    growth: f64,
+) -> (Vec<Finding>, Vec<String>) {
     let mut findings = Findings::default();
     let mut notes = Vec::new();
     for kind in Kind::ALL {
@@ -88,7 +105,106 @@ pub fn compare(baseline: &Surface, now: &Surface, name: &str) -> (Vec<Finding>, 
             }
         }
     }
+    if now.list(Kind::Tool).incomplete.is_none() {
+        match (&baseline.cost, &now.cost) {
+            (None, Some(_)) => notes.push(format!(
+                "the baseline {name} records no tool-list cost (an earlier mcpdbg wrote it): the cost was not compared; --update-baseline records it"
+            )),
+            (Some(old), Some(new)) => {
+                if let Some(f) = cost_grew(old, new, name, growth) {
+                    findings.push(f);
+                }
+            }
+            _ => {}
+        }
+    }
     (findings.finish(), notes)
+}
+
+/// `tool-list-cost-grew`: the tool list's definitions cost more than
+/// `growth` percent over the baseline's (a baseline of no tools has no
+/// percent: its new tools are `baseline-tool-added`). Reported at line 1;
+/// the caller places it on the baseline file's cost.
+fn cost_grew(old: &ListCost, new: &ListCost, name: &str, growth: f64) -> Option<Finding> {
+    if old.bytes == 0 || new.bytes <= old.bytes {
+        return None;
+    }
+    let percent = (new.bytes - old.bytes) as f64 * 100.0 / old.bytes as f64;
+    if percent <= growth {
+        return None;
+    }
+    let mut grown: Vec<(&str, u64, bool)> = new
+        .tools
+        .iter()
+        .filter_map(|(tool, &bytes)| match old.tools.get(tool) {
+            Some(&before) if bytes > before => Some((tool.as_str(), bytes - before, false)),
+            None => Some((tool.as_str(), bytes, true)),
+            Some(_) => None,
+        })
+        .collect();
+    grown.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut named: Vec<String> = grown
+        .iter()
+        .take(MAX_GROWN)
+        .map(|(tool, bytes, fresh)| {
+            if *fresh {
+                format!("`{tool}` (new, {bytes} bytes)")
+            } else {
+                format!("`{tool}` (+{bytes} bytes)")
+            }
+        })
+        .collect();
+    if grown.len() > MAX_GROWN {
+        named.push(format!("{} more", grown.len() - MAX_GROWN));
+    }
+    let mut message = format!(
+        "the tool list's definitions cost {} bytes (about {} tokens), {percent:.1}% more than the {} bytes of the baseline ({name}), over --cost-growth {}%",
+        new.bytes,
+        crate::cost::estimate(new.bytes),
+        old.bytes,
+        number(growth)
+    );
+    if !named.is_empty() {
+        message.push_str(&format!("; grown: {}", named.join(", ")));
+    }
+    Some(Finding::new(Rule::ToolListCostGrew, 1, message).dir(Dir::ServerToClient))
+}
+
+/// A percent as given: `10`, `2.5`.
+fn number(n: f64) -> String {
+    let text = format!("{n:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `tool-list-over-budget`: the `listed` tools' definitions cost `tokens`
+/// (counted with `tokenizer`), more than `max` (`--max-tool-list-tokens`);
+/// reported on the list's answer, `line`.
+pub fn over_budget(
+    tokens: u64,
+    max: u64,
+    listed: u64,
+    tokenizer: Tokenizer,
+    line: u64,
+) -> Option<Finding> {
+    (tokens > max).then(|| {
+        let counted = match tokenizer {
+            Tokenizer::Estimate => format!(
+                "estimated at {} bytes per token",
+                crate::cost::BYTES_PER_TOKEN
+            ),
+            exact => format!("counted with {}", exact.as_str()),
+        };
+        let tools = if listed == 1 { "tool" } else { "tools" };
+        Finding::new(
+            Rule::ToolListOverBudget,
+            line,
+            format!(
+                "the definitions of the {listed} {tools} listed cost {tokens} tokens ({counted}), over the budget of {max} (--max-tool-list-tokens)"
+            ),
+        )
+        .dir(Dir::ServerToClient)
+        .method(Some("tools/list"))
+    })
 }
 
 fn event(rule: Rule, line: u64, kind: Kind, message: String) -> Finding {
@@ -217,7 +333,7 @@ mod tests {
             {"name": "said", "description": "new words"},
             {"name": "fresh"}
         ]));
-        let (findings, notes) = compare(&old, &new, "base.json");
+        let (findings, notes) = compare(&old, &new, "base.json", COST_GROWTH);
         assert!(notes.is_empty());
         let got: Vec<(Rule, &str)> = findings
             .iter()
@@ -246,7 +362,7 @@ mod tests {
             "{got:?}"
         );
         assert_eq!(findings.len(), 4);
-        let (same, _) = compare(&old, &old, "base.json");
+        let (same, _) = compare(&old, &old, "base.json", COST_GROWTH);
         assert!(same.is_empty());
     }
 
@@ -273,11 +389,14 @@ mod tests {
             };
             let old = build(vec![item("same", json!(1)), item("gone", json!(1))]);
             let new = build(vec![item("same", json!(2)), item("new", json!(1))]);
-            let (findings, _) = compare(&old, &new, "b.json");
+            let (findings, _) = compare(&old, &new, "b.json", COST_GROWTH);
             assert_eq!(findings.len(), 3, "{kind:?}: {findings:?}");
             fired.extend(findings.iter().map(|f| f.rule));
         }
         fired.insert(Rule::BaselineSchemaChanged);
+        let (old, new) = (cost(&[("a", 100)]), cost(&[("a", 200)]));
+        fired.extend(cost_grew(&old, &new, "b.json", COST_GROWTH).map(|f| f.rule));
+        fired.extend(over_budget(2, 1, 1, Tokenizer::Estimate, 3).map(|f| f.rule));
         let all: std::collections::BTreeSet<Rule> = Rule::ALL
             .iter()
             .copied()
@@ -286,12 +405,71 @@ mod tests {
         assert_eq!(fired, all);
     }
 
+    fn cost(tools: &[(&str, u64)]) -> ListCost {
+        ListCost {
+            bytes: tools.iter().map(|t| t.1).sum(),
+            tools: tools.iter().map(|(n, b)| (n.to_string(), *b)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_cost_grows_past_the_threshold_or_not() {
+        let old = cost(&[("add", 400), ("search", 600)]);
+        // 10% more exactly: not over the threshold.
+        let same = cost(&[("add", 400), ("search", 700)]);
+        assert_eq!(cost_grew(&old, &same, "b.json", 10.0), None);
+        let grown = cost(&[("add", 390), ("search", 680), ("export", 31)]);
+        let f = cost_grew(&old, &grown, "b.json", 10.0).expect("grew");
+        assert_eq!(f.rule, Rule::ToolListCostGrew);
+        assert_eq!(
+            f.message,
+            "the tool list's definitions cost 1101 bytes (about 276 tokens), 10.1% more than the 1000 bytes of the baseline (b.json), over --cost-growth 10%; grown: `search` (+80 bytes), `export` (new, 31 bytes)"
+        );
+        assert!(cost_grew(&old, &grown, "b.json", 12.5).is_none());
+        assert!(cost_grew(&old, &grown, "b.json", 0.0).is_some());
+        // No percent of nothing: new tools are baseline-tool-added.
+        assert!(cost_grew(&cost(&[]), &grown, "b.json", 10.0).is_none());
+        // Through compare: a cost recorded and grown; a cost not recorded
+        // is a note, not a finding.
+        let mut before = Surface {
+            cost: Some(old),
+            ..Surface::default()
+        };
+        let now = Surface {
+            cost: Some(grown),
+            ..Surface::default()
+        };
+        let (found, notes) = compare(&before, &now, "b.json", 10.0);
+        assert_eq!(found.len(), 1);
+        assert!(notes.is_empty());
+        before.cost = None;
+        let (found, notes) = compare(&before, &now, "b.json", 10.0);
+        assert!(found.is_empty());
+        assert_eq!(
+            notes,
+            [
+                "the baseline b.json records no tool-list cost (an earlier mcpdbg wrote it): the cost was not compared; --update-baseline records it"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_budget_is_a_finding_only_when_passed() {
+        assert_eq!(over_budget(100, 100, 2, Tokenizer::Estimate, 7), None);
+        let f = over_budget(101, 100, 2, Tokenizer::Estimate, 7).expect("over");
+        assert_eq!((f.rule, f.line), (Rule::ToolListOverBudget, 7));
+        assert_eq!(
+            f.message,
+            "the definitions of the 2 tools listed cost 101 tokens (estimated at 4 bytes per token), over the budget of 100 (--max-tool-list-tokens)"
+        );
+    }
+
     #[test]
     fn an_incomplete_list_is_not_compared() {
         let old = surface(json!([{"name": "a"}]));
         let mut new = Surface::default();
         new.lists[0].incomplete = Some("tools/list id 2 was not answered".into());
-        let (findings, notes) = compare(&old, &new, "b.json");
+        let (findings, notes) = compare(&old, &new, "b.json", COST_GROWTH);
         assert!(findings.is_empty());
         assert_eq!(notes.len(), 1);
     }

@@ -7,7 +7,9 @@
 //!
 //! The file (docs/ci.md): one JSON object, `{"format": "mcpdbg-baseline",
 //! "version": 1, "tools": [...], "resources": [...], "resourceTemplates":
-//! [...], "prompts": [...]}`, each list sorted by its key (`name`, `uri`,
+//! [...], "prompts": [...], "toolListCost": {"bytes": N, "tools": {NAME:
+//! N}}}` (the cost added within version 1: a file without it still reads,
+//! and an earlier mcpdbg ignores it), each list sorted by its key (`name`, `uri`,
 //! `uriTemplate`, `name`), each item holding only the fields compared, keys
 //! sorted at every depth, two-space indentation and a final newline, so
 //! that the same surface always gives the same bytes and a change is a
@@ -109,6 +111,33 @@ pub struct Listed {
     pub incomplete: Option<String>,
 }
 
+/// What the tool list costs a model's context: each tool's definition in
+/// bytes (`crate::cost`: minified, which does not depend on the order of
+/// members), and their sum.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListCost {
+    pub bytes: u64,
+    pub tools: BTreeMap<String, u64>,
+}
+
+impl ListCost {
+    /// The cost of the tools of `listed`.
+    pub fn of(listed: &Listed) -> ListCost {
+        let mut cost = ListCost::default();
+        for (name, (kept, _)) in &listed.items {
+            let mut tool = kept.clone();
+            tool.insert("name".into(), Value::String(name.clone()));
+            let bytes = crate::cost::definition(&tool, crate::cost::Tokenizer::Estimate).bytes;
+            cost.bytes = cost.bytes.saturating_add(bytes);
+            cost.tools.insert(name.clone(), bytes);
+        }
+        cost
+    }
+}
+
+/// The baseline file's member for the tool list's cost.
+pub const COST_KEY: &str = "toolListCost";
+
 /// The server's tools, resources, resource templates and prompts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Surface {
@@ -116,6 +145,10 @@ pub struct Surface {
     /// The line of the handshake's answer (where the capabilities were
     /// declared): where a list the server no longer offers is reported.
     pub handshake_line: u64,
+    /// The tool list's cost: measured (a capture's), or as recorded (a
+    /// baseline file's; `None` for a file written before mcpdbg recorded
+    /// it).
+    pub cost: Option<ListCost>,
 }
 
 impl Surface {
@@ -145,6 +178,17 @@ impl Surface {
                 })
                 .collect();
             doc.insert(kind.key().into(), Value::Array(items));
+        }
+        if let Some(cost) = &self.cost {
+            let tools: Map<String, Value> = cost
+                .tools
+                .iter()
+                .map(|(name, bytes)| (name.clone(), Value::from(*bytes)))
+                .collect();
+            let mut member = Map::new();
+            member.insert("bytes".into(), cost.bytes.into());
+            member.insert("tools".into(), Value::Object(tools));
+            doc.insert(COST_KEY.into(), Value::Object(member));
         }
         let mut text = serde_json::to_string_pretty(&Value::Object(doc)).expect("JSON values");
         text.push('\n');
@@ -187,6 +231,12 @@ impl Surface {
                 surface.lists[kind.index()].items.insert(id, (kept, 0));
             }
         }
+        surface.cost = match doc.get(COST_KEY) {
+            None => None,
+            Some(cost) => Some(read_cost(cost).ok_or_else(|| {
+                format!("\"{COST_KEY}\" is not an object of \"bytes\" and \"tools\" (tool names to bytes)")
+            })?),
+        };
         Ok(surface)
     }
 
@@ -206,6 +256,19 @@ impl Surface {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// The recorded tool-list cost, when it is well formed.
+fn read_cost(v: &Value) -> Option<ListCost> {
+    let bytes = v.get("bytes")?.as_u64()?;
+    let tools = v
+        .get("tools")?
+        .as_object()?
+        .iter()
+        .take(MAX_ITEMS)
+        .map(|(name, b)| Some((name.clone(), b.as_u64()?)))
+        .collect::<Option<BTreeMap<String, u64>>>()?;
+    Some(ListCost { bytes, tools })
 }
 
 /// An item's id and the members kept, with keys sorted at every depth.
