@@ -66,6 +66,7 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => Ok(cmd::diff::diff(args.into_diff())),
         Command::Replay(args) => args.into_replay().map(cmd::diff::replay),
+        Command::Mock(args) => Ok(cmd::mock::run(args.into_mock())),
         Command::Probe(args) => args.into_probe().map(|(options, baseline, check, output)| {
             cmd::probe::run(&options, baseline.as_ref(), &check, &output)
         }),

@@ -1,7 +1,7 @@
 //! The views of a session beside `check`: the conversation's rows
 //! (`conversation`), the timeline's filters and windows (`timeline`), the
 //! numbers (`stats`), and the captures that `diff` and `replay` compare
-//! (`capture`, `diff`). `passes` drives reader -> transport -> conversation
+//! (`capture`, `diff`), and the server side `mock` serves (`served`). `passes` drives reader -> transport -> conversation
 //! for the row views.
 
 pub mod baseline;
@@ -9,5 +9,6 @@ pub mod capture;
 pub mod conversation;
 pub mod diff;
 pub mod passes;
+pub mod served;
 pub mod stats;
 pub mod timeline;

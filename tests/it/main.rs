@@ -17,6 +17,7 @@ mod flags;
 mod fleet;
 mod hosts;
 mod inputs;
+mod mock;
 mod probe;
 mod properties;
 mod record;
