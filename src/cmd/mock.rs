@@ -60,7 +60,8 @@ pub fn run(m: MockCommand) -> io::Result<ExitStatus> {
     let which = format!("session {} of {name}", served.number);
     if let Some((line, why)) = served.partial {
         crate::say!(
-            "mcpdbg mock: {which} cannot be served: {why} (line {line}); mock needs the whole messages"
+            "mcpdbg mock: {which} cannot be served: {why} (line {line}); mock needs the messages \
+             themselves"
         );
         return Ok(ExitStatus::Error);
     }
@@ -99,18 +100,39 @@ pub fn run(m: MockCommand) -> io::Result<ExitStatus> {
             served.number
         );
     }
-    if served.left_out > 0 || served.cut_at.is_some() || served.outputs_left_out > 0 {
+    if let Some(line) = served.first_cut {
         crate::say!(
-            "mcpdbg mock: {which} is served in part: {} client messages past the first {} \
-             requests{}, and {} server messages past {} after one client message, are not kept",
+            "mcpdbg mock: {which} shows {} server message{} only in part (the first at line \
+             {line}): a cut answer is served as an error that says so",
+            served.cut,
+            if served.cut == 1 { "" } else { "s" }
+        );
+    }
+    let mut left = Vec::new();
+    if served.left_out > 0 {
+        left.push(format!(
+            "{} client messages past the first {} requests or notifications",
             served.left_out,
-            served::MAX_REQUESTS,
-            served.cut_at.map_or(String::new(), |l| format!(
-                " and after line {l} (over {} MiB)",
-                served::MAX_BYTES >> 20
-            )),
+            served::MAX_REQUESTS
+        ));
+    }
+    if let Some(line) = served.cut_at {
+        left.push(format!(
+            "what follows line {line}, past {} MiB kept",
+            served::MAX_BYTES >> 20
+        ));
+    }
+    if served.outputs_left_out > 0 {
+        left.push(format!(
+            "{} server messages past {} after one client message",
             served.outputs_left_out,
             served::MAX_OUTPUTS
+        ));
+    }
+    if !left.is_empty() {
+        crate::say!(
+            "mcpdbg mock: {which} is served in part: not kept: {}",
+            left.join("; ")
         );
     }
     // The hang model's words for each request the log never answered.

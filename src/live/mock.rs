@@ -16,7 +16,8 @@
 //! a request is and how it ended in the log is the capture's
 //! ([`crate::views::served`]) and the check's (the caller's `why`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
@@ -27,7 +28,6 @@ use serde_json::{Map, Value, json};
 use crate::text::excerpt;
 use crate::views::served::{self, Exchange, Out, Output, Served};
 use crate::wire::exact;
-use crate::wire::time::Timestamp;
 
 /// How the answers are paced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,12 +149,12 @@ struct Op<'a> {
     /// answered the server's request), and the recorded time it stands
     /// for: delays count from there.
     at: Instant,
-    recorded: Option<&'a Timestamp>,
+    recorded: Option<i64>,
     live_id: Option<Value>,
     live_token: Option<Value>,
     /// The server's request it waits for the client to answer (its id as
     /// JSON text), and the recorded time of that answer.
-    waiting: Option<(String, Option<&'a Timestamp>)>,
+    waiting: Option<(String, Option<i64>)>,
 }
 
 enum Step {
@@ -162,8 +162,8 @@ enum Step {
     Done,
     /// The recorded server exits here (`--faults`).
     Exit,
-    /// The next output is due then.
-    Wait(Instant),
+    /// The next output is due later (in `due`).
+    Wait,
     /// Waiting for the client's answer to the server's request.
     Blocked,
 }
@@ -179,6 +179,8 @@ struct Mock<'a, W: Write> {
     /// Recorded client notifications by method, and how many were had.
     notes: HashMap<&'a str, Slot>,
     ops: BTreeMap<u64, Op<'a>>,
+    /// When each paced operation's next output is due.
+    due: BinaryHeap<Reverse<(Instant, u64)>>,
     seq: u64,
     /// Live request ids (JSON text) of the operations still sending.
     live: HashMap<String, u64>,
@@ -236,6 +238,7 @@ pub fn serve<W: Write>(
         by_method,
         notes,
         ops: BTreeMap::new(),
+        due: BinaryHeap::new(),
         seq: 0,
         live: HashMap::new(),
         waiting: HashMap::new(),
@@ -254,18 +257,12 @@ impl<'a, W: Write> Mock<'a, W> {
     fn run(&mut self, rx: &Receiver<Input>) -> io::Result<()> {
         let served = self.served;
         let start = &served.start;
-        self.start(
-            start,
-            None,
-            start.first().and_then(|o| o.time.as_ref()),
-            None,
-            None,
-        )?;
+        self.start(start, None, start.first().and_then(|o| o.time), None, None)?;
         loop {
             if self.gone || self.outcome.exit.is_some() {
                 return Ok(());
             }
-            let due = self.step_all()?;
+            let due = self.step_due()?;
             if self.gone || self.outcome.exit.is_some() {
                 return Ok(());
             }
@@ -296,19 +293,22 @@ impl<'a, W: Write> Mock<'a, W> {
         Ok(())
     }
 
-    /// Sends what is due of every operation; returns when the next is due.
-    fn step_all(&mut self) -> io::Result<Option<Instant>> {
-        let keys: Vec<u64> = self.ops.keys().copied().collect();
-        let mut due: Option<Instant> = None;
-        for seq in keys {
-            if let Some(Step::Wait(at)) = self.step(seq)? {
-                due = Some(due.map_or(at, |d| d.min(at)));
+    /// Sends what is due of the operations whose time came (each waits in
+    /// `due` once, so this is O(log n) an output); returns when the next
+    /// is due.
+    fn step_due(&mut self) -> io::Result<Option<Instant>> {
+        let now = Instant::now();
+        while let Some(&Reverse((at, seq))) = self.due.peek() {
+            if at > now {
+                return Ok(Some(at));
             }
+            self.due.pop();
+            self.step(seq)?;
             if self.gone || self.outcome.exit.is_some() {
-                break;
+                return Ok(None);
             }
         }
-        Ok(due)
+        Ok(None)
     }
 
     /// Starts sending `outputs` after a live message.
@@ -316,7 +316,7 @@ impl<'a, W: Write> Mock<'a, W> {
         &mut self,
         outputs: &'a [Output],
         exchange: Option<&'a Exchange>,
-        recorded: Option<&'a Timestamp>,
+        recorded: Option<i64>,
         live_id: Option<Value>,
         live_token: Option<Value>,
     ) -> io::Result<()> {
@@ -362,7 +362,7 @@ impl<'a, W: Write> Mock<'a, W> {
             };
             if paced {
                 let gap = match (op.recorded, &output.time) {
-                    (Some(from), Some(to)) => from.seconds_until(to),
+                    (Some(from), Some(to)) => to.saturating_sub(from) as f64 / 1e6,
                     _ => 0.0,
                 };
                 let gap = if gap.is_finite() {
@@ -375,11 +375,12 @@ impl<'a, W: Write> Mock<'a, W> {
                     .checked_add(Duration::from_secs_f64(gap))
                     .unwrap_or(op.at);
                 if due > Instant::now() {
-                    return Ok(Some(Step::Wait(due)));
+                    self.due.push(Reverse((due, seq)));
+                    return Ok(Some(Step::Wait));
                 }
                 op.at = due;
                 if output.time.is_some() {
-                    op.recorded = output.time.as_ref();
+                    op.recorded = output.time;
                 }
             }
             op.next += 1;
@@ -449,7 +450,7 @@ impl<'a, W: Write> Mock<'a, W> {
                 self.send(&Value::Object(msg))?;
                 if self.waiting.len() < MAX_WAITING {
                     if let Some(op) = self.ops.get_mut(&seq) {
-                        op.waiting = Some((id.clone(), answered.as_ref()));
+                        op.waiting = Some((id.clone(), *answered));
                     }
                     self.waiting.insert(id, seq);
                     return Ok(Some(Step::Blocked));
@@ -616,7 +617,7 @@ impl<'a, W: Write> Mock<'a, W> {
         if note.outputs.is_empty() {
             return Ok(());
         }
-        self.start(&note.outputs, None, note.time.as_ref(), None, None)
+        self.start(&note.outputs, None, note.time, None, None)
     }
 
     fn request(&mut self, method: &str, id: Value, params: Option<&Value>) -> io::Result<()> {
@@ -683,7 +684,7 @@ impl<'a, W: Write> Mock<'a, W> {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get("progressToken"))
             .cloned();
-        self.start(&e.outputs, Some(e), e.time.as_ref(), Some(id), token)
+        self.start(&e.outputs, Some(e), e.time, Some(id), token)
     }
 
     /// No recorded request matches: an error naming the nearest ones (or,
@@ -766,8 +767,8 @@ impl<'a, W: Write> Mock<'a, W> {
     }
 
     /// The recorded requests of `method` nearest to `params`: the fewest
-    /// differing members first, then the earliest; with the paths that
-    /// differ.
+    /// differing members first, then the earliest, none with more than
+    /// twice the nearest's (or one more); with the paths that differ.
     fn near(&self, method: &str, params: Option<&Value>) -> Vec<(usize, Vec<String>)> {
         let Some(list) = self.by_method.get(method) else {
             return Vec::new();
@@ -799,8 +800,12 @@ impl<'a, W: Write> Mock<'a, W> {
             ranked.push((count, i, paths));
         }
         ranked.sort_by_key(|(count, i, _)| (*count, *i));
+        // Only the near ones: a call of another tool is no near miss of
+        // this one's arguments.
+        let best = ranked.first().map_or(0, |(count, _, _)| *count);
         ranked
             .into_iter()
+            .take_while(|(count, _, _)| *count <= (2 * best).max(best + 1))
             .take(NEAR_SHOWN)
             .map(|(_, i, paths)| (i, paths))
             .collect()

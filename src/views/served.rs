@@ -29,20 +29,26 @@ use crate::transport::{Item, Transport};
 use crate::wire::dir::{Dir, Side};
 use crate::wire::event::{Ending, EventKind};
 use crate::wire::message::{Kind, Message, RequestId};
-use crate::wire::time::Timestamp;
 
 /// The client requests kept from the session served; past it the rest of
 /// the session is counted, not served.
 pub const MAX_REQUESTS: usize = crate::views::capture::MAX_REQUESTS;
 /// The client notifications kept.
 pub const MAX_NOTES: usize = MAX_REQUESTS;
-/// The bytes of payload text kept, in all (every session being read).
+/// The bytes kept, in all (every session being read): payload text, and
+/// each record's own size.
 pub const MAX_BYTES: usize = 256 << 20;
 /// What the server wrote after one client message that is kept (a stream
 /// of progress notifications); the rest is counted.
 pub const MAX_OUTPUTS: usize = 10_000;
 /// The most of a stray line that is kept (and written again).
 pub const MAX_STRAY: usize = 64 << 10;
+
+/// What the budget counts for each thing kept besides its text: its
+/// record (and a share of its table's spare room).
+const OUTPUT: usize = 2 * std::mem::size_of::<Output>();
+const EXCHANGE: usize = 2 * std::mem::size_of::<Exchange>();
+const NOTE: usize = 2 * std::mem::size_of::<Note>();
 
 /// The `_meta` keys of a request that change from client to client and
 /// run to run, left out of [`key`]: the progress token, the client's
@@ -113,16 +119,23 @@ pub struct Served {
     pub cut_at: Option<u64>,
     /// Where a string holds one of mcpdbg's redaction marks, and it.
     pub redacted: Option<(u64, String)>,
-    /// Where the log shows a message only in part (a host's summary), and
-    /// why: its payload cannot be served.
+    /// Where the log shows the messages only as summaries or tool events,
+    /// and what it shows: nothing of it can be served.
     pub partial: Option<(u64, &'static str)>,
+    /// Server messages the log shows only in part (a host's or a tracer's
+    /// cut, a line over the line limit), and the first one's line: a cut
+    /// answer is served as an error that says so, a cut notification is
+    /// left out.
+    pub cut: u64,
+    pub first_cut: Option<u64>,
 }
 
 /// A client request and what the server wrote after it.
 #[derive(Debug)]
 pub struct Exchange {
     pub line: u64,
-    pub time: Option<Timestamp>,
+    /// When it was sent, in microseconds since the epoch, when the log says.
+    pub time: Option<i64>,
     pub method: Box<str>,
     /// Its matching key's params part ([`key`]).
     pub key: Box<str>,
@@ -138,7 +151,7 @@ pub struct Exchange {
 #[derive(Debug)]
 pub struct Note {
     pub line: u64,
-    pub time: Option<Timestamp>,
+    pub time: Option<i64>,
     pub method: Box<str>,
     pub outputs: Vec<Output>,
 }
@@ -147,7 +160,7 @@ pub struct Note {
 #[derive(Debug)]
 pub struct Output {
     pub line: u64,
-    pub time: Option<Timestamp>,
+    pub time: Option<i64>,
     pub what: Out,
 }
 
@@ -170,7 +183,7 @@ pub enum Out {
     Request {
         id: Box<str>,
         json: Box<str>,
-        answered: Option<Timestamp>,
+        answered: Option<i64>,
     },
     /// A line on stdout that was no message (its first [`MAX_STRAY`] bytes).
     Stray(Box<[u8]>),
@@ -267,8 +280,10 @@ struct Build {
     number: usize,
     served: Served,
     open: Pairing<Slot>,
-    /// Progress tokens of open requests (as JSON text) -> their exchange.
+    /// Progress tokens of open requests (as JSON text) -> their exchange,
+    /// and back.
     tokens: HashMap<String, usize>,
+    token_of: HashMap<usize, String>,
     anchor: Anchor,
     bytes: usize,
     handshake: bool,
@@ -278,6 +293,8 @@ struct Build {
     let_go: bool,
     /// The bytes the budget has left, while an item is taken.
     room: usize,
+    /// The line of the last record that showed a message only in part.
+    partial_line: Option<u64>,
     /// The last line the server wrote on stdout, until the transport says
     /// whether it was a message.
     last_stdout: Option<(u64, crate::wire::line::LineBytes)>,
@@ -347,8 +364,13 @@ impl Reading {
                     dir: Dir::ServerToClient,
                     bytes,
                 } => b.last_stdout = Some((record.line, bytes.clone())),
-                Body::Partial { why, .. } if b.served.partial.is_none() => {
-                    b.served.partial = Some((record.line, partial_why(*why)));
+                Body::Partial { why, .. } => {
+                    if matches!(why, PartialWhy::Summary | PartialWhy::HostEvents) {
+                        b.served
+                            .partial
+                            .get_or_insert((record.line, partial_why(*why)));
+                    }
+                    b.partial_line = Some(record.line);
                 }
                 _ => {}
             }
@@ -502,6 +524,12 @@ impl Reading {
     }
 }
 
+/// A log's time as microseconds since the epoch (what the mock's delays
+/// are counted in: 8 bytes where a timestamp keeps its text).
+fn micros(time: &Option<crate::wire::time::Timestamp>) -> Option<i64> {
+    time.as_ref().map(|t| t.at.timestamp_micros())
+}
+
 fn partial_why(why: PartialWhy) -> &'static str {
     match why {
         PartialWhy::Summary => {
@@ -537,9 +565,12 @@ impl Build {
                 cut_at: None,
                 redacted: None,
                 partial: None,
+                cut: 0,
+                first_cut: None,
             },
             open: Pairing::default(),
             tokens: HashMap::new(),
+            token_of: HashMap::new(),
             anchor: Anchor::Start,
             bytes: 0,
             handshake: false,
@@ -548,22 +579,23 @@ impl Build {
             let_go: false,
             room: 0,
             last_stdout: None,
+            partial_line: None,
         }
     }
 
     /// Takes one item of the session; `room`: the bytes the budget has left.
     fn item(&mut self, item: Item, room: usize) {
         self.room = room;
-        let at = item.at().clone();
+        let at = item.at();
         if !matches!(item, Item::Event { .. }) {
             self.served.first_line.get_or_insert(at.line);
             self.served.last_line = Some(at.line);
         }
         match item {
-            Item::Message { at, dir, msg } => self.message(at.line, at.time, dir, msg),
+            Item::Message { at, dir, msg } => self.message(at.line, micros(&at.time), dir, msg),
             Item::Batch { at, dir, items } => {
                 for msg in items.into_iter().flatten() {
-                    self.message(at.line, at.time.clone(), dir, msg);
+                    self.message(at.line, micros(&at.time), dir, msg);
                 }
             }
             Item::Noise {
@@ -577,8 +609,8 @@ impl Build {
                     return;
                 }
                 let kept: Box<[u8]> = bytes[..bytes.len().min(MAX_STRAY)].into();
-                if self.fits(kept.len(), at.line) {
-                    self.output(at.line, at.time, Out::Stray(kept));
+                if self.fits(kept.len() + OUTPUT, at.line) {
+                    self.output(at.line, micros(&at.time), Out::Stray(kept));
                 }
             }
             Item::Event { at, event } => {
@@ -605,7 +637,7 @@ impl Build {
                     let open = self.open.len(Side::Client) > 0;
                     let failed = !matches!(end, Ending::Exited(Some(0) | None));
                     if open || failed {
-                        self.output(at.line, at.time, Out::Exit(status));
+                        self.output(at.line, micros(&at.time), Out::Exit(status));
                     }
                 }
             }
@@ -641,7 +673,7 @@ impl Build {
         &mut self,
         anchor: Anchor,
         line: u64,
-        time: Option<Timestamp>,
+        time: Option<i64>,
         what: Out,
     ) -> Option<usize> {
         let list = self.outputs(anchor);
@@ -653,7 +685,7 @@ impl Build {
         Some(list.len() - 1)
     }
 
-    fn output(&mut self, line: u64, time: Option<Timestamp>, what: Out) -> Option<usize> {
+    fn output(&mut self, line: u64, time: Option<i64>, what: Out) -> Option<usize> {
         self.output_at(self.anchor, line, time, what)
     }
 
@@ -667,7 +699,7 @@ impl Build {
         }
     }
 
-    fn message(&mut self, line: u64, time: Option<Timestamp>, dir: Dir, mut msg: Message) {
+    fn message(&mut self, line: u64, time: Option<i64>, dir: Dir, mut msg: Message) {
         let dir = if dir == Dir::Unknown {
             self.infer(&msg)
         } else {
@@ -677,8 +709,14 @@ impl Build {
             return;
         }
         msg.expand(); // served whole, numbers as written
-        if msg.partial && self.served.partial.is_none() {
-            self.served.partial = Some((line, "the log shows this message only in part"));
+        let cut = msg.partial || self.partial_line == Some(line);
+        if cut && dir == Dir::ServerToClient {
+            self.served.cut += 1;
+            self.served.first_cut.get_or_insert(line);
+            if msg.kind == Kind::Response {
+                self.cut_response(line, time, &msg);
+            }
+            return;
         }
         let fields = msg.fields().into_owned();
         if self.served.redacted.is_none() {
@@ -690,7 +728,7 @@ impl Build {
             (Dir::ClientToServer, Kind::Request) => self.client_request(line, time, &msg, &fields),
             (Dir::ClientToServer, Kind::Notification) => {
                 let method = msg.method.clone().unwrap_or_default();
-                if self.served.notes.len() >= MAX_NOTES || !self.fits(method.len(), line) {
+                if self.served.notes.len() >= MAX_NOTES || !self.fits(method.len() + NOTE, line) {
                     self.served.left_out += 1;
                     return;
                 }
@@ -725,7 +763,7 @@ impl Build {
             (Dir::ServerToClient, Kind::Request) => {
                 let Some(id) = msg.id.id() else { return };
                 let json = crate::wire::exact::to_string(&Value::Object(fields));
-                if !self.fits(json.len(), line) {
+                if !self.fits(json.len() + OUTPUT, line) {
                     return;
                 }
                 let what = Out::Request {
@@ -745,7 +783,7 @@ impl Build {
     fn client_request(
         &mut self,
         line: u64,
-        time: Option<Timestamp>,
+        time: Option<i64>,
         msg: &Message,
         fields: &Map<String, Value>,
     ) {
@@ -764,7 +802,8 @@ impl Build {
             }
         }
         let key = key(method, params);
-        if self.served.exchanges.len() >= MAX_REQUESTS || !self.fits(key.len() + method.len(), line)
+        if self.served.exchanges.len() >= MAX_REQUESTS
+            || !self.fits(key.len() + method.len() + EXCHANGE, line)
         {
             self.served.left_out += 1;
             return;
@@ -784,16 +823,66 @@ impl Build {
         }
         if let Some(token) = meta.and_then(|m| m.get("progressToken")) {
             if self.tokens.len() < crate::facts::pairing::MAX_OPEN {
-                self.tokens
-                    .insert(crate::wire::exact::to_string(token), index);
+                let token = crate::wire::exact::to_string(token);
+                // A token reused while its first request is open is the
+                // later request's from now on.
+                if let Some(old) = self.tokens.insert(token.clone(), index) {
+                    self.token_of.remove(&old);
+                }
+                self.token_of.insert(index, token);
             }
         }
+    }
+
+    /// Exchange `index` was answered: its progress token is free again.
+    fn forget_token(&mut self, index: usize) {
+        if let Some(token) = self.token_of.remove(&index) {
+            self.tokens.remove(&token);
+        }
+    }
+
+    /// A response the log shows only in part: served as an error that
+    /// says so (the request is answered in the log, not here).
+    fn cut_response(&mut self, line: u64, time: Option<i64>, msg: &Message) {
+        if self.open.shutdown_error(Side::Client, msg) {
+            return;
+        }
+        let Some(Slot::Client(index)) = msg
+            .id
+            .id()
+            .and_then(|id| self.open.answer(Side::Client, id))
+        else {
+            return;
+        };
+        self.forget_token(index);
+        self.answered_any = true;
+        let error = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {
+                "code": -32603,
+                "message": format!(
+                    "mcpdbg mock: the log shows the recorded answer only in part (line {line}): it cannot be served"
+                ),
+            },
+        });
+        let json = crate::wire::exact::to_string(&error);
+        if !self.fits(json.len() + OUTPUT, line) {
+            return;
+        }
+        self.served.exchanges[index].answered = Some(line);
+        self.output_at(
+            Anchor::Exchange(index),
+            line,
+            time,
+            Out::Response(json.into()),
+        );
     }
 
     fn server_response(
         &mut self,
         line: u64,
-        time: Option<Timestamp>,
+        time: Option<i64>,
         msg: &Message,
         mut fields: Map<String, Value>,
     ) {
@@ -809,7 +898,7 @@ impl Build {
         else {
             return;
         };
-        self.tokens.retain(|_, i| *i != index);
+        self.forget_token(index);
         let method = self.served.exchanges[index].method.clone();
         if LOOSE.contains(&&*method) && fields.contains_key("result") {
             self.handshake = true;
@@ -827,7 +916,7 @@ impl Build {
         }
         fields.insert("id".into(), Value::Null);
         let json = crate::wire::exact::to_string(&Value::Object(fields));
-        if !self.fits(json.len(), line) {
+        if !self.fits(json.len() + OUTPUT, line) {
             return;
         }
         self.served.exchanges[index].answered = Some(line);
@@ -842,7 +931,7 @@ impl Build {
     fn server_notification(
         &mut self,
         line: u64,
-        time: Option<Timestamp>,
+        time: Option<i64>,
         msg: &Message,
         fields: Map<String, Value>,
     ) {
@@ -867,7 +956,7 @@ impl Build {
                 _ => None,
             });
         let json = crate::wire::exact::to_string(&Value::Object(fields));
-        if !self.fits(json.len(), line) {
+        if !self.fits(json.len() + OUTPUT, line) {
             return;
         }
         let what = Out::Notification {

@@ -837,3 +837,37 @@ fn the_readmes_host_configuration_starts_a_mock() {
     assert!(live.recv(WAIT).expect("the handshake").contains("ts-notes"));
     assert_eq!(live.finish().0, Some(0));
 }
+
+/// A capture in another format (an strace of the server) is served; the
+/// tools/list answer it shows cut (line 7: strace kept its first 50 bytes)
+/// is an error that says so, the others are whole.
+#[test]
+fn an_answer_the_log_shows_in_part_is_an_error_that_says_so() {
+    let log = "fixtures/formats/strace/hang.log";
+    let mut live = Live::start(&[log]);
+    live.send(INIT);
+    let init: Value = serde_json::from_str(&live.recv(WAIT).expect("the handshake")).unwrap();
+    assert_eq!(
+        init["result"]["serverInfo"],
+        json!({"name": "notes", "version": "1.2.0"})
+    );
+    live.send(INITIALIZED);
+    live.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let list: Value = serde_json::from_str(&live.recv(WAIT).expect("an answer")).unwrap();
+    assert_eq!(list["error"]["code"], -32603, "{list}");
+    assert!(
+        list["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("only in part (line 7)")
+    );
+    live.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"café \\ budget"}}}"#);
+    let found: Value = serde_json::from_str(&live.recv(WAIT).expect("an answer")).unwrap();
+    assert_eq!(
+        found["result"]["content"][0]["text"], "2 notes match",
+        "{found}"
+    );
+    let (status, stderr) = live.finish();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(stderr.contains("1 server message only in part"), "{stderr}");
+}
