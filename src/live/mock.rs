@@ -1052,6 +1052,48 @@ mod tests {
         assert_eq!(outcome.misses, 0);
     }
 
+    /// An input_required chain: the first request gets the recorded
+    /// input_required result, a retry with the recorded answers gets the
+    /// recorded retry's result, and a retry with other answers is a miss
+    /// whose nearest is the recorded retry.
+    #[test]
+    fn an_input_required_chain_replays_as_one_operation() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"a"}}"#;
+        let log = format!(
+            concat!(
+                "> {{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/call\",\"params\":{{\"name\":\"deploy\",{meta}}}}}\n",
+                "< {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"resultType\":\"input_required\",\"requestState\":\"s1\"}}}}\n",
+                "> {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"deploy\",\"inputResponses\":{{\"ok\":{{\"action\":\"accept\"}}}},\"requestState\":\"s1\",{meta}}}}}\n",
+                "< {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"resultType\":\"complete\",\"content\":[]}}}}\n",
+            ),
+            meta = meta
+        );
+        let live_meta = meta.replace("\"a\"", "\"another client\"");
+        let first = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{{\"name\":\"deploy\",{live_meta}}}}}\n"
+        );
+        let retry = |action: &str, id: u32| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"deploy\",\"requestState\":\"s1\",\"inputResponses\":{{\"ok\":{{\"action\":\"{action}\"}}}},{live_meta}}}}}\n"
+            )
+        };
+        let client = format!("{first}{}{}", retry("accept", 8), retry("decline", 9));
+        let (out, outcome) = serve_lines(&log, &options(), &client);
+        assert_eq!(out[0]["result"]["resultType"], "input_required");
+        assert_eq!(out[1]["id"], 8);
+        assert_eq!(out[1]["result"]["resultType"], "complete");
+        assert_eq!(outcome.misses, 1);
+        assert_eq!(
+            out[2]["error"]["data"]["nearest"][0]["line"], 3,
+            "{}",
+            out[2]
+        );
+        assert_eq!(
+            out[2]["error"]["data"]["nearest"][0]["differs"],
+            json!(["inputResponses.ok.action"])
+        );
+    }
+
     #[test]
     fn near_misses_count_differing_members() {
         let mut paths = Vec::new();

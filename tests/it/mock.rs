@@ -871,3 +871,102 @@ fn an_answer_the_log_shows_in_part_is_an_error_that_says_so() {
     assert_eq!(status, Some(0), "{stderr}");
     assert!(stderr.contains("1 server message only in part"), "{stderr}");
 }
+
+/// Every corpus session answers its own client side: its recorded client
+/// messages, sent to a mock of it, get no miss, and each request gets the
+/// result or error the log shows for it (a request the log never answered,
+/// or answered only with the shutdown error after the client left, gets the
+/// mock's "never answered" error). The one log of two sessions serves the
+/// first, so the second's call is a miss.
+#[test]
+fn every_corpus_session_answers_its_own_client_side() {
+    let mut logs: Vec<PathBuf> = Vec::new();
+    for dir in std::fs::read_dir(root().join("tests/corpus")).expect("corpus") {
+        let dir = dir.expect("entry").path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).expect("dir") {
+            let f = f.expect("entry").path();
+            if f.extension().is_some_and(|e| e == "log") {
+                logs.push(f);
+            }
+        }
+    }
+    logs.sort();
+    assert!(logs.len() >= 40, "{logs:?}");
+    for path in logs {
+        let log = path
+            .strip_prefix(root())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let several = log.ends_with("ts-sdk/restart.log");
+        let mut answers: HashMap<String, Value> = HashMap::new();
+        let mut sent = Vec::new();
+        let mut requests = Vec::new();
+        for (_, marker, v) in messages(&log) {
+            let id = v.get("id").map(|id| id.to_string());
+            match (marker, id, v.get("method").is_some()) {
+                ('>', Some(id), true) => {
+                    requests.push(id);
+                    sent.push(v);
+                }
+                ('>', _, _) => sent.push(v),
+                ('<', Some(id), false) => {
+                    answers.entry(id).or_insert(v);
+                }
+                _ => {}
+            }
+        }
+        let mut input = String::new();
+        for v in &sent {
+            input.push_str(&v.to_string());
+            input.push('\n');
+        }
+        let out = run_stdin(&["mock", &log], input.as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if several {
+            assert_eq!(out.status.code(), Some(1), "{log}: {stderr}");
+            assert!(stderr.contains("miss: tools/call"), "{log}: {stderr}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0), "{log}: {stderr}");
+        let mut got: HashMap<String, Value> = HashMap::new();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if v.get("method").is_none() {
+                if let Some(id) = v.get("id") {
+                    got.entry(id.to_string()).or_insert(v);
+                }
+            }
+        }
+        for id in &requests {
+            let reply = got
+                .get(id)
+                .unwrap_or_else(|| panic!("{log}: no answer to id {id}: {stderr}"));
+            let same = answers.get(id).is_some_and(|recorded| {
+                reply.get("result") == recorded.get("result")
+                    && reply.get("error") == recorded.get("error")
+            });
+            if same {
+                continue;
+            }
+            // Not the recorded answer: then there was none, or only the
+            // shutdown error after the client closed.
+            let shutdown = answers
+                .get(id)
+                .is_some_and(|recorded| recorded["error"]["code"] == -32000);
+            assert!(
+                !answers.contains_key(id) || shutdown,
+                "{log} id {id}: {reply} against {:?}",
+                answers.get(id)
+            );
+            let text = reply["error"]["message"].as_str().unwrap_or_default();
+            assert!(text.contains("never answered"), "{log} id {id}: {reply}");
+        }
+    }
+}
