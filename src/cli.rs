@@ -1508,8 +1508,7 @@ pub struct MockArgs {
     #[arg(long, overrides_with = "strict")]
     lenient: bool,
 
-    /// `fast`: answer at once; `recorded`: after the recorded delays (a
-    /// request never answered in LOG is never answered)
+    /// When to answer (`--timing recorded`)
     #[arg(long, value_enum, default_value_t = MockTiming::Fast)]
     timing: MockTiming,
 
@@ -1531,8 +1530,10 @@ pub struct MockArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum MockTiming {
+    /// At once
     Fast,
-    /// Also `original`, `replay --timing`'s word
+    /// After the recorded delays; a request never answered in LOG is never
+    /// answered (also `original`, as `replay --timing` says)
     #[value(alias = "original")]
     Recorded,
 }
