@@ -15,6 +15,7 @@ use crate::values::{
 use mcpdbg::cmd::catalogue::CatalogueFormat;
 use mcpdbg::cmd::check::{Check, Input};
 use mcpdbg::cmd::diff::{Compare, DiffCommand, ReplayCommand};
+use mcpdbg::cmd::mock::MockCommand;
 use mcpdbg::cmd::probe::{Baseline, Cost};
 use mcpdbg::cmd::stats::StatsCommand;
 use mcpdbg::cmd::timeline::{Drawing, Timeline};
@@ -102,6 +103,7 @@ pub enum Command {
     Record(RecordArgs),
     Diff(DiffArgs),
     Replay(ReplayArgs),
+    Mock(MockArgs),
     Rules(RulesArgs),
     Explain(ExplainArgs),
     Probe(ProbeArgs),
@@ -1679,6 +1681,109 @@ impl ReplayArgs {
 
 /// What `--format otlp-json` says outside `check`.
 const OTLP_IS_CHECKS: &str = "mcpdbg COMMAND: --format otlp-json is `check`'s: keep the transcript (--transcript FILE) and run `mcpdbg check --format otlp-json FILE`";
+
+/// Serve a captured session's server side on stdio, standing in for the server
+///
+/// Runs as an MCP server: point a host's configuration at `mcpdbg mock
+/// LOG` instead of the real server. LOG (any input format that shows the
+/// messages) is read and judged as `check` reads it, and one session's
+/// server side is served: the live handshake gets the recorded one
+/// (`initialize`, or 2026-07-28's `server/discover`), and each request the
+/// recorded response of the matching recorded request: the same method
+/// and params, `_meta`'s progress token, client info and capabilities and
+/// trace context left out; repeats get the recorded answers in order (past
+/// the last, the last again); the reply carries the live request's id.
+/// What the server sent after a request (progress, list changes, log
+/// messages, its own requests) follows in order, progress tokens rewritten
+/// to the live ones. A request no recorded one matches is a miss: a
+/// JSON-RPC error naming the method and the nearest recorded requests, a
+/// line on stderr, and exit status 1 at the end. A request the log never
+/// answered gets an error that says so (left unanswered with --faults or
+/// --timing recorded); `ping` is answered `{}` when the log has none left.
+#[derive(Parser)]
+#[command(after_long_help = MOCK_EXAMPLES)]
+pub struct MockArgs {
+    /// The captured session (a file; standard input is the client's)
+    log: PathBuf,
+
+    /// Serve session N of LOG, as `check` numbers them (`--session 2`)
+    /// [default: the only one, or the first with a handshake, said on stderr]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    session: Option<u64>,
+
+    /// A miss is an error (the default)
+    #[arg(long, overrides_with = "lenient")]
+    strict: bool,
+
+    /// Answer a miss with the nearest recorded request's answer (same
+    /// method, closest params), said on stderr
+    #[arg(long, overrides_with = "strict")]
+    lenient: bool,
+
+    /// When to answer (`--timing recorded`)
+    #[arg(long, value_enum, default_value_t = MockTiming::Fast)]
+    timing: MockTiming,
+
+    /// Reproduce the capture's faults: the stray stdout lines the server
+    /// wrote (where it wrote them), requests it never answered left
+    /// unanswered, its exit where it crashed (with its status)
+    #[arg(long)]
+    faults: bool,
+
+    /// Serve a capture that holds mcpdbg's redaction marks (`[redacted 3]`),
+    /// which are refused by default: they would be served as data
+    #[arg(long)]
+    allow_redacted: bool,
+
+    /// Read LOG as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input: Option<InputArg>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MockTiming {
+    /// At once
+    Fast,
+    /// After the recorded delays; a request never answered in LOG is never
+    /// answered (also `original`, as `replay --timing` says)
+    #[value(alias = "original")]
+    Recorded,
+}
+
+const MOCK_EXAMPLES: &str = "\
+Examples:
+  mcpdbg mock session.log
+  mcpdbg mock --session 2 --lenient notes.log
+  mcpdbg mock --faults --timing recorded hang.log
+
+  In a host's configuration (Claude Desktop, VS Code), in place of the server:
+    \"notes\": {\"command\": \"mcpdbg\", \"args\": [\"mock\", \"/path/to/session.log\"]}
+
+Exit status:
+  0  every live request was answered from the recording
+  1  a miss: a request no recorded one matched
+  2  usage error, LOG cannot be read, is not a log, is redacted (without
+     --allow-redacted), shows only summaries, or holds no such session
+  N  with --faults, the recorded server's exit status where it crashed";
+
+impl MockArgs {
+    pub fn into_mock(self) -> MockCommand {
+        MockCommand {
+            log: self.log,
+            input: input_format(self.input),
+            session: self
+                .session
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            timing: match self.timing {
+                MockTiming::Fast => mcpdbg::live::mock::Timing::Fast,
+                MockTiming::Recorded => mcpdbg::live::mock::Timing::Recorded,
+            },
+            lenient: self.lenient && !self.strict,
+            faults: self.faults,
+            allow_redacted: self.allow_redacted,
+        }
+    }
+}
 
 impl ProbeArgs {
     /// The probe's options, its baseline, its tools' cost, the check of its

@@ -25,7 +25,7 @@
 //! captures `diff` and `replay` compare; they pair with the one request
 //! table of `facts/pairing.rs`. Each top-level module names only the layers
 //! below it (a test reads the imports). `live/` holds what runs live: the recorder, replay,
-//! probe, `check --follow` and the progress line. `cmd/` has one module per
+//! mock, probe, `check --follow` and the progress line. `cmd/` has one module per
 //! subcommand; `main.rs` parses the arguments (`cli.rs`), runs one and maps
 //! its [`exit::ExitStatus`]. `wire/` is the vocabulary every stage shares.
 

@@ -65,6 +65,7 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => Ok(cmd::diff::diff(args.into_diff())),
         Command::Replay(args) => args.into_replay().map(cmd::diff::replay),
+        Command::Mock(args) => Ok(cmd::mock::run(args.into_mock())),
         Command::Probe(args) => {
             args.into_probe()
                 .map(|(options, baseline, cost, check, output)| {

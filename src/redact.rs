@@ -836,6 +836,42 @@ fn worth_hiding(s: &str) -> bool {
     s.chars().nth(MIN_CHARS - 1).is_some()
 }
 
+/// Whether `text` holds a mark [`Redactor`] writes (`[redacted 3]`, or
+/// `[redacted]` for a secret too short to number): the placeholders of a
+/// redacted log, which are not the data they stand for. The one test of a
+/// redacted capture (`mock` refuses to serve one).
+pub fn holds_mark(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("[redacted") {
+        let after = &rest[at + "[redacted".len()..];
+        if after.starts_with(']') {
+            return true;
+        }
+        if let Some(number) = after.strip_prefix(' ') {
+            let digits = number.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && number[digits..].starts_with(']') {
+                return true;
+            }
+        }
+        rest = after;
+    }
+    false
+}
+
+/// The first string of `value` (member names included) that holds a mark
+/// ([`holds_mark`]), as an excerpt.
+pub fn mark_in(value: &Value) -> Option<String> {
+    let found = |s: &str| holds_mark(s).then(|| head(s, EXCERPT_CHARS).unwrap_or(s).to_string());
+    match value {
+        Value::String(s) => found(s),
+        Value::Array(items) => items.iter().find_map(mark_in),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| found(k).or_else(|| mark_in(v))),
+        _ => None,
+    }
+}
+
 fn placeholder(n: u32) -> String {
     format!("[redacted {n}]")
 }
@@ -971,6 +1007,23 @@ fn looks_secret(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_are_told_from_text_that_mentions_redaction() {
+        assert!(holds_mark("[redacted 12]"));
+        assert!(holds_mark("token [redacted] here"));
+        assert!(!holds_mark("the [redacted text] of a report"));
+        assert!(!holds_mark("[redacted 1"));
+        assert!(!holds_mark("redacted 3"));
+        let v = serde_json::json!({"content": [{"type": "text", "text": "a [redacted 3] b"}]});
+        assert_eq!(mark_in(&v).as_deref(), Some("a [redacted 3] b"));
+        assert_eq!(mark_in(&serde_json::json!({"a": [1, "x"]})), None);
+        // What the redactor writes is found again.
+        let mut r = Redactor::default();
+        let mut v = serde_json::json!({"text": "a secret value"});
+        r.value_at("", &mut v);
+        assert!(mark_in(&v).is_some(), "{v}");
+    }
 
     #[test]
     fn strings_become_stable_placeholders() {

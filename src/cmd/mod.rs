@@ -18,6 +18,7 @@ use crate::rules::{Rule, Severity};
 pub mod catalogue;
 pub mod check;
 pub mod diff;
+pub mod mock;
 pub mod probe;
 pub mod record;
 pub mod stats;

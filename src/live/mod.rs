@@ -1,9 +1,11 @@
 //! What runs live and reads the clock: the recorder (`record`), replaying a
-//! session against a server (`replay`), following a growing file (`follow`)
+//! session against a server (`replay`), serving a recorded server to a live
+//! client (`mock`), following a growing file (`follow`)
 //! and the progress line of a long check and the time of each file's check
 //! (`progress`).
 
 pub mod follow;
+pub mod mock;
 mod output;
 pub mod probe;
 mod process;

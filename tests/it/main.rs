@@ -18,6 +18,7 @@ mod flags;
 mod fleet;
 mod hosts;
 mod inputs;
+mod mock;
 mod otlp;
 mod probe;
 mod properties;
