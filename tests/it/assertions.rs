@@ -421,14 +421,7 @@ fn the_table_and_sarif_carry_every_assertion() {
             "{rule} at line {line}: {results:#?}"
         );
     }
-    let problems: Vec<_> =
-        crate::ci_formats::multitool_validate(std::slice::from_ref(&sarif), &dir)
-            .into_iter()
-            .filter(|(level, rule, text)| {
-                (level == "error" || level == "warning")
-                    && !(rule == "SARIF2005" && text.contains("nformationUri"))
-            })
-            .collect();
+    let problems = crate::ci_formats::multitool_problems(&sarif, &dir);
     assert!(problems.is_empty(), "the Multitool objects:\n{problems:#?}");
     // JUnit lists an assertion's rule as a test case only when it is given.
     let junit = |args: &[&str]| {
@@ -770,14 +763,7 @@ fn probe_checks_the_assertions_passing_and_failing() {
             .contains("`tools/call` \"hang\""),
         "{doc:#}"
     );
-    let problems: Vec<_> =
-        crate::ci_formats::multitool_validate(std::slice::from_ref(&sarif), &dir)
-            .into_iter()
-            .filter(|(level, rule, text)| {
-                (level == "error" || level == "warning")
-                    && !(rule == "SARIF2005" && text.contains("nformationUri"))
-            })
-            .collect();
+    let problems = crate::ci_formats::multitool_problems(&sarif, &dir);
     assert!(problems.is_empty(), "the Multitool objects:\n{problems:#?}");
     let rules = sarif_rules(&sarif);
     for rule in assertion_rules() {
@@ -861,4 +847,48 @@ fn shell_words(text: &str) -> Vec<String> {
         words.push(word);
     }
     words
+}
+
+/// The table of `probe` and of `replay` carries a failed assertion too, as
+/// their JSON and SARIF do (above): the SDK server calls `add`, which
+/// `--forbid-tool add` forbids.
+#[test]
+fn probe_and_replay_tables_carry_a_failed_assertion() {
+    let dir = scratch("tables");
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).expect("tmp");
+    let out = mcpdbg()
+        .args(["probe", "--call", "add", "--arguments", r#"{"a":2,"b":3}"#])
+        .args([
+            "--forbid-tool",
+            "add",
+            "--timeout",
+            "60",
+            "--start-timeout",
+            "120",
+        ])
+        .arg("--")
+        .arg(sdk_python())
+        .arg(root().join("tests/sdk/server.py"))
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("probe runs");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+    assert!(table.contains("forbidden-tool-called"), "{table}");
+    assert!(table.contains("`add`"), "{table}");
+
+    let log = record(&dir);
+    let out = mcpdbg()
+        .args(["replay", "--forbid-tool", "add", "--out"])
+        .arg(dir.join("replayed.log"))
+        .arg(&log)
+        .arg("--")
+        .arg(sdk_python())
+        .arg(root().join("tests/sdk/server.py"))
+        .output()
+        .expect("replay runs");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out));
+    assert!(table.contains("forbidden-tool-called"), "{table}");
 }

@@ -70,19 +70,6 @@ fn all_fixtures() -> Vec<String> {
 
 // ------------------------------------------------------------------ tools
 
-/// The Python of target/ci-venv (jsonschema, junitparser).
-fn ci_python() -> PathBuf {
-    let path = std::env::var_os("MCPDBG_TEST_CI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/ci-venv/bin/python"));
-    assert!(
-        path.exists(),
-        "{} does not exist: run scripts/test, which installs the pinned validators (tests/ci/requirements.txt)",
-        path.display()
-    );
-    path
-}
-
 /// The SARIF Multitool's executable for this platform, as its npm package
 /// names it.
 fn multitool() -> PathBuf {
@@ -111,6 +98,19 @@ fn sarif_schema() -> PathBuf {
     let path = multitool().with_file_name("sarif-2.1.0.json");
     assert!(path.exists(), "{}", path.display());
     path
+}
+
+/// What the Multitool objects to in one SARIF file at warning or error
+/// level, but its note that rules lack a help URI (mcpdbg's `explain` is
+/// local): empty when GitHub would ingest the file as it is.
+pub(crate) fn multitool_problems(sarif: &Path, out_dir: &Path) -> Vec<(String, String, String)> {
+    multitool_validate(&[sarif.to_path_buf()], out_dir)
+        .into_iter()
+        .filter(|(level, rule, text)| {
+            (level == "error" || level == "warning")
+                && !(rule == "SARIF2005" && text.contains("nformationUri"))
+        })
+        .collect()
 }
 
 /// Runs the Multitool's `validate` (SARIF's own rules and GitHub's

@@ -395,3 +395,18 @@ pub fn assert_tool_cost(
     assert!(cost["other_tools"].is_null(), "{what}");
     expected
 }
+
+/// The Python of target/ci-venv: the pinned validators and readers of the
+/// CI formats and the OTLP export (jsonschema, junitparser,
+/// opentelemetry-proto; tests/ci/requirements.txt).
+pub fn ci_python() -> PathBuf {
+    let path = std::env::var_os("MCPDBG_TEST_CI_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/ci-venv/bin/python"));
+    assert!(
+        path.exists(),
+        "{} does not exist: run scripts/test, which installs the pinned validators (tests/ci/requirements.txt)",
+        path.display()
+    );
+    path
+}

@@ -27,19 +27,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The Python of target/ci-venv (opentelemetry-proto).
-fn ci_python() -> PathBuf {
-    let path = std::env::var_os("MCPDBG_TEST_CI_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/ci-venv/bin/python"));
-    assert!(
-        path.exists(),
-        "{} does not exist: run scripts/test, which installs the pinned opentelemetry-proto (tests/ci/requirements.txt)",
-        path.display()
-    );
-    path
-}
-
 /// What opentelemetry-proto read of each file.
 fn parsed(files: &[PathBuf]) -> Vec<Value> {
     let out = Command::new(ci_python())
