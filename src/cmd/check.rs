@@ -189,14 +189,12 @@ pub fn run(mut check: Check) -> io::Result<ExitStatus> {
     let status = emit(&report, &check.output, &options.filter, failed)?;
     if let (Some(path), Input::Files(files)) = (&check.output.otlp_file, &check.input) {
         let out = super::writer(&Some(path.clone()))?;
-        let readable: Vec<PathBuf> = report
-            .files
-            .iter()
-            .map(|f| PathBuf::from(&f.path))
-            .collect();
+        // The files the check could read (it said why the others could not).
+        let readable: std::collections::HashSet<&str> =
+            report.files.iter().map(|f| f.path.as_str()).collect();
         let files: Vec<PathBuf> = files
             .iter()
-            .filter(|f| readable.contains(f))
+            .filter(|f| readable.contains(f.display().to_string().as_str()))
             .cloned()
             .collect();
         write_otlp(&files, options, out, check.quiet)?;

@@ -248,7 +248,7 @@ impl<'a> Exporter<'a> {
     /// The time of a row.
     fn at(&mut self, line: u64, time: Option<&Timestamp>) -> u64 {
         match self.timing {
-            Timing::Lines { base } => base.saturating_add(line.saturating_mul(1_000_000)),
+            Timing::Lines { base } => line_time(base, line),
             Timing::Log => {
                 if let Some(t) = time {
                     // Never backwards: a late line with an earlier stamp
@@ -412,26 +412,16 @@ impl<'a> Exporter<'a> {
 
     /// Puts the findings of the request's line on its span.
     fn close_client(&mut self, span: &mut Span, line: u64) {
-        let id = span
-            .attributes
-            .iter()
-            .find(|(k, _)| *k == "jsonrpc.request.id")
-            .and_then(|(_, v)| match v {
-                Attr::Str(s) => Some(s.clone()),
-                _ => None,
-            });
-        let session = span.session;
-        let mut events = Vec::new();
-        self.take_findings(session, line, id.as_deref(), &mut events, span.start);
-        span.events.extend(events);
+        let id = id_attr(span);
+        let (session, start) = (span.session, span.start);
+        self.take_findings(session, line, id.as_deref(), &mut span.events, start);
     }
 
     /// Puts the findings of `line` on `span`.
     fn attach(&mut self, span: &mut Span, session: usize, line: u64, id: Option<&RequestId>) {
         let id = id.map(id_text);
-        let mut events = Vec::new();
-        self.take_findings(session, line, id.as_deref(), &mut events, span.end);
-        span.events.extend(events);
+        let end = span.end;
+        self.take_findings(session, line, id.as_deref(), &mut span.events, end);
     }
 
     /// The events of the findings at `line` (those naming another id stay
@@ -544,29 +534,27 @@ impl<'a> Exporter<'a> {
     /// Where session `index` ends in time.
     fn session_end(&self, index: usize) -> u64 {
         let s = self.report.sessions.get(index);
-        match self.timing {
-            Timing::Log => s
-                .and_then(|s| s.last_time.as_ref())
-                .map_or(self.last, nanos),
-            Timing::Lines { base } => base.saturating_add(
-                s.and_then(|s| s.last_line)
-                    .unwrap_or(0)
-                    .saturating_mul(1_000_000),
-            ),
-        }
+        self.session_time(
+            s.and_then(|s| s.last_time.as_ref()),
+            s.and_then(|s| s.last_line),
+        )
     }
 
+    /// Where session `index` starts in time.
     fn session_start(&self, index: usize) -> u64 {
         let s = self.report.sessions.get(index);
+        self.session_time(
+            s.and_then(|s| s.first_time.as_ref()),
+            s.and_then(|s| s.first_line),
+        )
+    }
+
+    /// The time of a session's first or last line: its timestamp, or the
+    /// line's own time in a log without any.
+    fn session_time(&self, time: Option<&Timestamp>, line: Option<u64>) -> u64 {
         match self.timing {
-            Timing::Log => s
-                .and_then(|s| s.first_time.as_ref())
-                .map_or(self.last, nanos),
-            Timing::Lines { base } => base.saturating_add(
-                s.and_then(|s| s.first_line)
-                    .unwrap_or(0)
-                    .saturating_mul(1_000_000),
-            ),
+            Timing::Log => time.map_or(self.last, nanos),
+            Timing::Lines { base } => line_time(base, line.unwrap_or(0)),
         }
     }
 
@@ -614,9 +602,7 @@ impl<'a> Exporter<'a> {
             self.used[i] = true;
             let time = match (self.timing, &f.time) {
                 (Timing::Log, Some(t)) => nanos(t),
-                (Timing::Lines { base }, _) => {
-                    base.saturating_add(f.line.saturating_mul(1_000_000))
-                }
+                (Timing::Lines { base }, _) => line_time(base, f.line),
                 _ => start,
             };
             events.push(finding_event(f, time));
@@ -706,6 +692,12 @@ pub fn id_text(id: &RequestId) -> String {
         RequestId::Int(n) => n.to_string(),
         RequestId::Str(s) | RequestId::Num(s) => s.to_string(),
     }
+}
+
+/// The time of `line` in a log without timestamps: one millisecond a line
+/// from `base` (Unix nanoseconds).
+fn line_time(base: u64, line: u64) -> u64 {
+    base.saturating_add(line.saturating_mul(1_000_000))
 }
 
 /// Unix nanoseconds of a timestamp (0 before 1970 or past 2262).
