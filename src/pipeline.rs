@@ -285,8 +285,16 @@ impl AheadBatch {
                     )));
                 }
                 let from = self.tape.len();
-                let cut = crate::wire::skim::read_ahead(text, build, &mut self.tape)?;
-                Some(LineRead::Tape(from..self.tape.len(), cut))
+                Some(
+                    match crate::wire::skim::read_ahead(text, build, &mut self.tape) {
+                        Some(cut) => LineRead::Tape(from..self.tape.len(), cut),
+                        // Not one the short-line reader reads: parsed whole here
+                        // too, not left to the checking thread.
+                        None => LineRead::Parsed(Box::new(
+                            crate::wire::skim::parse_cut_as(text, build).ok(),
+                        )),
+                    },
+                )
             });
             self.read.push(read);
         }

@@ -19,6 +19,7 @@
 //! the walk is unsure of (a bad escape, an unterminated string) is left to
 //! serde_json, whose verdict and error message stand.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::ops::Range;
@@ -34,7 +35,9 @@ pub(crate) use fast::Op;
 pub(crate) use fast::{forget_back, give_spare, set_ahead, take_back};
 
 use crate::wire::bound;
-use keep::{BULK_KEYS, EXCISE_MIN_LINE, PICKED, Place, id_value, is_subtree, picking};
+use keep::{
+    BULK_KEYS, EXCISE_MIN_LINE, PICKED, Place, id_value, is_subtree, picking, unescape_head,
+};
 pub use keep::{SKIM_KEEP_CHARS, SKIM_MIN_BYTES};
 
 use crate::wire::lex::{has_lone_surrogate, literal_end, number_end};
@@ -144,7 +147,7 @@ pub(crate) fn may_read_ahead(len: usize) -> bool {
 /// not one the short-line reader reads, which [`parse_cut_as`] then reads
 /// whole.
 pub(crate) fn read_ahead(text: &str, build: Build, tape: &mut Vec<Op>) -> Option<bool> {
-    fast::tokenize(text, build == Build::Checks, tape)
+    fast::tokenize(text, build == Build::Checks, false, tape)
 }
 
 /// [`parse_cut_as`] of `text` with `build`, for a line whose tape
@@ -187,7 +190,7 @@ fn parse_picking(
 ) -> Result<((Frame, bool, Counted), bool), serde_json::Error> {
     // A short message object, read by hand when it can be read exactly as
     // below (see [`fast`]).
-    if let Some((read, cut)) = fast::parse(text, pick && !whole) {
+    if let Some((read, cut)) = fast::parse(text, pick && !whole, whole) {
         return Ok(((classify_read(read), cut, Vec::new()), false));
     }
     parse_visiting(text, whole, cut_arrays, pick)
@@ -481,6 +484,30 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The text of `raw`, a value of the shortened text, as the line has
+    /// it: with the literals [`excise`] took out of it put back (a value
+    /// read from its text as plain JSON, an `id` or a payload member that
+    /// is not a string, holds them whole).
+    fn original_of<'r>(&self, raw: &'r str) -> Cow<'r, str> {
+        let start = (raw.as_ptr() as usize).wrapping_sub(self.base);
+        let first = self.taken.partition_point(|t| t.at < start);
+        let inside = self.taken[first..]
+            .iter()
+            .take_while(|t| t.at < start + raw.len());
+        let mut out = String::new();
+        let mut copied = 0;
+        for t in inside {
+            out.push_str(&raw[copied..t.at - start]);
+            out.push_str(&self.original[t.span.clone()]);
+            copied = t.at - start + 2;
+        }
+        if copied == 0 {
+            return Cow::Borrowed(raw);
+        }
+        out.push_str(&raw[copied..]);
+        Cow::Owned(out)
+    }
+
     /// Whether the `params` of a busy notification on this line may be read
     /// as the members the checks read only ([`Place::Picked`]): not on a
     /// line read whole, nor on one with a lone surrogate escape (refused
@@ -516,7 +543,11 @@ impl Ctx<'_> {
         {
             return Ok(Value::String(body.to_owned()));
         }
-        serde_json::from_str(literal)
+        if std::ptr::eq(literal, raw) {
+            serde_json::from_str(&self.original_of(literal))
+        } else {
+            serde_json::from_str(literal)
+        }
     }
 }
 
@@ -629,7 +660,8 @@ impl<'c> Skim<'c> {
         let root = self.at == Place::Root;
         let value = if (root || self.at == Place::Member) && key == "id" {
             let raw: &'de RawValue = map.next_value()?;
-            let (value, big) = id_value(raw.get()).map_err(de::Error::custom)?;
+            let (value, big) =
+                id_value(&self.ctx.original_of(raw.get())).map_err(de::Error::custom)?;
             if let Some(text) = big {
                 if root {
                     *self.ctx.big_id.borrow_mut() = Some(text);
@@ -1006,54 +1038,6 @@ pub(crate) fn summary_fields(text: &str) -> Option<(Map<String, Value>, Counted)
         Frame::Message(m) => Some((m.into_fields(), counted)),
         _ => None,
     }
-}
-
-/// The first `max` characters of a JSON string literal (quotes included in
-/// `raw`), unescaped. `raw` is known to be valid; a lone surrogate becomes
-/// U+FFFD.
-fn unescape_head(raw: &str, max: usize) -> String {
-    let mut out = String::with_capacity(max + 4);
-    let mut chars = raw[1..].chars();
-    let hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
-        let digits = chars.as_str().get(..4)?;
-        let n = u32::from_str_radix(digits, 16).ok()?;
-        chars.nth(3);
-        Some(n)
-    };
-    for _ in 0..max {
-        let c = match chars.next() {
-            None | Some('"') => break,
-            Some('\\') => match chars.next() {
-                Some('n') => '\n',
-                Some('t') => '\t',
-                Some('r') => '\r',
-                Some('b') => '\u{8}',
-                Some('f') => '\u{c}',
-                Some('u') => {
-                    let high = hex(&mut chars).unwrap_or(0xfffd);
-                    if (0xd800..0xdc00).contains(&high) && chars.as_str().starts_with("\\u") {
-                        let mut ahead = chars.clone();
-                        ahead.nth(1);
-                        match hex(&mut ahead) {
-                            Some(low) if (0xdc00..0xe000).contains(&low) => {
-                                chars = ahead;
-                                char::from_u32(0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00))
-                                    .unwrap_or('\u{fffd}')
-                            }
-                            _ => '\u{fffd}',
-                        }
-                    } else {
-                        char::from_u32(high).unwrap_or('\u{fffd}')
-                    }
-                }
-                Some(other) => other,
-                None => break,
-            },
-            Some(c) => c,
-        };
-        out.push(c);
-    }
-    out
 }
 
 /// What a [`Message`] reads again through this parser: the members of a cut

@@ -18,22 +18,33 @@
 //! go back there once the session is done with them ([`give_spare`]), so
 //! that memory is freed where it was allocated.
 //!
+//! A payload string (`text`, `data`, `blob`) longer than [`SKIM_MIN_BYTES`]
+//! inside `params` or `result` is cut as the skim parser cuts it: its end
+//! found with the bit masks, its escapes checked, its first
+//! [`SKIM_KEEP_CHARS`] characters kept ([`Op::Cut`]); so a tool result of a
+//! few kilobytes of text is read here too, without the skim parser's copy
+//! of the line and serde_json's walk of it.
+//!
 //! It reads only what it is sure to read exactly as the skim parser would,
 //! and gives up (`None`) on anything else, which the skim parser then reads
-//! as before: a line of [`EXCISE_MIN_LINE`] bytes or more, anything but an
-//! object, a string literal or a `structuredContent` or schema subtree
-//! longer than [`SKIM_MIN_BYTES`] (which the skim parser may cut), a long
-//! array, an escaped key, a lone surrogate escape, an integer id beyond 64
-//! bits, a number serde_json refuses, deep nesting, `params` picked for a
-//! `method` that a later `method` member replaces, and any JSON error (so
-//! that serde_json's verdict and words stand).
+//! as before: a line of [`FAST_MAX_LINE`] bytes or more, anything but an
+//! object, a `structuredContent` or schema subtree longer than
+//! [`SKIM_MIN_BYTES`] (which the skim parser stands in for; given up as
+//! soon as it is seen to be longer), a long array, an escaped key, a lone
+//! surrogate escape outside a cut string, an integer id beyond 64 bits, a
+//! number serde_json refuses, deep nesting, `params` picked for a `method`
+//! that a later `method` member replaces, and any JSON error (so that
+//! serde_json's verdict and words stand).
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 
 use serde_json::{Map, Number, Value};
 
-use super::keep::{EXCISE_MIN_LINE, PICKED, Place, SKIM_MIN_BYTES, id_value, is_subtree, picking};
+use super::keep::{
+    BULK_KEYS, FAST_MAX_LINE, PICKED, Place, SKIM_KEEP_CHARS, SKIM_MIN_BYTES, id_value, is_subtree,
+    picking, unescape_head,
+};
 use crate::wire::lex::{escape_end, has_lone_surrogate, hex4, literal_end, number_end, surrogate};
 use crate::wire::message::{ERROR, ID, JSONRPC, Jsonrpc, METHOD, Members, PARAMS, RESULT, Read};
 
@@ -54,6 +65,12 @@ pub(crate) enum Op {
         start: u32,
         end: u32,
         escape: u32,
+    },
+    /// A payload string literal's body `start..end` cut as the skim
+    /// parser cuts it: its first [`SKIM_KEEP_CHARS`] characters.
+    Cut {
+        start: u32,
+        end: u32,
     },
     Num(Number),
     Bool(bool),
@@ -92,23 +109,24 @@ const NO_ESCAPE: u32 = u32::MAX;
 /// exactly as the skim parser reads it (`cut`: something was left out and
 /// the message keeps its line), `None` to leave the line to the skim parser.
 /// `pick`: a busy notification's or a tool call's `params` may be picked.
-pub(super) fn parse(text: &str, pick: bool) -> Option<(Read, bool)> {
+pub(super) fn parse(text: &str, pick: bool, whole: bool) -> Option<(Read, bool)> {
     thread_local! {
         static TAPE: RefCell<Vec<Op>> = const { RefCell::new(Vec::new()) };
     }
     TAPE.with(|tape| {
         let mut tape = tape.borrow_mut();
         tape.clear();
-        let cut = tokenize(text, pick, &mut tape)?;
+        let cut = tokenize(text, pick, whole, &mut tape)?;
         Some((replay(&tape, text)?, cut))
     })
 }
 
 /// The first step of [`parse`]: reads the line and appends what is to be
 /// built of it to `tape`; `Some(cut)` when it is read, `None` (and `tape`
-/// as it was) to leave the line to the skim parser.
-pub(crate) fn tokenize(text: &str, pick: bool, tape: &mut Vec<Op>) -> Option<bool> {
-    if text.len() >= EXCISE_MIN_LINE {
+/// as it was) to leave the line to the skim parser. `whole`: no payload
+/// string may be cut.
+pub(crate) fn tokenize(text: &str, pick: bool, whole: bool, tape: &mut Vec<Op>) -> Option<bool> {
+    if text.len() >= FAST_MAX_LINE {
         return None;
     }
     let from = tape.len();
@@ -117,6 +135,8 @@ pub(crate) fn tokenize(text: &str, pick: bool, tape: &mut Vec<Op>) -> Option<boo
         text,
         pos: 0,
         cut: false,
+        may_cut: !whole,
+        limit: usize::MAX,
         depth: 0,
         tape,
     };
@@ -322,7 +342,7 @@ fn skip(ops: &mut std::slice::Iter<'_, Op>) -> Option<()> {
             }
             (ops.next()? == &Op::End).then_some(())
         }
-        Op::Str { .. } | Op::Num(_) | Op::Bool(_) | Op::Null => Some(()),
+        Op::Str { .. } | Op::Cut { .. } | Op::Num(_) | Op::Bool(_) | Op::Null => Some(()),
         _ => None,
     }
 }
@@ -394,6 +414,10 @@ fn build(ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<Value> {
                 at => unescape(body, at.checked_sub(*start)? as usize)?,
             })
         }
+        Op::Cut { start, end } => {
+            let literal = text.get(*start as usize - 1..*end as usize + 1)?;
+            Value::String(unescape_head(literal, SKIM_KEEP_CHARS))
+        }
         Op::Num(n) => Value::Number(n.clone()),
         Op::Bool(b) => Value::Bool(*b),
         Op::Null => Value::Null,
@@ -427,8 +451,14 @@ struct Reader<'a, 't> {
     b: &'a [u8],
     text: &'a str,
     pos: usize,
-    /// Something was left out (picked, skipped): the message keeps its line.
+    /// Something was left out (picked, skipped, a payload string cut): the
+    /// message keeps its line.
     cut: bool,
+    /// Long payload strings may be cut (the line is not read whole).
+    may_cut: bool,
+    /// Past this position the value being read is a subtree the skim parser
+    /// stands in for (see [`Reader::object`]): the line is left to it.
+    limit: usize,
     depth: usize,
     tape: &'t mut Vec<Op>,
 }
@@ -498,6 +528,9 @@ impl<'a> Reader<'a, '_> {
     /// After a member or an element: `true` for a `,` (another follows),
     /// `false` for the closing `close`.
     fn next(&mut self, close: u8) -> Option<bool> {
+        if self.pos > self.limit {
+            return None;
+        }
         self.space();
         let c = self.peek()?;
         self.pos += 1;
@@ -627,12 +660,13 @@ impl<'a> Reader<'a, '_> {
         Some((start as u32, end as u32))
     }
 
-    /// A string literal, its opening quote next. A lone surrogate escape
+    /// A string literal, its opening quote next, built whole (as the skim
+    /// parser builds any string but a payload). A lone surrogate escape
     /// gives up (serde_json refuses it).
     fn string(&mut self) -> Option<()> {
         let start = self.pos + 1;
         let (end, escape, lone) = literal::<true>(self.b, start)?;
-        if lone || end + 1 - self.pos > SKIM_MIN_BYTES {
+        if lone {
             return None;
         }
         self.pos = end + 1;
@@ -675,6 +709,32 @@ impl<'a> Reader<'a, '_> {
             b'-' | b'0'..=b'9' => self.number(),
             _ => None,
         }
+    }
+
+    /// The value of a payload member ([`BULK_KEYS`]), next, as the skim
+    /// parser reads it: a string literal longer than [`SKIM_MIN_BYTES`]
+    /// inside `params` or `result` (`skim`) is cut (its escapes checked, not
+    /// decoded; a lone surrogate escape in it is no error, as there); any
+    /// other string is built whole; anything else is read as plain JSON,
+    /// nothing cut inside it.
+    fn payload(&mut self, skim: bool) -> Option<()> {
+        if self.peek()? != b'"' {
+            return self.value(Place::Inner, false);
+        }
+        if skim && self.may_cut {
+            let start = self.pos + 1;
+            let end = literal_end(self.b, start)?;
+            if end + 1 - self.pos > SKIM_MIN_BYTES {
+                self.pos = end + 1;
+                self.cut = true;
+                self.tape.push(Op::Cut {
+                    start: start as u32,
+                    end: end as u32,
+                });
+                return Some(());
+            }
+        }
+        self.string()
     }
 
     fn literal(&mut self, word: &[u8], op: Op) -> Option<()> {
@@ -788,11 +848,21 @@ impl<'a> Reader<'a, '_> {
                 end: key.1,
             });
             let start = r.pos;
-            r.value(inner, skim)?;
-            // A subtree the skim parser may stand in for: only a short one
-            // is read here (as the skim parser reads it).
-            if skim && r.pos - start > SKIM_MIN_BYTES && is_subtree(at, r.key_text(key)) {
-                return None;
+            if BULK_KEYS.iter().any(|b| b.as_bytes() == k) {
+                r.payload(skim)?;
+            } else if skim && is_subtree(at, r.key_text(key)) {
+                // A subtree the skim parser may stand in for: only a short
+                // one is read here (as the skim parser reads it); a long one
+                // is given up as soon as it is seen to be long.
+                let outer = r.limit;
+                r.limit = outer.min(start + SKIM_MIN_BYTES);
+                r.value(inner, skim)?;
+                r.limit = outer;
+                if r.pos - start > SKIM_MIN_BYTES {
+                    return None;
+                }
+            } else {
+                r.value(inner, skim)?;
             }
             len += 1;
             Some(())
@@ -1032,7 +1102,7 @@ mod tests {
         (whole, pick): (bool, bool),
         recycle: bool,
     ) -> Option<(String, String)> {
-        let (read, cut) = parse(line, pick && !whole)?;
+        let (read, cut) = parse(line, pick && !whole, whole)?;
         let frame = classify_read(read);
         let fast = format!("{:?}", (&frame, cut));
         if let (Frame::Message(m), true) = (frame, recycle) {
@@ -1082,23 +1152,73 @@ mod tests {
             r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":[1,2]}},"result":{{"text":[],"method":[null]}},"pad":{{{}}}}}"#,
             pad.join(",")
         );
+        // Long strings: a payload inside `params` or `result` cut (escapes,
+        // a pair across the cut, a lone surrogate escape in it, on a short
+        // line and on one the visitors excise from), any other built whole:
+        // outside `params` and `result`, under another key, a payload key
+        // whose value is not a string (nothing cut inside it).
+        let long = "x".repeat(SKIM_MIN_BYTES);
+        let escaped = r#"{\"hits\":[{\"t\":\"caf\u00e9 \ud83d\ude00\n\"}],"#.repeat(20);
+        let longs = [
+            format!(r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{long}"}}]}}}}"#),
+            format!(r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{escaped}"}}]}}}}"#),
+            format!(
+                r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{escaped}{escaped}{escaped}{escaped}"}}]}}}}"#
+            ),
+            format!(
+                r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{}\ud83d\ude00{long}"}}]}}}}"#,
+                "y".repeat(63)
+            ),
+            format!(
+                r#"{{"method":"notifications/message","params":{{"level":"info","data":"{long}"}}}}"#
+            ),
+            format!(r#"{{"id":1,"text":"{long}","result":{{}}}}"#),
+            format!(r#"{{"id":1,"result":{{"content":[{{"type":"text","title":"{long}"}}]}}}}"#),
+            format!(r#"{{"id":1,"result":{{"data":{{"text":"{long}","n":[1]}}}}}}"#),
+            format!(r#"{{"id":1,"error":{{"code":1,"message":"m","data":"{long}"}}}}"#),
+            format!(
+                r#"{{"id":1,"result":{{"structuredContent":{{"a":1}},"content":[{{"type":"text","text":"{escaped}"}}]}}}}"#
+            ),
+        ];
         for line in lines
             .iter()
             .copied()
             .chain(pairs.iter().map(String::as_str))
             .chain([counted.as_str()])
+            .chain(longs.iter().map(String::as_str))
         {
             for mode in MODES {
                 let (fast, slow) = both(line, mode).unwrap_or_else(|| panic!("not read: {line}"));
                 assert_eq!(fast, slow, "{line}");
             }
         }
-        // Left to the visitors: what they may cut, or refuse, or read again.
-        let long = "x".repeat(SKIM_MIN_BYTES);
+        // A lone surrogate escape in a payload string: cut, it is read (as
+        // the visitors read it); read whole, it is left to them (serde_json
+        // refuses it).
+        let lone = format!(
+            r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{long}\ud83d{long}"}}],"isError":false}}}}"#
+        );
+        for mode in MODES {
+            match both(&lone, mode) {
+                Some((fast, slow)) => assert_eq!(fast, slow, "{lone}"),
+                None => assert!(mode.0, "not read: {lone}"),
+            }
+        }
+        // Left to the visitors: what they may stand in for, or refuse, or
+        // read again, and a line too long for this reader.
         let rows = r#"{"n":1},"#.repeat(80);
         let left = [
-            format!(r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{long}"}}]}}}}"#),
             format!(r#"{{"id":1,"result":{{"structuredContent":{{"rows":[{rows}{{}}]}}}}}}"#),
+            format!(
+                r#"{{"id":1,"result":{{"structuredContent":{{"rows":[{rows}{{}}]}},"content":[]}}}}"#
+            ),
+            format!(
+                r#"{{"id":1,"result":{{"tools":[{{"name":"a","inputSchema":{{"rows":[{rows}{{}}]}}}}]}}}}"#
+            ),
+            format!(
+                r#"{{"id":1,"result":{{"content":[{{"type":"text","text":"{}"}}]}}}}"#,
+                "x".repeat(FAST_MAX_LINE)
+            ),
             r#"{"id":123456789012345678901234,"result":{}}"#.to_string(),
             r#"{"id":1,"result":{"x":1e400}}"#.to_string(),
             r#"{"method":"notifications/message","params":{"data":"\ud83d"}}"#.to_string(),
@@ -1118,7 +1238,7 @@ mod tests {
             format!("{}1{}", r#"{"a":"#.repeat(70), "}".repeat(70)),
         ];
         for line in &left {
-            assert!(parse(line, true).is_none(), "read: {line}");
+            assert!(parse(line, true, false).is_none(), "read: {line}");
         }
     }
 
@@ -1171,6 +1291,14 @@ mod tests {
                 r#""unterminated"#,
             ])
             .prop_map(str::to_string),
+            // Payload strings long enough to be cut: escapes, a pair across
+            // the cut, a lone surrogate escape, a bad escape.
+            prop::sample::select(vec![
+                format!("\"{}\"", "a\\n\\\"".repeat(120)),
+                format!("\"{}\\ud83d\\ude00{}\"", "b".repeat(63), "c".repeat(600)),
+                format!("\"{}\\ud83d{}\"", "d".repeat(300), "e".repeat(300)),
+                format!("\"{}\\q\"", "f".repeat(600)),
+            ]),
         ];
         if depth == 0 {
             return scalar.boxed();
@@ -1302,7 +1430,8 @@ mod tests {
 
     #[test]
     fn spare_members_stay_the_size_of_the_message_they_hold() {
-        let read = |line: &str| match parse(line, true).map(|(read, _)| classify_read(read)) {
+        let read = |line: &str| match parse(line, true, false).map(|(read, _)| classify_read(read))
+        {
             Some(Frame::Message(m)) => m,
             other => panic!("not read: {other:?}"),
         };

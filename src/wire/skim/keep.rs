@@ -29,6 +29,10 @@ pub const SKIM_MIN_BYTES: usize = 512;
 pub const SKIM_KEEP_CHARS: usize = 64;
 /// Lines shorter than this are parsed as they are (nothing worth taking out).
 pub(crate) const EXCISE_MIN_LINE: usize = 4 * SKIM_MIN_BYTES;
+/// Lines shorter than this may be read by the short-line reader (`fast.rs`),
+/// which cuts payload strings as the skim parser does; a longer line is
+/// most likely a large subtree, which the skim parser stands in for.
+pub(crate) const FAST_MAX_LINE: usize = 64 * 1024;
 
 /// The value of a message's `id` member, given as written: an integer of
 /// up to 18 digits is read directly; one beyond 64 bits stands as the
@@ -101,4 +105,52 @@ pub(crate) fn is_subtree(at: Place, key: &str) -> bool {
         Place::Tool => matches!(key, "inputSchema" | "outputSchema"),
         _ => false,
     }
+}
+
+/// The first `max` characters of a JSON string literal (quotes included in
+/// `raw`), unescaped. `raw` is known to be valid; a lone surrogate becomes
+/// U+FFFD.
+pub(crate) fn unescape_head(raw: &str, max: usize) -> String {
+    let mut out = String::with_capacity(max + 4);
+    let mut chars = raw[1..].chars();
+    let hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
+        let digits = chars.as_str().get(..4)?;
+        let n = u32::from_str_radix(digits, 16).ok()?;
+        chars.nth(3);
+        Some(n)
+    };
+    for _ in 0..max {
+        let c = match chars.next() {
+            None | Some('"') => break,
+            Some('\\') => match chars.next() {
+                Some('n') => '\n',
+                Some('t') => '\t',
+                Some('r') => '\r',
+                Some('b') => '\u{8}',
+                Some('f') => '\u{c}',
+                Some('u') => {
+                    let high = hex(&mut chars).unwrap_or(0xfffd);
+                    if (0xd800..0xdc00).contains(&high) && chars.as_str().starts_with("\\u") {
+                        let mut ahead = chars.clone();
+                        ahead.nth(1);
+                        match hex(&mut ahead) {
+                            Some(low) if (0xdc00..0xe000).contains(&low) => {
+                                chars = ahead;
+                                char::from_u32(0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00))
+                                    .unwrap_or('\u{fffd}')
+                            }
+                            _ => '\u{fffd}',
+                        }
+                    } else {
+                        char::from_u32(high).unwrap_or('\u{fffd}')
+                    }
+                }
+                Some(other) => other,
+                None => break,
+            },
+            Some(c) => c,
+        };
+        out.push(c);
+    }
+    out
 }
