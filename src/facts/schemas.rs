@@ -62,7 +62,7 @@ pub const BUDGET_PERCENT: u64 = 4;
 /// What a byte of a listing read for its schemas' texts costs.
 pub const LIST_WEIGHT: u64 = 2;
 /// What a byte of a message read again whole and validated costs.
-pub const VALIDATE_WEIGHT: u64 = 10;
+pub const VALIDATE_WEIGHT: u64 = 20;
 /// What a byte of a schema's text compiled (or linted) costs.
 pub const COMPILE_WEIGHT: u64 = 20;
 /// The fixed cost of each piece of work.
