@@ -280,25 +280,36 @@ struct JudgeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
     slow: f64,
 
-    /// Check tool calls against the schemas the server listed, and every message against the official JSON Schema
+    /// Check every message against the official JSON Schema, and every tool call against its listed schema
     ///
-    /// Each `tools/call`'s arguments are validated against the `inputSchema`
-    /// of the tool's latest `tools/list` entry (arguments-violate-input-schema),
-    /// a successful result's `structuredContent` against its `outputSchema`
-    /// (structured-content-mismatch); calls of tools the latest complete
-    /// listing lacks (unlisted-tool-called) and listed schemas that clients
-    /// handle inconsistently (unportable-tool-schema) are noted. Every
-    /// request and notification is validated against its method's definition
-    /// in the schema the specification publishes for the session's revision
-    /// (shipped inside mcpdbg), each result against the definition of the
-    /// request it answers, each error response against JSONRPCError, with the
-    /// JSON Pointer of each violation (schema-violation). Bounded: at most
-    /// 1024 tools per session; a listed schema over 4096 JSON values or 32
-    /// levels deep, or a value over 16384, is not checked; a message over
-    /// 65536 JSON values is not checked against the official schema; at most
-    /// 100 such messages are reported per session.
+    /// Every request and notification is validated against its method's
+    /// definition in the schema the specification publishes for the
+    /// session's revision (shipped inside mcpdbg), each result against the
+    /// definition of the request it answers, each error response against
+    /// JSONRPCError, with the JSON Pointer of each violation
+    /// (schema-violation). It also lifts the tool-schema checks' work
+    /// budget: every `tools/call` is validated however large the log.
+    /// Bounded: a message over 65536 JSON values is not checked against the
+    /// official schema; at most 100 such messages are reported per session.
     #[arg(long)]
     schema_check: bool,
+
+    /// Do not check tool calls against the schemas the server listed
+    ///
+    /// By default each `tools/call`'s arguments are validated against the
+    /// `inputSchema` of the tool's latest `tools/list` entry
+    /// (arguments-violate-input-schema), a successful result's
+    /// `structuredContent` against its `outputSchema`
+    /// (structured-content-mismatch); calls of tools the latest complete
+    /// listing lacks (unlisted-tool-called) and listed schemas that clients
+    /// handle inconsistently (unportable-tool-schema) are noted. Bounded: at
+    /// most 1024 tools per session; a listed schema over 4096 JSON values or
+    /// 32 levels deep, or a value over 16384, is not checked; past a work
+    /// budget (2 MiB plus a share of the bytes read) further calls are
+    /// counted, not checked, and a note says so (`--schema-check` checks
+    /// them all). Example: `mcpdbg check --no-tool-schemas session.log`.
+    #[arg(long)]
+    no_tool_schemas: bool,
 
     #[command(flatten)]
     assert: AssertArgs,
@@ -310,6 +321,8 @@ impl JudgeArgs {
             revision: self.revision,
             slow_seconds: self.slow,
             schema_check: self.schema_check,
+            tool_schemas: !self.no_tool_schemas,
+            work: Default::default(),
             target_revision: self.target_revision,
             assertions: self.assert.assertions(),
         }
@@ -1369,6 +1382,7 @@ impl OutputArgs {
             sarif_base: self.sarif_base.clone(),
             baseline: false,
             schema_check: false,
+            tool_schemas: true,
             assertions: Vec::new(),
             width: self.width.map(usize::from),
             file: None,
@@ -1501,6 +1515,7 @@ impl CheckArgs {
             },
             output: Output {
                 schema_check: self.judge.schema_check,
+                tool_schemas: !self.judge.no_tool_schemas,
                 assertions: self.judge.assert.assertions().rules(),
                 file: self.report.output,
                 exports: self.report.exports.exports(),
@@ -1852,6 +1867,7 @@ impl ProbeArgs {
             file: self.report.output,
             exports: self.report.exports.exports(),
             schema_check: self.judge.schema_check,
+            tool_schemas: !self.judge.no_tool_schemas,
             assertions: self.judge.assert.assertions().rules(),
             ..self.output.output()
         };

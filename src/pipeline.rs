@@ -675,7 +675,14 @@ pub struct Checker {
 impl Checker {
     pub fn new(options: &Options) -> Checker {
         Checker {
-            options: options.clone(),
+            // The tool-schema checks' cache and budget: one per file.
+            options: Options {
+                session: Config {
+                    work: Default::default(),
+                    ..options.session.clone()
+                },
+                ..options.clone()
+            },
             lanes: IndexMap::new(),
             lanes_opened: 0,
             sessions: Vec::new(),
@@ -804,6 +811,12 @@ impl Checker {
             self.findings.set_session(lane.index);
             self.sessions[lane.index] = Some(lane.session.finish(&mut self.findings));
         }
+        self.findings.set_session(0);
+        let tool_schemas = crate::rules::tools::file_note(
+            self.options.session.tool_schemas,
+            &self.options.session.work,
+            &mut self.findings,
+        );
         let mut sessions: Vec<Summary> = self.sessions.into_iter().flatten().collect();
         if let Some(redactor) = &mut self.redactor {
             sessions.iter_mut().for_each(|s| redactor.summary(s));
@@ -836,6 +849,7 @@ impl Checker {
             message: None,
             read: Default::default(),
             tool_cost: None,
+            tool_schemas,
         };
         (report, self.redactor)
     }

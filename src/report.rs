@@ -30,6 +30,9 @@ pub struct FileReport {
     /// `probe`: what the server's tools cost a model's context
     /// (`crate::cost`); `None` for the other commands.
     pub tool_cost: Option<ToolCosts>,
+    /// What the tool-schema checks left undone past their work budget
+    /// (`None`: nothing).
+    pub tool_schemas: Option<crate::facts::schemas::Undone>,
 }
 
 /// How much of an input was read and how long its check took (the JSON

@@ -66,6 +66,9 @@ pub struct Output {
     /// `check --schema-check` ran: its rules are in effect, so JUnit lists
     /// them as test cases.
     pub schema_check: bool,
+    /// The tool-schema checks ran (not `--no-tool-schemas`): JUnit lists
+    /// their rules as test cases.
+    pub tool_schemas: bool,
     /// The assertion rules whose assertion was given: in effect, so JUnit
     /// lists them as test cases.
     pub assertions: Vec<Rule>,
@@ -93,6 +96,7 @@ impl Default for Output {
             sarif_base: None,
             baseline: false,
             schema_check: false,
+            tool_schemas: true,
             assertions: Vec::new(),
             width: None,
             file: None,
@@ -199,6 +203,7 @@ pub fn ci_options(output: &Output, filter: &Filter) -> CiOptions {
         base: output.sarif_base.clone(),
         baseline: output.baseline,
         schema_check: output.schema_check,
+        tool_schemas: output.tool_schemas,
         assertions: output.assertions.clone(),
     }
 }

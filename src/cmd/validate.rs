@@ -104,6 +104,7 @@ pub fn validate(name: &str, input: &[u8], options: &ValidateOptions) -> FileRepo
             elapsed: Default::default(),
         },
         tool_cost: None,
+        tool_schemas: None,
     }
 }
 

@@ -87,7 +87,9 @@ pub(crate) struct Facts {
     pub(crate) mid_session: bool,
     /// The log holds the host's calls, not the wire (no notifications).
     pub(crate) no_handshake: bool,
-    /// `--schema-check`.
+    /// The tool-schema checks run (on unless `--no-tool-schemas`).
+    pub(crate) tool_schemas: bool,
+    /// `--schema-check`: the tool-schema checks have no work budget.
     pub(crate) schema_check: bool,
     /// A recorder's `start` event came before the first message.
     pub(crate) known_start: bool,
@@ -131,7 +133,7 @@ pub(crate) struct Open {
     pub(crate) counts: Counts,
     /// A list request that carried a `cursor` (a later page).
     pub(crate) paged: bool,
-    /// `--schema-check` found its `tools/call` arguments breaking the
+    /// The tool-schema check found its `tools/call` arguments breaking the
     /// listed `inputSchema`.
     pub(crate) bad_arguments: bool,
     /// Its id was already in use when it was sent (`id-reuse`).

@@ -1,21 +1,37 @@
-//! `--schema-check`: the tools a server listed, with their `inputSchema`
-//! and `outputSchema` compiled once per listing, to judge `tools/call`
-//! arguments and structured results against them.
+//! The tool-schema checks (on unless `--no-tool-schemas`): the tools a
+//! server listed, with their `inputSchema` and `outputSchema`, to judge
+//! `tools/call` arguments and structured results against them.
+//!
+//! Cheap first: a listing is read for its schemas' JSON texts only (no
+//! tree is built), a schema is compiled at its tool's first call, compiled
+//! validators and lints are kept by a hash of the schema's text and shared
+//! by every listing and session of the file ([`Shared`]), and a value is
+//! asked whether it is valid before its errors are collected. Then
+//! bounded: the work is charged to a budget ([`Work::afford`]) of
+//! [`BUDGET_BASE`] plus [`BUDGET_PERCENT`]% of the bytes read; what is past
+//! it is counted, not done, and said once per file (`tool-schemas-unchecked`);
+//! `--schema-check` lifts the budget.
 //!
 //! Every table and every piece of work is bounded: at most [`MAX_TOOLS`]
 //! tools are kept (the rest of a listing is not checked), a schema larger
 //! than [`MAX_SCHEMA_NODES`] JSON values or nested deeper than
 //! [`MAX_DEPTH`] is not compiled, a value larger than [`MAX_VALUE_NODES`] is
-//! not validated, and a finding quotes at most [`MAX_ERRORS`] violations.
-//! Patterns are compiled with the `regex` engine (linear time, size-limited)
-//! and `$ref`s outside the schema are not fetched (such a schema is not
-//! compiled), so a hostile schema costs at most its bounded size.
+//! not validated, a finding quotes at most [`MAX_ERRORS`] violations and
+//! the caches hold at most [`MAX_CACHED`] schemas. Patterns are compiled
+//! with the `regex` engine (linear time, size-limited) and `$ref`s outside
+//! the schema are not fetched (such a schema is not compiled), so a hostile
+//! schema costs at most its bounded size.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::borrow::Cow;
+use std::fmt;
+use std::hash::BuildHasher;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use jsonschema::{PatternOptions, Validator};
+use serde_core::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Tools kept per session (a session may list thousands).
 pub const MAX_TOOLS: usize = 1024;
@@ -32,19 +48,67 @@ pub const MAX_VALUE_NODES: usize = 16384;
 pub const MAX_ERRORS: usize = 3;
 /// The compiled size limit of one pattern (bytes).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// Compiled schemas (and linted ones) kept per file; past it the cache
+/// starts afresh.
+pub const MAX_CACHED: usize = 512;
+
+/// The work budget: what a file may spend without `--schema-check`, in
+/// units of about a byte of `check`'s own reading: this much, plus
+/// [`BUDGET_PERCENT`]% of the bytes read so far. Calibrated on the bench
+/// shapes (docs/performance.md, Schema check) to keep every shape within
+/// 15% of `check --no-tool-schemas`.
+pub const BUDGET_BASE: u64 = 2 << 20;
+pub const BUDGET_PERCENT: u64 = 4;
+/// What a byte of a listing read for its schemas' texts costs.
+pub const LIST_WEIGHT: u64 = 2;
+/// What a byte of a message read again whole and validated costs.
+pub const VALIDATE_WEIGHT: u64 = 20;
+/// What a byte of a schema's text compiled (or linted) costs.
+pub const COMPILE_WEIGHT: u64 = 20;
+/// The fixed cost of each piece of work.
+pub const PER_MESSAGE: u64 = 1024;
+/// The bytes a message counts for when its line was not kept (a short one).
+pub const SHORT_LINE: u64 = 160;
+
+/// A listed schema: its text until its tool's first call, then compiled.
+#[derive(Clone)]
+enum Schema {
+    /// The listing was over the work budget: not read.
+    Unread,
+    Text {
+        hash: u64,
+        text: Arc<str>,
+    },
+    /// Compiled (`None`: it could not be, so nothing is judged by it).
+    Compiled(Option<Arc<Validator>>),
+}
 
 struct Tool {
     /// The line of the `tools/list` result that declared it.
     line: u64,
     /// The listing (see [`Tools::generation`]) it was last in.
     seen: u64,
-    /// A fingerprint of its two schemas: a listing that repeats them keeps
-    /// what was compiled (hosts list the tools again and again).
+    /// A hash of its two schemas' texts (0: not read): a listing that
+    /// repeats them keeps what was compiled (hosts list the tools again and
+    /// again).
     print: u64,
-    input: Option<Validator>,
-    output: Option<Validator>,
-    /// It declared an `outputSchema` (compiled or not).
-    declares_output: bool,
+    input: Option<Schema>,
+    output: Option<Schema>,
+}
+
+/// One tool of a listing as read for the checks: its name and its schemas'
+/// JSON texts.
+pub struct Listed<'a> {
+    pub name: Cow<'a, str>,
+    pub input: Option<Cow<'a, str>>,
+    pub output: Option<Cow<'a, str>>,
+}
+
+/// A `tools/list` result page as read for the checks.
+#[derive(Default)]
+pub struct Page<'a> {
+    pub tools: Option<Vec<Listed<'a>>>,
+    pub next: bool,
 }
 
 /// The tools listed so far in one session.
@@ -61,7 +125,7 @@ pub struct Tools {
     stale: bool,
     /// Tools not kept because of [`MAX_TOOLS`].
     pub dropped: u64,
-    /// Tool entries whose schemas were compiled.
+    /// Tool entries whose schemas were taken anew.
     compiled: u64,
     /// The listing being read: counted up at each first page.
     generation: u64,
@@ -77,6 +141,148 @@ pub struct Tools {
     removed: HashMap<Box<str>, (u64, u64)>,
 }
 
+/// What the tool-schema checks of one file share: the compiled schemas and
+/// lints by their text's hash, and the work budget.
+#[derive(Default)]
+pub struct Work {
+    compiled: HashMap<u64, (Arc<str>, Option<Arc<Validator>>)>,
+    linted: Linted,
+    /// `--schema-check`: no budget.
+    pub unlimited: bool,
+    /// Bytes read so far (what the allowance grows with) and units spent.
+    read: u64,
+    spent: u64,
+    /// Calls and results validated, and those past the budget.
+    pub checked: u64,
+    pub skipped: u64,
+    /// Listings past the budget (not read: calls of their tools are not
+    /// validated).
+    pub unread: u64,
+    /// The first line whose check was skipped.
+    pub first_skipped: Option<u64>,
+    /// With the checks off: the first listing that had schemas.
+    pub listed_unchecked: Option<u64>,
+}
+
+/// Lints by (text hash, an input schema, the dialect named), with the text.
+type Linted = HashMap<(u64, bool, bool), (Arc<str>, Arc<[String]>)>;
+
+/// [`Work`], shared by the sessions of one file (and cloned with the
+/// session's configuration).
+#[derive(Clone, Default)]
+pub struct Shared(Arc<Mutex<Work>>);
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Shared")
+    }
+}
+
+impl Shared {
+    pub fn lock(&self) -> MutexGuard<'_, Work> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What the tool-schema checks of a file left undone (the note's and the
+/// JSON's `tool_schemas`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Undone {
+    pub checked: u64,
+    pub skipped: u64,
+    pub unread: u64,
+    pub first_line: u64,
+}
+
+impl Work {
+    /// `bytes` more of the file were read.
+    pub fn read(&mut self, bytes: u64) {
+        self.read += bytes;
+    }
+
+    /// Whether work costing `cost` fits the budget (charged when it does).
+    pub fn afford(&mut self, cost: u64) -> bool {
+        if self.unlimited {
+            return true;
+        }
+        let allowance = BUDGET_BASE + self.read / 100 * BUDGET_PERCENT;
+        if self.spent + cost > allowance {
+            return false;
+        }
+        self.spent += cost;
+        true
+    }
+
+    /// Work that is done whatever the budget (a new schema's lint): charged.
+    fn charge(&mut self, cost: u64) {
+        self.spent += cost;
+    }
+
+    /// A call or result at `line` not validated: over the budget.
+    pub fn skip(&mut self, line: u64) {
+        self.skipped += 1;
+        self.first_skipped.get_or_insert(line);
+    }
+
+    /// What was left undone, if anything.
+    pub fn undone(&self) -> Option<Undone> {
+        Some(Undone {
+            checked: self.checked,
+            skipped: self.skipped,
+            unread: self.unread,
+            first_line: self.first_skipped?,
+        })
+    }
+
+    /// The compiled schema of `text` (by its `hash`), compiled now if it
+    /// is new and the budget affords it (`Err` when it does not).
+    fn validator(&mut self, hash: u64, text: &Arc<str>) -> Result<Option<Arc<Validator>>, ()> {
+        if let Some((kept, v)) = self.compiled.get(&hash) {
+            if **kept == **text {
+                return Ok(v.clone());
+            }
+        }
+        if !self.afford(PER_MESSAGE + text.len() as u64 * COMPILE_WEIGHT) {
+            return Err(());
+        }
+        let v = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|s| compile(&s))
+            .map(Arc::new);
+        if self.compiled.len() >= MAX_CACHED {
+            self.compiled.clear();
+        }
+        self.compiled.insert(hash, (text.clone(), v.clone()));
+        Ok(v)
+    }
+
+    /// What a schema (an `input` one or not) uses that clients handle
+    /// inconsistently ([`unportable_schema`]), by its text's hash.
+    fn lint(&mut self, hash: u64, text: &str, input: bool, dialect: bool) -> Arc<[String]> {
+        let key = (hash, input, dialect);
+        if let Some((kept, found)) = self.linted.get(&key) {
+            if **kept == *text {
+                return found.clone();
+            }
+        }
+        self.charge(PER_MESSAGE + text.len() as u64 * COMPILE_WEIGHT);
+        let found: Arc<[String]> = match serde_json::from_str::<Value>(text) {
+            Ok(schema) => unportable_schema(input, &schema, dialect).into(),
+            Err(_) => Arc::new([]),
+        };
+        if self.linted.len() >= MAX_CACHED {
+            self.linted.clear();
+        }
+        self.linted.insert(key, (text.into(), found.clone()));
+        found
+    }
+}
+
+/// The hash of a schema's text.
+fn hash_text(text: &str) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x5c4e_3a11).hash_one(text)
+}
+
 /// What a listing's new schemas use that clients handle inconsistently.
 #[derive(Default, Debug)]
 pub struct Lints {
@@ -88,7 +294,7 @@ pub struct Lints {
 
 /// Whether a called tool is among the tools the session shows.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Listed {
+pub enum Called {
     /// Listed (or nothing to judge by: no complete listing yet, a
     /// `list_changed` not yet followed by one, a listing over the bound).
     Yes,
@@ -132,47 +338,6 @@ fn within(v: &Value, limit: usize, depth: usize) -> Option<usize> {
     Some(count)
 }
 
-/// A 64-bit fingerprint of a JSON value (bounded by the caller's size check).
-fn fingerprint(v: &Value, h: &mut impl Hasher) {
-    match v {
-        Value::Null => h.write_u8(0),
-        Value::Bool(b) => h.write_u8(1 + u8::from(*b)),
-        Value::Number(n) => {
-            h.write_u8(3);
-            n.to_string().hash(h);
-        }
-        Value::String(s) => {
-            h.write_u8(4);
-            s.hash(h);
-        }
-        Value::Array(a) => {
-            h.write_u8(5);
-            h.write_usize(a.len());
-            a.iter().for_each(|x| fingerprint(x, h));
-        }
-        Value::Object(o) => {
-            h.write_u8(6);
-            h.write_usize(o.len());
-            for (k, x) in o {
-                k.hash(h);
-                fingerprint(x, h);
-            }
-        }
-    }
-}
-
-fn print_of(tool: &Value) -> u64 {
-    let mut h = foldhash::fast::FixedState::with_seed(0x5c4e_3a11).build_hasher();
-    for key in ["inputSchema", "outputSchema"] {
-        match tool.get(key) {
-            Some(v) if within(v, MAX_SCHEMA_NODES, MAX_DEPTH).is_some() => fingerprint(v, &mut h),
-            Some(_) => h.write_u8(7),
-            None => h.write_u8(8),
-        }
-    }
-    h.finish()
-}
-
 /// How many schema values a validation may visit, its local `$ref`s
 /// followed: a chain of `anyOf`s that each name the next twice doubles it
 /// at every link (22 links took 21 s and 7 GB to validate one call). A
@@ -182,8 +347,8 @@ fn expanded(root: &Value, limit: u64) -> u64 {
     fn walk(
         v: &Value,
         root: &Value,
-        memo: &mut std::collections::HashMap<*const Value, u64>,
-        path: &mut std::collections::HashSet<*const Value>,
+        memo: &mut HashMap<*const Value, u64>,
+        path: &mut HashSet<*const Value>,
         limit: u64,
     ) -> u64 {
         let key: *const Value = v;
@@ -218,13 +383,7 @@ fn expanded(root: &Value, limit: u64) -> u64 {
         memo.insert(key, n);
         n
     }
-    walk(
-        root,
-        root,
-        &mut Default::default(),
-        &mut Default::default(),
-        limit,
-    )
+    walk(root, root, &mut HashMap::new(), &mut HashSet::new(), limit)
 }
 
 fn compile(schema: &Value) -> Option<Validator> {
@@ -261,17 +420,29 @@ fn untyped(p: &Value) -> bool {
 /// compile bounds are not looked at.
 pub fn unportable(tool: &Value, dialect: bool) -> Vec<String> {
     let mut out = Vec::new();
-    let bounded = |key: &str| {
-        tool.get(key)
-            .filter(|s| within(s, MAX_SCHEMA_NODES, MAX_DEPTH).is_some())
-    };
-    if let Some(input) = bounded("inputSchema") {
+    if let Some(input) = tool.get("inputSchema") {
+        out.extend(unportable_schema(true, input, dialect));
+    }
+    if let Some(output) = tool.get("outputSchema") {
+        out.extend(unportable_schema(false, output, dialect));
+    }
+    out
+}
+
+/// [`unportable`] of one schema: the tool's `inputSchema` or not.
+fn unportable_schema(input: bool, schema: &Value, dialect: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if within(schema, MAX_SCHEMA_NODES, MAX_DEPTH).is_none() {
+        return out;
+    }
+    let key = if input { "inputSchema" } else { "outputSchema" };
+    if input {
         for key in ["oneOf", "anyOf", "allOf", "not"] {
-            if input.get(key).is_some() {
+            if schema.get(key).is_some() {
                 out.push(format!("a top-level `{key}` in inputSchema"));
             }
         }
-        if let Some(props) = input.get("properties").and_then(Value::as_object) {
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
             let names: Vec<String> = props
                 .iter()
                 .filter(|(_, p)| untyped(p))
@@ -293,51 +464,46 @@ pub fn unportable(tool: &Value, dialect: bool) -> Vec<String> {
             }
         }
     }
-    for key in ["inputSchema", "outputSchema"] {
-        let Some(schema) = bounded(key) else {
-            continue;
-        };
-        let (mut local, mut external) = (false, None::<String>);
-        let mut stack = vec![schema];
-        while let Some(v) = stack.pop() {
-            match v {
-                Value::Object(o) => {
-                    if let Some(r) = o.get("$ref").and_then(Value::as_str) {
-                        if r.starts_with('#') {
-                            local = true;
-                        } else if external.is_none() {
-                            external = Some(crate::text::excerpt(r));
-                        }
+    let (mut local, mut external) = (false, None::<String>);
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if let Some(r) = o.get("$ref").and_then(Value::as_str) {
+                    if r.starts_with('#') {
+                        local = true;
+                    } else if external.is_none() {
+                        external = Some(crate::text::excerpt(r));
                     }
-                    stack.extend(o.values());
                 }
-                Value::Array(a) => stack.extend(a.iter()),
-                _ => {}
+                stack.extend(o.values());
             }
+            Value::Array(a) => stack.extend(a.iter()),
+            _ => {}
         }
-        // A local `$ref` matters where hosts flatten the schema for a model
-        // (the input); clients validate output with a real validator.
-        if let Some(r) = external {
-            out.push(format!("an external `$ref` ({r}) in {key}"));
-        } else if local && key == "inputSchema" {
-            out.push(format!("`$ref` in {key}"));
-        }
-        if let Some(d) = schema.get("$schema").and_then(Value::as_str) {
-            // 2020-12 is the revision's; draft-07 is the dialect of MCP's
-            // own schemas up to 2025-06-18 and what the official SDKs emit,
-            // which every client in the corpus reads: not flagged.
-            let bare = d.trim_end_matches('#');
-            let named = bare == "https://json-schema.org/draft/2020-12/schema"
-                || bare
-                    .trim_start_matches("https://")
-                    .trim_start_matches("http://")
-                    == "json-schema.org/draft-07/schema";
-            if dialect && !named {
-                out.push(format!(
-                    "`$schema` {} in {key} (the revision names 2020-12)",
-                    crate::text::excerpt(d)
-                ));
-            }
+    }
+    // A local `$ref` matters where hosts flatten the schema for a model
+    // (the input); clients validate output with a real validator.
+    if let Some(r) = external {
+        out.push(format!("an external `$ref` ({r}) in {key}"));
+    } else if local && input {
+        out.push(format!("`$ref` in {key}"));
+    }
+    if let Some(d) = schema.get("$schema").and_then(Value::as_str) {
+        // 2020-12 is the revision's; draft-07 is the dialect of MCP's
+        // own schemas up to 2025-06-18 and what the official SDKs emit,
+        // which every client in the corpus reads: not flagged.
+        let bare = d.trim_end_matches('#');
+        let named = bare == "https://json-schema.org/draft/2020-12/schema"
+            || bare
+                .trim_start_matches("https://")
+                .trim_start_matches("http://")
+                == "json-schema.org/draft-07/schema";
+        if dialect && !named {
+            out.push(format!(
+                "`$schema` {} in {key} (the revision names 2020-12)",
+                crate::text::excerpt(d)
+            ));
         }
     }
     out
@@ -360,6 +526,9 @@ fn path(base: &str, pointer: &str) -> String {
 
 fn violations(validator: &Validator, value: &Value, base: &str, line: u64) -> Option<Violations> {
     within(value, MAX_VALUE_NODES, usize::MAX)?;
+    if validator.is_valid(value) {
+        return None;
+    }
     let (errors, more) = first_errors(validator, value, |pointer| path(base, pointer));
     (!errors.is_empty()).then_some(Violations {
         errors,
@@ -387,46 +556,382 @@ pub(super) fn first_errors(
     (errors, false)
 }
 
+/// A `tools/list` result page read from its message's line: the tools'
+/// names and schemas' texts, nothing built but them (`None`: not JSON, or
+/// not an object with a `result`).
+pub fn read_page(line: &str) -> Option<Page<'_>> {
+    struct Envelope;
+    impl<'de> Visitor<'de> for Envelope {
+        type Value = Option<Page<'de>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a message")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut page = None;
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == "result" {
+                    page = Some(map.next_value_seed(PageSeed)?);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(page)
+        }
+    }
+    struct PageSeed;
+    impl<'de> de::DeserializeSeed<'de> for PageSeed {
+        type Value = Page<'de>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Page<'de>, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for PageSeed {
+        type Value = Page<'de>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a result")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Page<'de>, A::Error> {
+            let mut page = Page::default();
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                match &*key {
+                    "tools" => page.tools = map.next_value_seed(ToolsSeed)?,
+                    "nextCursor" => {
+                        page.next = map
+                            .next_value::<Option<Cow<'de, str>>>()
+                            .ok()
+                            .flatten()
+                            .is_some();
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(page)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Page<'de>, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Page::default())
+        }
+    }
+    struct ToolsSeed;
+    impl<'de> de::DeserializeSeed<'de> for ToolsSeed {
+        type Value = Option<Vec<Listed<'de>>>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for ToolsSeed {
+        type Value = Option<Vec<Listed<'de>>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("tools")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut tools = Vec::new();
+            while let Some(tool) = seq.next_element_seed(ToolSeed)? {
+                tools.extend(tool);
+            }
+            Ok(Some(tools))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    struct ToolSeed;
+    impl<'de> de::DeserializeSeed<'de> for ToolSeed {
+        type Value = Option<Listed<'de>>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for ToolSeed {
+        type Value = Option<Listed<'de>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a tool")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let (mut name, mut input, mut output) = (None, None, None);
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                match &*key {
+                    "name" => {
+                        name = map
+                            .next_value::<Value>()?
+                            .as_str()
+                            .map(|s| Cow::Owned(s.to_owned()))
+                    }
+                    "inputSchema" => {
+                        input = Some(Cow::Borrowed(map.next_value::<&'de RawValue>()?.get()))
+                    }
+                    "outputSchema" => {
+                        output = Some(Cow::Borrowed(map.next_value::<&'de RawValue>()?.get()))
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(name.map(|name| Listed {
+                name,
+                input,
+                output,
+            }))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    let mut d = serde_json::Deserializer::from_str(line);
+    let page = d.deserialize_map(Envelope).ok()?;
+    d.end().ok()?;
+    page
+}
+
+/// A member of a message's `params` or `result` (`outer`), read from its
+/// line with only it built: a `tools/call`'s `arguments`, a result's
+/// `structuredContent` (`None`: the line is not read so; `Some(None)`:
+/// absent).
+pub fn read_member(line: &str, outer: &str, inner: &str) -> Option<Option<Value>> {
+    struct Envelope<'k>(&'k str, &'k str);
+    impl<'de> Visitor<'de> for Envelope<'_> {
+        type Value = Option<&'de RawValue>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a message")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == self.0 {
+                    found = map.next_value_seed(Params(self.1))?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+    }
+    struct Params<'k>(&'k str);
+    impl<'de> de::DeserializeSeed<'de> for Params<'_> {
+        type Value = Option<&'de RawValue>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Params<'_> {
+        type Value = Option<&'de RawValue>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("params")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == self.0 {
+                    found = Some(map.next_value::<&'de RawValue>()?);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+    }
+    let mut d = serde_json::Deserializer::from_str(line);
+    let raw = d.deserialize_map(Envelope(outer, inner)).ok()?;
+    d.end().ok()?;
+    match raw {
+        Some(raw) => serde_json::from_str(raw.get()).ok().map(Some),
+        None => Some(None),
+    }
+}
+
+/// A `tools/list` result page read from its parsed value (a short line,
+/// whose schemas the parser built whole).
+pub fn page_of(result: &Value) -> Page<'static> {
+    let text = |v: &Value| Cow::Owned(serde_json::to_string(v).unwrap_or_default());
+    Page {
+        tools: result.get("tools").and_then(Value::as_array).map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| {
+                    Some(Listed {
+                        name: Cow::Owned(t.get("name")?.as_str()?.to_owned()),
+                        input: t.get("inputSchema").map(text),
+                        output: t.get("outputSchema").map(text),
+                    })
+                })
+                .collect()
+        }),
+        next: result.get("nextCursor").and_then(Value::as_str).is_some(),
+    }
+}
+
+impl Schema {
+    /// The schema compiled (compiled now at its first use): `Err` when it
+    /// was not read or the budget does not afford compiling it.
+    fn ready(&mut self, work: &mut Work) -> Result<Option<Arc<Validator>>, ()> {
+        match self {
+            Schema::Unread => Err(()),
+            Schema::Compiled(v) => Ok(v.clone()),
+            Schema::Text { hash, text } => {
+                let v = work.validator(*hash, text)?;
+                *self = Schema::Compiled(v.clone());
+                Ok(v)
+            }
+        }
+    }
+}
+
 impl Tools {
     /// A server's `notifications/tools/list_changed`.
     pub fn changed(&mut self) {
         self.stale = true;
     }
 
-    /// A `tools/list` result at `line`: a page of the listing being read,
-    /// or the first page of a new one.
-    ///
-    /// Returns the tools whose schemas are new to the session and use
-    /// unportable constructs (at most [`MAX_LINTED`], with the count of the
-    /// rest), judged with `dialect` as in [`unportable`].
-    pub fn listed(&mut self, line: u64, result: &Value, dialect: bool) -> Lints {
-        let mut lints = Lints::default();
-        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
-            return lints;
-        };
+    /// A page begins: the first of a new listing, or the next.
+    fn begin(&mut self) -> u64 {
         if !self.paging {
             self.generation += 1;
             self.overflow = false;
         }
+        self.generation
+    }
+
+    /// A tool named `name` may be kept (within [`MAX_TOOLS`]).
+    fn room(&mut self, name: &str) -> bool {
+        if self.tools.len() >= MAX_TOOLS && !self.tools.contains_key(name) {
+            self.dropped += 1;
+            self.overflow = true;
+            return false;
+        }
+        self.removed.remove(name);
+        true
+    }
+
+    /// A page ends; `next`: it had a `nextCursor`.
+    fn end(&mut self, line: u64, next: bool) {
+        self.paging = next;
+        if self.paging {
+            return;
+        }
+        // The listing is complete: it replaces the one before.
         let generation = self.generation;
+        self.complete = Some((generation, line));
+        self.stale = false;
+        let removed = &mut self.removed;
+        self.tools.retain(|name, tool| {
+            let keep = tool.seen == generation;
+            if !keep && removed.len() < MAX_TOOLS {
+                removed.insert(name.clone(), (tool.line, line));
+            }
+            keep
+        });
+    }
+
+    /// A `tools/list` result at `line` whose schemas were not read (over
+    /// the work budget): its tools' names (and whether each declares an
+    /// input and an output schema), from `result` as parsed.
+    pub fn unread(&mut self, line: u64, result: &Value) {
+        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
+        let generation = self.begin();
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            if self.tools.len() >= MAX_TOOLS && !self.tools.contains_key(name) {
-                self.dropped += 1;
-                self.overflow = true;
+            if !self.room(name) {
                 continue;
             }
-            self.removed.remove(name);
-            let print = print_of(tool);
+            let schema = |key: &str| tool.get(key).map(|_| Schema::Unread);
+            self.tools.insert(
+                name.into(),
+                Tool {
+                    line,
+                    seen: generation,
+                    print: 0,
+                    input: schema("inputSchema"),
+                    output: schema("outputSchema"),
+                },
+            );
+        }
+        self.end(
+            line,
+            result.get("nextCursor").and_then(Value::as_str).is_some(),
+        );
+    }
+
+    /// A `tools/list` result page at `line`: a page of the listing being
+    /// read, or the first page of a new one.
+    ///
+    /// Returns the tools whose schemas are new to the session and use
+    /// unportable constructs (at most [`MAX_LINTED`], with the count of the
+    /// rest), judged with `dialect` as in [`unportable`].
+    pub fn listed(&mut self, line: u64, page: &Page<'_>, dialect: bool, work: &mut Work) -> Lints {
+        let mut lints = Lints::default();
+        let Some(tools) = &page.tools else {
+            return lints;
+        };
+        let generation = self.begin();
+        for tool in tools {
+            let name = &*tool.name;
+            if !self.room(name) {
+                continue;
+            }
+            let hashes = [&tool.input, &tool.output].map(|t| t.as_deref().map(hash_text));
+            let print = foldhash::fast::FixedState::with_seed(0x7001)
+                .hash_one(hashes)
+                .max(1);
             if let Some(kept) = self.tools.get_mut(name).filter(|t| t.print == print) {
                 kept.line = line;
                 kept.seen = generation;
                 continue;
             }
             self.compiled += 1;
-            let found = unportable(tool, dialect);
+            let mut found = Vec::new();
+            for (input, (text, hash)) in [
+                (true, (&tool.input, hashes[0])),
+                (false, (&tool.output, hashes[1])),
+            ] {
+                if let (Some(text), Some(hash)) = (text, hash) {
+                    found.extend(work.lint(hash, text, input, dialect).iter().cloned());
+                }
+            }
             if !found.is_empty() {
                 if lints.tools.len() < MAX_LINTED {
                     lints.tools.push((crate::text::excerpt(name), found));
@@ -434,35 +939,24 @@ impl Tools {
                     lints.more += 1;
                 }
             }
-            let input = tool.get("inputSchema").and_then(compile);
-            let output_schema = tool.get("outputSchema");
-            let output = output_schema.and_then(compile);
+            let schema = |text: &Option<Cow<'_, str>>, hash: Option<u64>| {
+                Some(Schema::Text {
+                    hash: hash?,
+                    text: text.as_deref()?.into(),
+                })
+            };
             self.tools.insert(
                 name.into(),
                 Tool {
                     line,
                     seen: generation,
                     print,
-                    input,
-                    output,
-                    declares_output: output_schema.is_some(),
+                    input: schema(&tool.input, hashes[0]),
+                    output: schema(&tool.output, hashes[1]),
                 },
             );
         }
-        self.paging = result.get("nextCursor").and_then(Value::as_str).is_some();
-        if !self.paging {
-            // The listing is complete: it replaces the one before.
-            self.complete = Some((generation, line));
-            self.stale = false;
-            let removed = &mut self.removed;
-            self.tools.retain(|name, tool| {
-                let keep = tool.seen == generation;
-                if !keep && removed.len() < MAX_TOOLS {
-                    removed.insert(name.clone(), (tool.line, line));
-                }
-                keep
-            });
-        }
+        self.end(line, page.next);
         lints
     }
 
@@ -473,56 +967,100 @@ impl Tools {
     }
 
     /// Whether a called tool was listed.
-    pub fn called(&self, name: &str) -> Listed {
+    pub fn called(&self, name: &str) -> Called {
         let Some((_, listing)) = self.complete else {
-            return Listed::Yes;
+            return Called::Yes;
         };
         if self.stale || self.overflow || self.current(name).is_some() {
-            return Listed::Yes;
+            return Called::Yes;
         }
         match self.removed.get(name) {
-            Some(&(listed, _)) => Listed::Removed { listed, listing },
-            None => Listed::Never { listing },
+            Some(&(listed, _)) => Called::Removed { listed, listing },
+            None => Called::Never { listing },
         }
     }
 
-    /// The violations of a `tools/call`'s arguments (`None`: conforming, or
-    /// nothing to judge them by). Absent arguments are an empty object.
-    pub fn arguments(&self, name: &str, arguments: Option<&Value>) -> Option<Violations> {
-        let tool = self.current(name)?;
-        let validator = tool.input.as_ref()?;
-        let empty = Value::Object(Default::default());
-        violations(
-            validator,
-            arguments.unwrap_or(&empty),
-            "arguments",
-            tool.line,
-        )
+    /// Whether the tool listed as `name` declares an `inputSchema`: its
+    /// calls have something to be judged by.
+    pub fn declares_input(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|t| t.input.is_some())
+    }
+
+    /// The violations of a `tools/call`'s arguments at `line` (`None`:
+    /// conforming, nothing to judge them by, or over the budget: then
+    /// counted in `work`). `cost`: what reading them costs; `arguments`
+    /// reads them (`Ok(None)`: absent, an empty object).
+    pub fn arguments(
+        &mut self,
+        name: &str,
+        line: u64,
+        cost: u64,
+        work: &mut Work,
+        arguments: impl FnOnce() -> Option<Value>,
+    ) -> Option<Violations> {
+        let tool = self.tools.get_mut(name)?;
+        let listed_at = tool.line;
+        let schema = tool.input.as_mut()?;
+        let validator = match schema.ready(work) {
+            Ok(v) => v?,
+            Err(()) => {
+                work.skip(line);
+                return None;
+            }
+        };
+        if !work.afford(cost) {
+            work.skip(line);
+            return None;
+        }
+        work.checked += 1;
+        let value = arguments().unwrap_or_else(|| Value::Object(Default::default()));
+        violations(&validator, &value, "arguments", listed_at)
     }
 
     /// Whether the tool listed as `name` declares an `outputSchema`.
     pub fn declares_output(&self, name: &str) -> bool {
-        self.tools.get(name).is_some_and(|t| t.declares_output)
+        self.tools.get(name).is_some_and(|t| t.output.is_some())
     }
 
-    /// A successful `tools/call` result, against the tool's `outputSchema`.
-    pub fn output(&self, name: &str, result: &Value) -> Output {
-        let Some(tool) = self.current(name) else {
+    /// A successful `tools/call` result at `line`, against the tool's
+    /// `outputSchema`. `structured`: whether it has `structuredContent`;
+    /// `cost` and `read`: what reading it whole costs, and the reading.
+    pub fn output(
+        &mut self,
+        name: &str,
+        line: u64,
+        structured: bool,
+        cost: u64,
+        work: &mut Work,
+        read: impl FnOnce() -> Option<Value>,
+    ) -> Output {
+        let Some(tool) = self.tools.get_mut(name) else {
             return Output::Conforms;
         };
-        if !tool.declares_output {
+        let listed_at = tool.line;
+        let Some(schema) = tool.output.as_mut() else {
+            return Output::Conforms;
+        };
+        if !structured {
+            return Output::Missing { listed_at };
+        }
+        let validator = match schema.ready(work) {
+            Ok(Some(v)) => v,
+            Ok(None) => return Output::Conforms,
+            Err(()) => {
+                work.skip(line);
+                return Output::Conforms;
+            }
+        };
+        if !work.afford(cost) {
+            work.skip(line);
             return Output::Conforms;
         }
-        let Some(structured) = result.get("structuredContent") else {
-            return Output::Missing {
-                listed_at: tool.line,
-            };
+        work.checked += 1;
+        let Some(value) = read() else {
+            return Output::Conforms;
         };
-        match tool
-            .output
-            .as_ref()
-            .and_then(|v| violations(v, structured, "structuredContent", tool.line))
-        {
+        match violations(&validator, &value, "structuredContent", listed_at) {
             Some(v) => Output::Violates(v),
             None => Output::Conforms,
         }
@@ -533,6 +1071,28 @@ impl Tools {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The checks as the tool family calls them, with a budget of its own.
+    trait Check {
+        fn list(&mut self, line: u64, result: &Value, dialect: bool) -> Lints;
+        fn args(&mut self, name: &str, arguments: Option<&Value>) -> Option<Violations>;
+        fn out(&mut self, name: &str, result: &Value) -> Output;
+    }
+
+    impl Check for Tools {
+        fn list(&mut self, line: u64, result: &Value, dialect: bool) -> Lints {
+            self.listed(line, &page_of(result), dialect, &mut Work::default())
+        }
+        fn args(&mut self, name: &str, arguments: Option<&Value>) -> Option<Violations> {
+            self.arguments(name, 1, 0, &mut Work::default(), || arguments.cloned())
+        }
+        fn out(&mut self, name: &str, result: &Value) -> Output {
+            let structured = result.get("structuredContent").is_some();
+            self.output(name, 1, structured, 0, &mut Work::default(), || {
+                result.get("structuredContent").cloned()
+            })
+        }
+    }
 
     /// A chain of `anyOf`s each naming the next twice expands to 2^N
     /// values: not compiled (its validation took 21 s and 7 GB at N = 22),
@@ -568,18 +1128,16 @@ mod tests {
 
     fn listed(tools: Value) -> Tools {
         let mut t = Tools::default();
-        t.listed(6, &json!({ "tools": tools }), true);
+        t.list(6, &json!({ "tools": tools }), true);
         t
     }
 
     #[test]
     fn arguments_are_judged_with_their_paths() {
-        let t = listed(json!([{"name": "add", "inputSchema": {"type": "object",
+        let mut t = listed(json!([{"name": "add", "inputSchema": {"type": "object",
             "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
             "required": ["a", "b"]}}]));
-        let v = t
-            .arguments("add", Some(&json!({"a": "two"})))
-            .expect("violates");
+        let v = t.args("add", Some(&json!({"a": "two"}))).expect("violates");
         assert_eq!(v.listed_at, 6);
         assert_eq!(v.errors.len(), 2, "{:?}", v.errors);
         assert!(v.errors.iter().any(|e| e.starts_with("arguments.a: ")));
@@ -588,27 +1146,27 @@ mod tests {
                 .iter()
                 .any(|e| e.starts_with("arguments: ") && e.contains("\"b\""))
         );
-        assert!(t.arguments("add", Some(&json!({"a": 1, "b": 2}))).is_none());
-        assert!(t.arguments("unlisted", Some(&json!({}))).is_none());
+        assert!(t.args("add", Some(&json!({"a": 1, "b": 2}))).is_none());
+        assert!(t.args("unlisted", Some(&json!({}))).is_none());
     }
 
     #[test]
     fn output_is_missing_or_violating() {
-        let t = listed(json!([{"name": "n", "inputSchema": {"type": "object"},
+        let mut t = listed(json!([{"name": "n", "inputSchema": {"type": "object"},
             "outputSchema": {"type": "object", "required": ["count"]}}]));
         assert!(matches!(
-            t.output("n", &json!({"content": []})),
+            t.out("n", &json!({"content": []})),
             Output::Missing { listed_at: 6 }
         ));
         assert!(matches!(
-            t.output(
+            t.out(
                 "n",
                 &json!({"content": [], "structuredContent": {"total": "12"}})
             ),
             Output::Violates(_)
         ));
         assert!(matches!(
-            t.output(
+            t.out(
                 "n",
                 &json!({"content": [], "structuredContent": {"count": 1}})
             ),
@@ -629,34 +1187,29 @@ mod tests {
         for _ in 0..MAX_DEPTH {
             deep = json!({"type": "object", "properties": {"x": deep}});
         }
-        let t = listed(json!([{"name": "deep", "inputSchema": deep}]));
-        assert!(t.arguments("deep", Some(&json!(1))).is_none());
+        let mut t = listed(json!([{"name": "deep", "inputSchema": deep}]));
+        assert!(t.args("deep", Some(&json!(1))).is_none());
         // A recursive $ref compiles and terminates on a finite value.
-        let t = listed(
+        let mut t = listed(
             json!([{"name": "r", "inputSchema": {"$defs": {"n": {"type": "object",
             "properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}}]),
         );
-        assert!(
-            t.arguments("r", Some(&json!({"next": {"next": 3}})))
-                .is_some()
-        );
+        assert!(t.args("r", Some(&json!({"next": {"next": 3}}))).is_some());
         // A `$ref` outside the schema is not fetched: the schema is not compiled.
-        let t = listed(json!([{"name": "x", "inputSchema": {"type": "object",
+        let mut t = listed(json!([{"name": "x", "inputSchema": {"type": "object",
             "properties": {"a": {"$ref": "https://example.com/s.json"}}, "required": ["b"]}}]));
-        assert!(t.arguments("x", Some(&json!({"a": 1}))).is_none());
+        assert!(t.args("x", Some(&json!({"a": 1}))).is_none());
         // A pattern that backtracks exponentially elsewhere runs in linear time.
-        let t = listed(json!([{"name": "p", "inputSchema": {"type": "object",
+        let mut t = listed(json!([{"name": "p", "inputSchema": {"type": "object",
             "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}}]));
         let s = format!("{}b", "a".repeat(5000));
-        assert!(t.arguments("p", Some(&json!({"s": s}))).is_some());
+        assert!(t.args("p", Some(&json!({"s": s}))).is_some());
         // Violations are capped.
-        let t = listed(json!([{"name": "m", "inputSchema": {"type": "object",
+        let mut t = listed(json!([{"name": "m", "inputSchema": {"type": "object",
             "additionalProperties": {"type": "integer"}}}]));
         let args: serde_json::Map<String, Value> =
             (0..10).map(|i| (format!("k{i}"), json!("s"))).collect();
-        let v = t
-            .arguments("m", Some(&Value::Object(args)))
-            .expect("violates");
+        let v = t.args("m", Some(&Value::Object(args))).expect("violates");
         assert_eq!(v.errors.len(), MAX_ERRORS);
         assert!(v.more);
     }
@@ -665,59 +1218,59 @@ mod tests {
     fn a_repeated_listing_keeps_what_was_compiled_and_a_changed_one_does_not() {
         let schema = json!({"type": "object", "required": ["x"]});
         let mut t = listed(json!([{"name": "a", "inputSchema": schema}]));
-        t.listed(
+        t.list(
             9,
             &json!({"tools": [{"name": "a", "inputSchema": schema}]}),
             true,
         );
         assert_eq!(t.compiled, 1);
-        assert_eq!(t.arguments("a", None).expect("violates").listed_at, 9);
-        t.listed(
+        assert_eq!(t.args("a", None).expect("violates").listed_at, 9);
+        t.list(
             12,
             &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
             true,
         );
         assert_eq!(t.compiled, 2);
-        assert!(t.arguments("a", None).is_none(), "the new schema is used");
+        assert!(t.args("a", None).is_none(), "the new schema is used");
     }
 
     #[test]
     fn a_list_after_list_changed_replaces() {
         let mut t =
             listed(json!([{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}]));
-        t.listed(
+        t.list(
             7,
             &json!({"tools": [{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}],
                 "nextCursor": "2"}),
             true,
         );
-        t.listed(
+        t.list(
             8,
             &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
             true,
         );
-        assert!(t.arguments("a", None).is_some(), "pages add up");
-        assert_eq!(t.called("b"), Listed::Yes);
+        assert!(t.args("a", None).is_some(), "pages add up");
+        assert_eq!(t.called("b"), Called::Yes);
         t.changed();
         assert_eq!(
             t.called("zzz"),
-            Listed::Yes,
+            Called::Yes,
             "the current list is not shown"
         );
-        t.listed(
+        t.list(
             9,
             &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
             true,
         );
-        assert!(t.arguments("a", None).is_none(), "a was removed");
+        assert!(t.args("a", None).is_none(), "a was removed");
         assert_eq!(
             t.called("a"),
-            Listed::Removed {
+            Called::Removed {
                 listed: 7,
                 listing: 9
             }
         );
-        assert_eq!(t.called("zzz"), Listed::Never { listing: 9 });
+        assert_eq!(t.called("zzz"), Called::Never { listing: 9 });
     }
 
     #[test]
@@ -762,10 +1315,10 @@ mod tests {
         );
         let mut t = Tools::default();
         let list = json!({"tools": [tool, plain]});
-        let lints = t.listed(3, &list, true);
+        let lints = t.list(3, &list, true);
         assert_eq!(lints.tools.len(), 1);
         assert!(
-            t.listed(5, &list, true).tools.is_empty(),
+            t.list(5, &list, true).tools.is_empty(),
             "a repeated listing is not linted again"
         );
     }
@@ -773,29 +1326,29 @@ mod tests {
     #[test]
     fn a_call_is_judged_only_after_a_complete_listing() {
         let mut t = Tools::default();
-        assert_eq!(t.called("a"), Listed::Yes, "nothing listed yet");
-        t.listed(
+        assert_eq!(t.called("a"), Called::Yes, "nothing listed yet");
+        t.list(
             4,
             &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": "p2"}), true);
-        assert_eq!(t.called("b"), Listed::Yes, "the listing is not complete");
-        t.listed(
+        assert_eq!(t.called("b"), Called::Yes, "the listing is not complete");
+        t.list(
             5,
             &json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
             true,
         );
-        assert_eq!(t.called("a"), Listed::Yes);
-        assert_eq!(t.called("b"), Listed::Yes);
-        assert_eq!(t.called("c"), Listed::Never { listing: 5 });
+        assert_eq!(t.called("a"), Called::Yes);
+        assert_eq!(t.called("b"), Called::Yes);
+        assert_eq!(t.called("c"), Called::Never { listing: 5 });
         // While a new listing is read, the last complete one still holds.
-        t.listed(
+        t.list(
             8,
             &json!({"tools": [{"name": "c", "inputSchema": {"type": "object"}}], "nextCursor": "p2"}), true);
-        assert_eq!(t.called("a"), Listed::Yes);
-        assert_eq!(t.called("c"), Listed::Yes);
-        t.listed(9, &json!({"tools": []}), true);
+        assert_eq!(t.called("a"), Called::Yes);
+        assert_eq!(t.called("c"), Called::Yes);
+        t.list(9, &json!({"tools": []}), true);
         assert_eq!(
             t.called("a"),
-            Listed::Removed {
+            Called::Removed {
                 listed: 4,
                 listing: 9
             }
@@ -804,7 +1357,7 @@ mod tests {
         let many: Vec<Value> = (0..MAX_TOOLS + 1)
             .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}))
             .collect();
-        t.listed(12, &json!({ "tools": many }), true);
-        assert_eq!(t.called("unknown"), Listed::Yes);
+        t.list(12, &json!({ "tools": many }), true);
+        assert_eq!(t.called("unknown"), Called::Yes);
     }
 }

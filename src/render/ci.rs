@@ -25,6 +25,9 @@ pub struct CiOptions {
     /// `check --schema-check` ran: the schema rules apply (JUnit lists them
     /// as test cases only then).
     pub schema_check: bool,
+    /// The tool-schema checks ran (not `--no-tool-schemas`): their rules
+    /// apply (JUnit lists them as test cases only then).
+    pub tool_schemas: bool,
     /// The assertion rules whose assertion was given (`--expect-tool`,
     /// ...): JUnit lists an assertion rule as a test case only then.
     pub assertions: Vec<Rule>,
@@ -38,6 +41,7 @@ impl Default for CiOptions {
             base: None,
             baseline: false,
             schema_check: false,
+            tool_schemas: true,
             assertions: Vec::new(),
         }
     }

@@ -56,6 +56,7 @@ mod tests {
             message: None,
             read: Default::default(),
             tool_cost: None,
+            tool_schemas: None,
         };
         file.findings.push(Finding::new(
             Rule::StrayOutput,

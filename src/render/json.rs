@@ -18,6 +18,11 @@
 //! `mcpdbg probe` adds `"tool_cost"` to its file (and to the JSON Lines
 //! `file` record): what the server's tools cost, the object of `stats`'
 //! document (`render/stats_json.rs`); added within version 1.
+//! `check` adds `"tool_schemas": {"checked", "skipped", "unread_listings",
+//! "first_line"}` to a file (and to the JSON Lines `file` record) whose
+//! tool-schema checks reached their work budget: how many tool calls and
+//! results were checked and how many were not, how many listings were not
+//! read, and the first line left unchecked; added within version 1.
 //!
 //! JSON Lines (`--format jsonl`), the same schema version: one object per
 //! line, each starting `"type", "version", "path"`. Per file, in this order:
@@ -86,6 +91,9 @@ pub fn file_lines(f: &FileReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(costs) = &f.tool_cost {
         head.insert("tool_cost".into(), super::stats_json::tool_cost(costs));
     }
+    if let Some(undone) = &f.tool_schemas {
+        head.insert("tool_schemas".into(), tool_schemas(undone));
+    }
     line(head, out)?;
     for (i, s) in f.sessions.iter().enumerate() {
         let mut r = record("session", &f.path);
@@ -139,7 +147,19 @@ fn file(f: &FileReport) -> Value {
     if let Some(costs) = &f.tool_cost {
         doc["tool_cost"] = super::stats_json::tool_cost(costs);
     }
+    if let Some(undone) = &f.tool_schemas {
+        doc["tool_schemas"] = tool_schemas(undone);
+    }
     doc
+}
+
+fn tool_schemas(u: &crate::facts::schemas::Undone) -> Value {
+    json!({
+        "checked": u.checked,
+        "skipped": u.skipped,
+        "unread_listings": u.unread,
+        "first_line": u.first_line,
+    })
 }
 
 fn message(m: &MessageReport) -> Value {

@@ -78,6 +78,9 @@ impl<'a> Suite<'a> {
                 // The schema rules apply only where `--schema-check` ran.
                 let in_revision =
                     in_revision && (options.schema_check || !rule.needs_schema_check());
+                // The tool-schema rules, unless `--no-tool-schemas`.
+                let in_revision =
+                    in_revision && (options.tool_schemas || !rule.needs_tool_schemas());
                 // An assertion rule applies only where its assertion was given.
                 let in_revision =
                     in_revision && (!rule.needs_assertion() || options.assertions.contains(&rule));

@@ -174,13 +174,18 @@ impl Revisions {
 impl Rule {
     /// The rule runs only under `check --schema-check`.
     pub fn needs_schema_check(self) -> bool {
+        self == Rule::SchemaViolation
+    }
+
+    /// The rule is a tool-schema check: on by default, off with
+    /// `check --no-tool-schemas`.
+    pub fn needs_tool_schemas(self) -> bool {
         matches!(
             self,
             Rule::ArgumentsViolateInputSchema
                 | Rule::StructuredContentMismatch
                 | Rule::UnlistedToolCalled
                 | Rule::UnportableToolSchema
-                | Rule::SchemaViolation
         )
     }
 }
@@ -785,7 +790,7 @@ rules! {
     InvalidArgumentsWrongChannel => {
         name: "invalid-arguments-wrong-channel", group: Tools, severity: Warning, revisions: ALL.worded("all (the right answer changes in 2025-11-25)"),
         summary: "rejected tool arguments answered the way the other revisions ask",
-        why: "Where invalid arguments go changed in 2025-11-25: up to 2025-06-18 they are a -32602 protocol error, from 2025-11-25 an `isError: true` result, so the model sees what it got wrong and can call again with fixed arguments. A server answering the other way is judged by a client of the negotiated revision as the wrong kind of failure. mcpdbg fires only when the log shows the arguments were the cause (the answer's text says so, or `--schema-check` found them breaking the listed `inputSchema`) and the answer is not about an unknown tool.",
+        why: "Where invalid arguments go changed in 2025-11-25: up to 2025-06-18 they are a -32602 protocol error, from 2025-11-25 an `isError: true` result, so the model sees what it got wrong and can call again with fixed arguments. A server answering the other way is judged by a client of the negotiated revision as the wrong kind of failure. mcpdbg fires only when the log shows the arguments were the cause (the answer's text says so, or the tool-schema check found them breaking the listed `inputSchema`) and the answer is not about an unknown tool.",
         fix: "Up to 2025-06-18 answer invalid arguments with a -32602 error; from 2025-11-25 return `{\"content\": [{\"type\": \"text\", \"text\": \"a: expected a number\"}], \"isError\": true}`.",
         spec: "tools: invalid arguments are a protocol error (-32602) up to 2025-06-18; from 2025-11-25, input validation errors are tool execution errors (isError: true), not protocol errors",
         example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"calc\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":\"two\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"Invalid arguments for tool add: a must be a number\"}}",
@@ -808,7 +813,7 @@ rules! {
     },
     ArgumentsViolateInputSchema => {
         name: "arguments-violate-input-schema", group: Tools, severity: Warning, revisions: ALL,
-        summary: "`tools/call` arguments the tool's listed `inputSchema` rejects (with `--schema-check`)",
+        summary: "`tools/call` arguments the tool's listed `inputSchema` rejects",
         why: "The server listed the tool's input schema earlier in the session, and the call does not match it: a missing required argument, a string where a number is declared, a value outside an enum. The tool fails or, worse, runs on coerced data. It usually means the client (or the model behind it) built the arguments without the schema, or from an older listing. The finding names each failing path and the line of the listing. The server's right answer depends on the revision: a -32602 protocol error up to 2025-06-18, an `isError: true` result from 2025-11-25.",
         fix: "Build the arguments from the tool's latest `inputSchema` and validate them before sending; after `notifications/tools/list_changed`, list the tools again.",
         spec: "schema, all revisions: Tool.inputSchema is \"a JSON Schema object defining the expected parameters for the tool\"; 2025-11-25: input validation errors are reported in tool execution errors (isError), up to 2025-06-18 invalid arguments are a -32602 protocol error",
@@ -816,7 +821,7 @@ rules! {
     },
     StructuredContentMismatch => {
         name: "structured-content-mismatch", group: Tools, severity: Error, revisions: range(Revision::V2025_06_18, Revision::LATEST).worded("2025-06-18 and later"),
-        summary: "a `tools/call` result whose `structuredContent` breaks the tool's listed `outputSchema`, or is missing (with `--schema-check`)",
+        summary: "a `tools/call` result whose `structuredContent` breaks the tool's listed `outputSchema`, or is missing",
         why: "A tool that declares an output schema promises results its callers can parse by it; SDK clients validate `structuredContent` against it and reject a non-conforming result with an error of their own, so the caller never sees the data, and nothing of that rejection is on the wire. The finding names each failing path and the line of the listing.",
         fix: "Return `structuredContent` that matches the declared `outputSchema` (fix the handler or the schema), on every successful result of the tool.",
         spec: "tools, 2025-06-18 and later: if an output schema is provided, servers MUST provide structured results that conform to this schema (structuredContent: an object up to 2025-11-25, any JSON value in 2026-07-28)",
@@ -824,7 +829,7 @@ rules! {
     },
     UnlistedToolCalled => {
         name: "unlisted-tool-called", group: Tools, severity: Info, revisions: ALL,
-        summary: "a `tools/call` of a tool the session's latest complete `tools/list` does not have (with `--schema-check`)",
+        summary: "a `tools/call` of a tool the session's latest complete `tools/list` does not have",
         why: "Clients are meant to call the tools the server lists. A call of a tool that was never listed, or that a later listing dropped (after `notifications/tools/list_changed`), comes from a stale cache, a hard-coded name, another server's list or a model's guess; the server can only refuse it. mcpdbg says so only when the session shows a complete listing before the call (every page, up to a result without `nextCursor`), and not between a `list_changed` and the next complete listing. It is a note: the call may be deliberate (probing), and the server's answer is judged by its own rules.",
         fix: "Call only tools from the latest `tools/list` (all of its pages); after `notifications/tools/list_changed`, list again before calling.",
         spec: "tools, all revisions: to discover available tools, clients send a tools/list request; when the list of available tools changes, servers that declared listChanged SHOULD send notifications/tools/list_changed; an unknown tool is answered with an error (-32602)",
@@ -832,7 +837,7 @@ rules! {
     },
     UnportableToolSchema => {
         name: "unportable-tool-schema", group: Tools, severity: Info, revisions: ALL,
-        summary: "a listed tool's schema uses constructs clients handle inconsistently (with `--schema-check`)",
+        summary: "a listed tool's schema uses constructs clients handle inconsistently",
         why: "Hosts do not all validate a tool's schema: many turn it into a form or into a model provider's function declaration, and those read a plain object with typed `properties`. A top-level `oneOf`, `anyOf`, `allOf` or `not` has no such reading: some hosts drop it (the model then sends arguments that match none of the branches), some providers reject the whole tool list. A `$ref` in `inputSchema` needs the schema resolved before use; hosts that flatten schemas for a provider often do not, and an external `$ref` (in either schema) is fetched by almost none (from 2026-07-28 implementations MUST NOT auto-dereference network references), so the constraint behind it is lost. A property with no `type` (nor `enum`, `const`, `$ref` or a combinator) leaves the model to guess the value's type, and strict providers refuse it. From 2025-11-25 the dialect of embedded schemas is 2020-12 by default and it is the only one implementations MUST support: a schema that names another `$schema` (draft-04, 2019-09, a custom meta-schema) may be validated with other rules or rejected. draft-07, the dialect of MCP's own schemas up to 2025-06-18 and what the official SDKs emit, is not flagged. Each distinct schema is named once per session, at the listing that first shows it.",
         fix: "Keep `inputSchema` a plain `{\"type\": \"object\", \"properties\": ...}` with a `type` on every property; express alternatives as optional properties (or separate tools), inline `$ref`s, and emit 2020-12 schemas (or none: the default) from 2025-11-25.",
         spec: "tools, all revisions: inputSchema is a JSON Schema object defining the expected parameters for the tool (type: object); 2025-11-25: schemas without $schema default to JSON Schema 2020-12, implementations MUST support 2020-12; 2026-07-28: implementations MUST NOT automatically dereference network $refs",
@@ -993,7 +998,7 @@ rules! {
         why: "The specification defines every request, notification, result and error as a type of its schema, published as JSON Schema per revision; SDKs parse messages with types generated from it, so a message that breaks it is rejected, or read with a field dropped or defaulted, by a peer that validates and silently accepted by one that does not. mcpdbg judges a request or notification by its method's definition (`CallToolRequest`), a result by the definition of the request it answers (`CallToolResult`), an error by `JSONRPCError`, and names the JSON Pointer of each violation. It is a warning, not an error: the JSON Schema is generated from the TypeScript source and is stricter in places than what SDKs accept, and the errors that break sessions outright have rules of their own (invalid-params, invalid-result, missing-content).",
         fix: "Change the field at the JSON Pointer to what the named definition of the revision's schema says; `mcpdbg explain` on the finding's other rules tells the usual cause.",
         spec: "basic, all revisions: all messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification, and the protocol's messages are the types of its schema (schema.ts, the normative source, published as schema.json)",
-        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"search\",\"inputSchema\":{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":\"yes\"}}]}}",
+        example: "> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host\",\"version\":\"1\"}}}\n< {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"logging\":{}},\"serverInfo\":{\"name\":\"notes\",\"version\":\"1\"}}}\n> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"loud\",\"data\":\"index rebuilt\"}}",
     },
 
     // ---- baseline drift: `probe --baseline` against a stored baseline ----
@@ -1200,6 +1205,14 @@ rules! {
         fix: "Fix the first few and check again, or filter with `--ignore`.",
         spec: "mcpdbg's own note",
         example: "(201 or more findings of one rule)",
+    },
+    ToolSchemasUnchecked => {
+        name: "tool-schemas-unchecked", group: Analysis, severity: Info, revisions: ALL,
+        summary: "tool calls were not checked against the listed schemas: past the work budget, or with --no-tool-schemas",
+        why: "Checking each `tools/call`'s arguments and structured result against the schemas the server listed reads those messages again and validates them, which costs more than the rest of the check on structured or schema-heavy traffic. So that `check` keeps its speed on any log, that work has a budget per file: 2 MiB of work plus 4% of the bytes read (a small log is always checked whole). Past it, calls and results are counted, not checked, and listings are not read; this note says once per file how many, where the first was, and that `--schema-check` checks every one. With `--no-tool-schemas` the checks are off, and the note says so once when the log lists tool schemas, so that a clean report is not read as a clean bill for the tool data.",
+        fix: "Run `check --schema-check` to check every call (no budget), or check without `--no-tool-schemas`.",
+        spec: "mcpdbg's own note",
+        example: "(a 50 MB log of tool calls with structured results)",
     },
 }
 impl Rule {

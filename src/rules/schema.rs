@@ -1,13 +1,16 @@
 //! `--schema-check`'s official half: every message against the official
 //! JSON Schema of the session's revision (`schema-violation`), up to
 //! [`official::MAX_FINDINGS`] messages, then one note that checking stopped.
+//! Silent on a message a specific rule (an envelope, shape, tool or
+//! 2026-07-28 rule) already reported on the same line: no rule doubles
+//! another.
 
 use serde_json::Value;
 
 use crate::facts::official;
 use crate::protocol::Revision;
-use crate::rules::Rule;
 use crate::rules::finding::{Finding, Findings};
+use crate::rules::{Group, Rule};
 use crate::text::excerpt;
 use crate::wire::dir::Dir;
 use crate::wire::message::{Field, Kind, Message};
@@ -32,6 +35,24 @@ impl State {
         findings: &mut Findings,
     ) {
         if self.violations > official::MAX_FINDINGS {
+            return;
+        }
+        // A rule of its own already said what is wrong with this message
+        // (a malformed error, an invalid result, arguments against their
+        // tool's schema): the official schema's word would double it.
+        let specific = findings
+            .listed()
+            .iter()
+            .rev()
+            .take_while(|f| f.line == at.line)
+            .any(|f| {
+                f.rule != Rule::SchemaViolation
+                    && matches!(
+                        f.rule.info().group,
+                        Group::Envelope | Group::Shapes | Group::Tools | Group::Modern
+                    )
+            });
+        if specific {
             return;
         }
         let Some(revision) = revision else {

@@ -1,8 +1,8 @@
 //! The tool-call family: a `tools/call` failure answered on the other
 //! channel than the spec assigns (an unknown tool is a -32602 protocol error
 //! in every revision; invalid arguments are a protocol error up to
-//! 2025-06-18 and an `isError: true` result from 2025-11-25), and, under
-//! `--schema-check`, calls and results against the schemas the server
+//! 2025-06-18 and an `isError: true` result from 2025-11-25), and (unless
+//! `--no-tool-schemas`) calls and results against the schemas the server
 //! listed (`arguments-violate-input-schema`, `unlisted-tool-called`,
 //! `structured-content-mismatch`, `unportable-tool-schema`).
 //!
@@ -10,7 +10,7 @@
 //! (bounded by [`MAX_NAMES`]) and the listed tools' compiled schemas. The
 //! evidence for a channel is what the log shows: that listing, the answer's
 //! own words ("Unknown tool: x", "Tool x not found", "Invalid arguments"),
-//! and the `--schema-check` verdict on the call's arguments. Where none of
+//! and the tool-schema verdict on the call's arguments. Where none of
 //! them says which case a failure is, the rules stay silent.
 
 use serde_json::Value;
@@ -27,13 +27,31 @@ use crate::wire::message::{Field, Message};
 /// What the family remembers: the tools the server listed.
 #[derive(Default)]
 pub(crate) struct State {
-    /// The listed tools and their compiled schemas (`--schema-check`).
+    /// The listed tools and their compiled schemas.
     tools: Box<schemas::Tools>,
     /// The names of the server's last complete `tools/list`.
     listing: Listing,
+    /// What the file's sessions share: compiled schemas, the work budget.
+    work: schemas::Shared,
+    /// Bytes read since the budget was last told (see [`State::saw`]).
+    read: u64,
 }
 
 impl State {
+    /// The family of a session of the file whose checks share `work`.
+    pub(crate) fn new(work: schemas::Shared) -> State {
+        State {
+            work,
+            ..State::default()
+        }
+    }
+
+    /// A message was read: the budget grows with the bytes read (a line
+    /// not kept counts as a short one).
+    pub(crate) fn saw(&mut self, msg: &Message) {
+        self.read += msg.line_len().map_or(schemas::SHORT_LINE, |n| n as u64);
+    }
+
     /// `notifications/tools/list_changed`: the listing is stale.
     pub(crate) fn list_changed(&mut self) {
         self.tools.changed();
@@ -49,11 +67,10 @@ impl State {
 
     /// A `tools/call`'s arguments against the tool's listed `inputSchema`.
     /// True when they break it.
-    pub(crate) fn call(&self, facts: &Facts, msg: &Message, ctx: &mut Ctx<'_>) -> bool {
-        if !facts.schema_check {
+    pub(crate) fn call(&mut self, facts: &Facts, msg: &Message, ctx: &mut Ctx<'_>) -> bool {
+        if !facts.tool_schemas {
             return false;
         }
-        let tools = &self.tools;
         let Some(params) = msg.params() else {
             return false;
         };
@@ -63,20 +80,20 @@ impl State {
         // A host's log of its own calls shows no notifications: a list
         // change would not be seen, so unlisted calls are not judged there.
         let listed = if facts.no_handshake {
-            schemas::Listed::Yes
+            schemas::Called::Yes
         } else {
-            tools.called(name)
+            self.tools.called(name)
         };
         let unlisted = match listed {
-            schemas::Listed::Yes => None,
-            schemas::Listed::Never { listing } => Some((
+            schemas::Called::Yes => None,
+            schemas::Called::Never { listing } => Some((
                 format!(
                     "`{}` is not in the server's complete tool listing before this call (its last page at line {listing}); the server can only answer it with an unknown-tool error",
                     excerpt(name)
                 ),
                 listing,
             )),
-            schemas::Listed::Removed { listed, listing } => Some((
+            schemas::Called::Removed { listed, listing } => Some((
                 format!(
                     "`{}` was listed at line {listed}, but the later listing at line {listing} no longer has it: the client calls a tool the server removed",
                     excerpt(name)
@@ -87,10 +104,30 @@ impl State {
         if let Some((text, listing)) = unlisted {
             ctx.push(ctx.finding(Rule::UnlistedToolCalled, text).related(listing));
         }
+        if !self.tools.declares_input(name) {
+            return false;
+        }
         // Read whole: a call's `arguments` are not built for the checks.
-        let whole = msg.whole_params();
-        let arguments = whole.as_deref().and_then(|p| p.field("arguments"));
-        let Some(v) = tools.arguments(name, arguments) else {
+        let cost =
+            schemas::PER_MESSAGE + msg.line_len().unwrap_or(0) as u64 * schemas::VALIDATE_WEIGHT;
+        let mut work = self.work.lock();
+        work.unlimited = facts.schema_check;
+        work.read(std::mem::take(&mut self.read));
+        let found = self
+            .tools
+            .arguments(name, ctx.at().line, cost, &mut work, || {
+                // Only `arguments`, from the line when it was kept (else,
+                // or when it does not read so, the whole `params`).
+                if let Some(args) = msg
+                    .line_text()
+                    .and_then(|l| schemas::read_member(l, "params", "arguments"))
+                {
+                    return args;
+                }
+                msg.whole_params()?.into_owned().remove("arguments")
+            });
+        drop(work);
+        let Some(v) = found else {
             return false;
         };
         let answer = match facts.revision {
@@ -228,39 +265,57 @@ impl State {
     /// a `tools/list` result's schemas kept.
     fn results(&mut self, facts: &Facts, open: &Open, ctx: &mut Ctx<'_>) {
         let (at, msg) = (ctx.at(), ctx.msg());
-        // Compiling and validating listed schemas reads those messages
-        // whole and costs more than the rest of the check: opt-in.
-        if !facts.schema_check || msg.result().is_none() {
+        let Some(result) = msg.result() else {
+            return;
+        };
+        if !facts.tool_schemas {
+            // Off: a listing with schemas is remembered for the note that
+            // says they were not checked.
+            if &*open.method == "tools/list" && lists_schemas(result) {
+                self.work.lock().listed_unchecked.get_or_insert(at.line);
+            }
             return;
         }
         let revision = facts.revision;
         let tools = &mut self.tools;
-        // The schemas and structured content whole: the parser may have
-        // left them out (read again only for a tool that declares an
-        // outputSchema).
-        let needs_whole = msg.is_cut()
-            && match &*open.method {
-                "tools/list" => true,
-                "tools/call" => open
-                    .subject
-                    .as_deref()
-                    .is_some_and(|name| tools.declares_output(name)),
-                _ => false,
-            };
-        let whole;
-        let result = if needs_whole {
-            whole = msg.whole_result();
-            whole.as_deref()
-        } else {
-            msg.result()
-        };
-        let Some(result) = result else {
-            return;
-        };
+        let mut work = self.work.lock();
+        work.unlimited = facts.schema_check;
+        work.read(std::mem::take(&mut self.read));
+        // What reading the message's line again costs (a short line, not
+        // kept, was parsed whole).
+        let line_len = msg.line_len().unwrap_or(0) as u64;
         match &*open.method {
             "tools/list" => {
+                if !work.afford(schemas::PER_MESSAGE + line_len * schemas::LIST_WEIGHT) {
+                    if lists_schemas(result) {
+                        work.unread += 1;
+                        work.first_skipped.get_or_insert(at.line);
+                    }
+                    tools.unread(at.line, result);
+                    return;
+                }
+                // The schemas' texts: read from the line when the parser
+                // left them out (mended first if the line is damaged).
+                let mended;
+                let page = match msg.line_text() {
+                    Some(line) => match schemas::read_page(line) {
+                        Some(page) => page,
+                        None => {
+                            mended = msg.cut_text();
+                            match mended.as_deref().and_then(schemas::read_page) {
+                                Some(page) => page,
+                                None => {
+                                    tools.unread(at.line, result);
+                                    return;
+                                }
+                            }
+                        }
+                    },
+                    None => schemas::page_of(result),
+                };
                 let dialect = revision.is_some_and(|r| r >= Revision::V2025_11_25);
-                let lints = tools.listed(at.line, result, dialect);
+                let lints = tools.listed(at.line, &page, dialect, &mut work);
+                drop(work);
                 if lints.tools.is_empty() {
                     return;
                 }
@@ -294,7 +349,26 @@ impl State {
                 if !structured_era || is_error || !output {
                     return;
                 }
-                let (text, line) = match tools.output(name, result) {
+                let structured = result.field("structuredContent").is_some();
+                let cost = schemas::PER_MESSAGE + line_len * schemas::VALIDATE_WEIGHT;
+                // The structured content whole: the parser may have left
+                // it out.
+                let verdict = tools.output(name, at.line, structured, cost, &mut work, || {
+                    if let Some(found) = msg
+                        .line_text()
+                        .and_then(|l| schemas::read_member(l, "result", "structuredContent"))
+                    {
+                        return found;
+                    }
+                    match msg.whole_result()? {
+                        std::borrow::Cow::Owned(mut r) => {
+                            r.get_mut("structuredContent").map(Value::take)
+                        }
+                        std::borrow::Cow::Borrowed(r) => r.get("structuredContent").cloned(),
+                    }
+                });
+                drop(work);
+                let (text, line) = match verdict {
                     schemas::Output::Conforms => return,
                     schemas::Output::Missing { listed_at } => (
                         format!(
@@ -324,6 +398,59 @@ impl State {
             _ => {}
         }
     }
+}
+
+/// The file's `tool-schemas-unchecked` note, once the sessions of the file
+/// `config` checked are done: what was past the work budget, or that the
+/// checks were off while the log listed tool schemas. Returns what was left
+/// undone (the JSON's `tool_schemas`).
+pub(crate) fn file_note(
+    tool_schemas: bool,
+    work: &schemas::Shared,
+    findings: &mut crate::rules::finding::Findings,
+) -> Option<schemas::Undone> {
+    let work = work.lock();
+    if !tool_schemas {
+        if let Some(line) = work.listed_unchecked {
+            findings.push(crate::rules::finding::Finding::new(
+                Rule::ToolSchemasUnchecked,
+                line,
+                format!("the log lists tool schemas (first at line {line}) and `--no-tool-schemas` turned their checks off: no tool call or result was checked against them; check without `--no-tool-schemas` to check them"),
+            ));
+        }
+        return None;
+    }
+    let undone = work.undone()?;
+    let listings = match undone.unread {
+        0 => String::new(),
+        1 => ", and 1 listing was not read".to_string(),
+        n => format!(", and {n} listings were not read"),
+    };
+    findings.push(crate::rules::finding::Finding::new(
+        Rule::ToolSchemasUnchecked,
+        undone.first_line,
+        format!(
+            "the tool-schema checks reached their work budget ({} MiB plus {}% of the bytes read): {} tool calls and results were checked against the listed schemas, {} were not (the first left unchecked at line {}){listings}; `check --schema-check` checks every one",
+            schemas::BUDGET_BASE >> 20,
+            schemas::BUDGET_PERCENT,
+            undone.checked,
+            undone.skipped,
+            undone.first_line,
+        ),
+    ));
+    Some(undone)
+}
+
+/// A `tools/list` result (as parsed) lists a tool with a schema.
+fn lists_schemas(result: &Value) -> bool {
+    result
+        .field("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| {
+            tools
+                .iter()
+                .any(|t| t.field("inputSchema").is_some() || t.field("outputSchema").is_some())
+        })
 }
 
 /// Tool names kept from one listing; a longer listing is not used.

@@ -69,10 +69,16 @@ pub struct Config {
     pub revision: Option<Revision>,
     /// Responses slower than this many seconds are reported.
     pub slow_seconds: f64,
-    /// `--schema-check`: judge tool calls and results against the schemas
-    /// the server listed, and every message against the official JSON
-    /// Schema of the session's revision.
+    /// `--schema-check`: judge every message against the official JSON
+    /// Schema of the session's revision, and every tool call and result
+    /// against the listed schemas, past the tool-schema work budget.
     pub schema_check: bool,
+    /// The tool-schema checks: tool calls and results against the schemas
+    /// the server listed (on unless `--no-tool-schemas`).
+    pub tool_schemas: bool,
+    /// What the tool-schema checks of the file's sessions share (their
+    /// compiled schemas and work budget): one per file.
+    pub work: crate::facts::schemas::Shared,
     /// `--target-revision`: deprecations are judged as if the session
     /// moved to this revision, besides its own.
     pub target_revision: Option<Revision>,
@@ -87,6 +93,8 @@ impl Default for Config {
             revision: None,
             slow_seconds: 5.0,
             schema_check: false,
+            tool_schemas: true,
+            work: Default::default(),
             target_revision: None,
             assertions: Assertions::default(),
         }
@@ -129,6 +137,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: Config) -> Session {
+        let work = config.work.clone();
         Session {
             lifecycle: lifecycle::State::new(config.revision),
             assertions: assertions::State::new(&config.assertions),
@@ -145,7 +154,7 @@ impl Session {
             utilities: Default::default(),
             modern: Default::default(),
             name: None,
-            tools: Default::default(),
+            tools: tools::State::new(work),
             timing: Default::default(),
             schema: Default::default(),
             declares: false,
@@ -186,6 +195,7 @@ impl Session {
             era: self.era(),
             mid_session: self.lifecycle.mid_session,
             no_handshake: self.lifecycle.no_handshake,
+            tool_schemas: self.config.tool_schemas,
             schema_check: self.config.schema_check,
             known_start: self.lifecycle.known_start,
             slow_seconds: self.config.slow_seconds,
@@ -304,6 +314,7 @@ impl Session {
         };
         let side = Side::of(dir);
         self.counts.messages[side.index()] += 1;
+        self.tools.saw(msg);
         self.timing.tick(at.time.as_ref(), findings);
         if side == Side::Client {
             self.lifecycle.client_message(at, msg);

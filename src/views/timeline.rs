@@ -534,9 +534,15 @@ mod tests {
                 (3, "-", vec!["malformed-record"]),
                 (4, "-", vec!["blank-line"]),
                 (5, "stderr", vec![]),
-                (6, "request", vec![]),
+                // The listing at line 2 has no tools: both calls are of
+                // tools it lacks.
+                (6, "request", vec!["unlisted-tool-called"]),
                 (7, "response", vec![]),
-                (8, "request", vec!["unanswered-request"]),
+                (
+                    8,
+                    "request",
+                    vec!["unlisted-tool-called", "unanswered-request"]
+                ),
             ]
         );
     }

@@ -880,6 +880,18 @@ impl Message {
         self.raw.is_some()
     }
 
+    /// The line a cut message keeps, as read (`None` for a message not cut,
+    /// or a line that is not UTF-8): what the tool-schema checks read the
+    /// parts they need of, and charge to their work budget by its length.
+    pub fn line_text(&self) -> Option<&str> {
+        simdutf8::basic::from_utf8(self.raw.as_deref()?).ok()
+    }
+
+    /// The length of the line a cut message keeps.
+    pub fn line_len(&self) -> Option<usize> {
+        self.raw.as_ref().map(|r| r.len())
+    }
+
     /// The members as parsed, cut strings included (for tests).
     #[cfg(test)]
     pub(crate) fn skimmed(&self) -> Map<String, Value> {

@@ -292,6 +292,7 @@ fn many_findings(n: usize) -> Report {
             message: None,
             read: Default::default(),
             tool_cost: None,
+            tool_schemas: None,
         }],
     }
 }

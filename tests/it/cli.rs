@@ -17,7 +17,9 @@ use mcpdbg::rules::{Group, Rule};
 use crate::common::*;
 use serde_json::Value;
 
-/// The rules that only `check --schema-check` runs.
+/// The rules of the schema checks: the tool-schema rules (on by default,
+/// off with `--no-tool-schemas`) and `schema-violation` (only with
+/// `--schema-check`).
 const SCHEMA_RULES: [&str; 5] = [
     "arguments-violate-input-schema",
     "structured-content-mismatch",
@@ -127,6 +129,7 @@ fn every_rule_fires_on_its_own_fixture() {
         "line-too-long",
         "batch-too-large",
         "message-over-client-limit",
+        "tool-schemas-unchecked",
     ];
     // The baseline rules compare a server with a baseline file, not a log
     // on its own: tests/it/probe.rs fires each of them.
@@ -185,21 +188,41 @@ fn clean_sessions_have_no_findings() {
 
 #[test]
 fn schema_check_is_opt_in_and_silent_on_conforming_sessions() {
-    // The tool-schema rules need no flag.
-    // Without the flag the schema rules stay silent on their own fixtures.
-    for rule in SCHEMA_RULES {
-        let path = format!("fixtures/rules/{rule}.log");
-        let doc = json_of(&run(&["check", "--format", "json", &path]));
-        let fired: Vec<&str> = doc["files"][0]["findings"]
+    let fired_with = |path: &str, flags: &[&str]| -> Vec<String> {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend(flags);
+        args.push(path);
+        let doc = json_of(&run(&args));
+        doc["files"][0]["findings"]
             .as_array()
             .expect("findings")
             .iter()
-            .filter_map(|f| f["rule"].as_str())
-            .collect();
-        assert!(
-            !fired.contains(&rule),
-            "{path} fires {rule} without --schema-check"
+            .filter_map(|f| f["rule"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // The tool-schema rules need no flag, and `--no-tool-schemas` silences
+    // them (with a note that says so); the official pass needs
+    // `--schema-check`.
+    for rule in SCHEMA_RULES {
+        let path = format!("fixtures/rules/{rule}.log");
+        let plain = fired_with(&path, &[]);
+        let tool_schema = Rule::from_name(rule).expect("a rule").needs_tool_schemas();
+        assert_eq!(
+            plain.iter().any(|r| r == rule),
+            tool_schema,
+            "{path}: plain check fires {plain:?}"
         );
+        let off = fired_with(&path, &["--no-tool-schemas"]);
+        assert!(
+            !off.iter().any(|r| r == rule) || !tool_schema,
+            "{path}: {off:?}"
+        );
+        if tool_schema {
+            assert!(
+                off.iter().any(|r| r == "tool-schemas-unchecked"),
+                "{path}: no note with --no-tool-schemas: {off:?}"
+            );
+        }
         assert!(rules_fired(&path).iter().any(|r| r == rule), "{path}");
     }
     // With it, every clean fixture still reports nothing.
@@ -773,6 +796,7 @@ fn every_rule_example_triggers_its_rule() {
         "line-too-long",
         "batch-too-large",
         "message-over-client-limit",
+        "tool-schemas-unchecked",
     ];
     let mut failures = Vec::new();
     for rule in Rule::ALL {
@@ -900,9 +924,13 @@ fn tool_error_channels_follow_the_revision() {
     assert!(!fired(session("2025-06-18", protocol), schema).contains(&rule.to_string()));
     assert!(fired(session("2025-11-25", protocol), schema).contains(&rule.to_string()));
     assert!(!fired(session("2025-11-25", is_error), schema).contains(&rule.to_string()));
-    // Without the schema verdict the answer's words do not say the
-    // arguments were the cause: silent.
-    assert!(!fired(session("2025-06-18", is_error), &[]).contains(&rule.to_string()));
+    // The schema verdict is the default (the tool-schema checks are on);
+    // without it the answer's words do not say the arguments were the
+    // cause: silent.
+    assert!(fired(session("2025-06-18", is_error), &[]).contains(&rule.to_string()));
+    assert!(
+        !fired(session("2025-06-18", is_error), &["--no-tool-schemas"]).contains(&rule.to_string())
+    );
     let conforming = session("2025-06-18", is_error).replace(r#""a":"two""#, r#""a":2"#);
     assert!(!fired(conforming, schema).contains(&rule.to_string()));
     let unknown =

@@ -24,5 +24,6 @@ mod probe;
 mod properties;
 mod record;
 mod replay;
+mod tool_schemas;
 mod views;
 mod width;
