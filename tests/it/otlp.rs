@@ -610,9 +610,22 @@ fn the_export_goes_beside_another_format_and_refuses_what_it_cannot_read() {
     assert_eq!(main.status.code(), Some(1));
     assert_eq!(fs::read(&beside).expect("written"), main.stdout);
     let sarif: Value = serde_json::from_slice(&fs::read(&sarif).expect("sarif")).expect("json");
+    // Line 13's `{}` breaks the inputSchema listed at line 6 (city
+    // required), line 14 answers it with -32602 under 2025-11-25, and line
+    // 15's call is never answered.
+    let rules: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["ruleId"].as_str().expect("ruleId"))
+        .collect();
     assert_eq!(
-        sarif["runs"][0]["results"][0]["ruleId"],
-        "unanswered-request"
+        rules,
+        [
+            "arguments-violate-input-schema",
+            "invalid-arguments-wrong-channel",
+            "unanswered-request"
+        ]
     );
 
     let stdin = run_stdin(&["check", "--format", "otlp-json", "-"], b"{}\n");
