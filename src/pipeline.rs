@@ -63,7 +63,7 @@ pub fn check(path: &str, input: Box<dyn Read + Send>, options: &Options) -> io::
     let (format, lines) = if options.read_ahead {
         let (short, input) = short_lines(input)?;
         if short {
-            read_ahead(input, options.format, &mut checker)?
+            read_ahead(input, options.format, &mut checker, Builds::WhileBehind)?
         } else {
             let opened = reader::open(input, options.format)?;
             read_in_turns(opened.records, &mut checker)?;
@@ -111,6 +111,9 @@ const AHEAD_HELD: usize = 6;
 const AHEAD_HELD_BYTES: usize = 8 << 20;
 /// How many of them [`read_in_turns`]'s other thread may have.
 const AHEAD_THERE: usize = 4;
+/// How many messages the read-ahead thread builds between looks at
+/// whether the other thread took the next batch.
+const AHEAD_BUILD: usize = 16;
 
 /// Lines handed to the read-ahead thread, and what it read of them: the
 /// tapes of short lines, and, when that thread read the input too, the
@@ -131,6 +134,15 @@ struct AheadBatch {
     /// What the thread wrote: all the tapes, and per record what it read.
     tape: Vec<Op>,
     read: Vec<Option<LineRead>>,
+    /// Messages built from their tapes on the read-ahead thread (see
+    /// [`AheadBatch::build_some`]), taken as they are fed.
+    built: Vec<Option<(Frame, bool)>>,
+    /// How many of `read` [`AheadBatch::build_some`] looked at.
+    build_from: usize,
+    /// On the way back to the read-ahead thread: the members of messages
+    /// built there that the session is done with.
+    #[allow(clippy::vec_box)]
+    back: Vec<Box<crate::wire::message::Members>>,
 }
 
 /// Per chunk, when the lines of `lines` in it are valid UTF-8: where the
@@ -176,6 +188,9 @@ enum LineRead {
     /// a frame is 120 bytes, and every record of a batch has an entry,
     /// written on one thread and read on the other.
     Parsed(Box<Option<(Frame, bool)>>),
+    /// A short line's message, built from its tape on the read-ahead
+    /// thread: its place in the batch's `built`.
+    Built(usize),
 }
 
 impl AheadBatch {
@@ -285,6 +300,39 @@ impl AheadBatch {
         }
     }
 
+    /// On the read-ahead thread, while the other is behind: builds the
+    /// messages of up to `n` more short lines from their tapes (the work
+    /// the other thread would do first); `false` when none is left.
+    fn build_some(&mut self, n: usize) -> bool {
+        let mut done = 0;
+        while self.build_from < self.read.len() {
+            let i = self.build_from;
+            self.build_from += 1;
+            let Some(LineRead::Tape(range, cut)) = &self.read[i] else {
+                continue;
+            };
+            let Some((chunk, line)) = self.lines[i].clone() else {
+                continue;
+            };
+            // SAFETY: as in `ahead`: `read` found these bytes valid UTF-8.
+            let text = unsafe { std::str::from_utf8_unchecked(&self.chunks[chunk][line]) };
+            let ahead = Ahead {
+                tape: &self.tape[range.clone()],
+                cut: *cut,
+                text,
+            };
+            if let Some(read) = crate::wire::skim::parse_ahead(text, ahead) {
+                self.read[i] = Some(LineRead::Built(self.built.len()));
+                self.built.push(Some(read));
+            }
+            done += 1;
+            if done == n {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether enough of the batch's lines are short for the other thread
     /// to write their tapes (a batch of long lines goes to the skim parser
     /// on the checking thread, sooner than the other thread wakes).
@@ -323,6 +371,10 @@ impl AheadBatch {
                 text: text(bytes),
                 read: *read,
             },
+            LineRead::Built(at) => ReadAhead::Parsed {
+                text: text(bytes),
+                read: self.built.get_mut(at)?.take(),
+            },
         })
     }
 
@@ -334,6 +386,8 @@ impl AheadBatch {
         self.bytes = 0;
         self.tape.clear();
         self.read.clear();
+        self.built.clear();
+        self.build_from = 0;
     }
 }
 
@@ -497,12 +551,16 @@ impl HeldBatches {
 /// the other thread opens the input, reads its records and writes the tape
 /// of each short line ([`crate::wire::skim::read_ahead`]), a batch at a
 /// time; this thread builds each message from its tape and checks it while
-/// the other reads the next batch. What crosses between the threads is
-/// records (their lines shared, not copied), tapes and the frames of the
-/// lines the short-line reader refuses, parsed there; no message is built
-/// from its tape on the other thread (building them there while this one was behind
-/// bought under a tenth, docs/performance.md). The batches' buffers go
-/// back to be filled again, and at most
+/// the other reads the next batch. When this thread is behind (the batches
+/// before wait to be fed), the other builds messages of the batch in hand
+/// from their tapes too, until this one takes the next batch: the two
+/// share the work as their loads allow (`builds`). What crosses between
+/// the threads is records (their lines shared, not copied), tapes and
+/// those messages, whose members go back to the thread that allocated
+/// them once the session is done with them, to be read into again there
+/// (`fast::give_spare`): memory allocated on one thread and freed on the
+/// other cost glibc's allocator more than building the message did. The
+/// batches' buffers go back to be filled again, and at most
 /// [`AHEAD_DEPTH`] batches are in flight, so memory stays bounded. The
 /// findings are the same as one thread's (the same records reach the same
 /// session in order, and a message is the same built on either thread).
@@ -511,6 +569,7 @@ fn read_ahead(
     input: Box<dyn Read + Send>,
     forced: Option<Format>,
     checker: &mut Checker,
+    builds: Builds,
 ) -> io::Result<(Format, u64)> {
     let build = checker.build;
     std::thread::scope(|scope| {
@@ -521,13 +580,15 @@ fn read_ahead(
         let (give_back, emptied) =
             std::sync::mpsc::sync_channel::<(Vec<Record>, AheadBatch)>(AHEAD_DEPTH + 2);
         let reading = scope.spawn(move || -> io::Result<(Format, u64)> {
+            crate::wire::skim::set_ahead();
             let opened = reader::open(input, forced)?;
             let mut records = opened.records;
             let mut end = false;
-            while !end {
+            'read: while !end {
                 let (mut recs, mut batch) = emptied
                     .try_recv()
                     .unwrap_or_else(|_| (Vec::with_capacity(AHEAD_BATCH), AheadBatch::default()));
+                batch.back.drain(..).for_each(crate::wire::skim::give_spare);
                 end = !batch.fill(&mut records, &mut recs)?;
                 // Short lines' tapes are written when there are enough of
                 // them to pay; long lines are parsed here, where their bytes
@@ -535,8 +596,26 @@ fn read_ahead(
                 if batch.worth_reading() || batch.long > 0 {
                     batch.read(build, true);
                 }
-                if send.send((recs, batch)).is_err() {
-                    break;
+                // While the other thread is behind (the batches before
+                // this one wait), build this batch's messages for it.
+                if builds == Builds::All {
+                    batch.build_some(usize::MAX);
+                }
+                let mut next = (recs, batch);
+                loop {
+                    match send.try_send(next) {
+                        Ok(()) => break,
+                        Err(std::sync::mpsc::TrySendError::Full(mut full)) => {
+                            if !full.1.build_some(AHEAD_BUILD) {
+                                if send.send(full).is_err() {
+                                    break 'read;
+                                }
+                                break;
+                            }
+                            next = full;
+                        }
+                        Err(std::sync::mpsc::TrySendError::Disconnected(_)) => break 'read,
+                    }
                 }
             }
             Ok((opened.format, opened.lines.get()))
@@ -544,14 +623,29 @@ fn read_ahead(
         for (mut recs, mut batch) in batches {
             batch.feed(recs.drain(..), checker);
             batch.clear();
+            crate::wire::skim::take_back(&mut batch.back);
             // The other thread may be done: then the batch is dropped here.
             let _ = give_back.try_send((recs, batch));
         }
-        match reading.join() {
+        let joined = reading.join();
+        crate::wire::skim::forget_back();
+        match joined {
             Ok(read) => read,
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })
+}
+
+/// Which messages [`read_ahead`]'s reading thread builds from their tapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Builds {
+    /// As many as it can while the checking thread is behind: the two
+    /// threads share that work as their loads allow.
+    WhileBehind,
+    /// Every one (what the tests run, to see that a message built on
+    /// either thread is checked the same).
+    #[cfg_attr(not(test), allow(dead_code))]
+    All,
 }
 
 /// The pipeline of one input, fed one record at a time: what [`check`] runs
@@ -1409,13 +1503,13 @@ mod tests {
         assert_eq!(check_with(&log, true), one);
     }
 
-    /// Lines read ahead on the other thread (their tapes written there, the
-    /// lines the short-line reader refuses parsed there) are checked as on
-    /// one thread: the same report, on every rule's example log and on a
-    /// busy stream of like messages long enough that their members are
-    /// read into again from the pool.
+    /// Messages built on the read-ahead thread (here every one of them; in
+    /// use, as many as it can while the checking thread is behind) are
+    /// checked as those built on the checking thread: the same report, on
+    /// every rule's example log and on a busy stream of like messages long
+    /// enough that their members go back and forth between the threads.
     #[test]
-    fn lines_read_ahead_are_checked_the_same() {
+    fn messages_built_on_the_reading_thread_are_checked_the_same() {
         let one_thread = |data: &[u8]| {
             let report = check(
                 "t",
@@ -1428,7 +1522,8 @@ mod tests {
         let built_ahead = |data: &[u8]| {
             let mut checker = Checker::new(&Options::default());
             let input = Box::new(std::io::Cursor::new(data.to_vec()));
-            let (format, lines) = read_ahead(input, None, &mut checker).expect("in-memory read");
+            let (format, lines) =
+                read_ahead(input, None, &mut checker, Builds::All).expect("in-memory read");
             format!("{:?}", checker.read_all("t", format, lines))
         };
         let mut busy = String::from(INIT).into_bytes();

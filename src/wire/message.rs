@@ -282,6 +282,10 @@ pub(crate) struct Members {
     /// session is done with the message, kept to be read into again
     /// ([`Message::recycle`]). Not part of what the members are.
     pub(crate) spare: bool,
+    /// Read on the read-ahead thread (see `fast::give_spare`): its memory
+    /// goes back there to be read into again. Not part of what the
+    /// members are.
+    pub(crate) ahead: bool,
     jsonrpc: Jsonrpc,
     id: Option<Value>,
     /// `None` once its string moved to [`Message::method`] (`method_moved`).
@@ -344,6 +348,7 @@ impl Members {
     pub(crate) fn new() -> Members {
         Members {
             spare: false,
+            ahead: false,
             jsonrpc: Jsonrpc::Absent,
             id: None,
             method: None,

@@ -32,7 +32,7 @@ mod fast;
 mod keep;
 
 pub(crate) use fast::Op;
-pub(crate) use fast::give_spare;
+pub(crate) use fast::{forget_back, give_spare, set_ahead, take_back};
 
 use crate::wire::bound;
 use keep::{

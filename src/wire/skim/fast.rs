@@ -13,9 +13,10 @@
 //! that as a tape of [`Op`]s: positions in the line and numbers, nothing
 //! allocated. [`replay`] then builds the members from the tape and the
 //! line, deciding nothing. The two steps may run on two threads (see
-//! [`crate::pipeline`]): what crosses between them is the tape; the
-//! members are built, and kept to be read into again once the session is
-//! done with them ([`give_spare`]), on the thread that checks.
+//! [`crate::pipeline`]): what crosses between them is the tape, and when
+//! the read-ahead thread builds a message too, the message, whose members
+//! go back there once the session is done with them ([`give_spare`]), so
+//! that memory is freed where it was allocated.
 //!
 //! A payload string (`text`, `data`, `blob`) longer than [`SKIM_MIN_BYTES`]
 //! inside `params` or `result` is cut as the skim parser cuts it: its end
@@ -36,7 +37,7 @@
 //! serde_json's verdict and words stand).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use serde_json::{Map, Number, Value};
 
@@ -156,6 +157,7 @@ pub(crate) fn tokenize(text: &str, pick: bool, whole: bool, tape: &mut Vec<Op>) 
 pub(crate) fn replay(tape: &[Op], text: &str) -> Option<Read> {
     let mut members = take_spare(tape, text).unwrap_or_else(Members::boxed);
     members.spare = true;
+    members.ahead = AHEAD.get();
     let mut ops = tape.iter();
     while let Some(op) = ops.next() {
         match op {
@@ -184,29 +186,86 @@ pub(crate) fn replay(tape: &[Op], text: &str) -> Option<Read> {
     Some(Read::Object(members))
 }
 
-/// How many members of finished messages are kept to be read into again,
-/// one per shape.
+/// How many members of finished messages are kept to be read into again:
+/// on the thread that checks, one per shape, [`SPARES`] shapes; on the
+/// read-ahead thread, which builds many messages before the first comes
+/// back, up to [`SPARES_AHEAD`].
 const SPARES: usize = 8;
+const SPARES_AHEAD: usize = 256;
+/// How many members read on the read-ahead thread wait, on the thread that
+/// checks, to go back ([`take_back`]); more are dropped.
+const BACK: usize = 512;
 
 thread_local! {
     /// Members of messages the session is done with ([`give_spare`]),
     /// read into again by [`replay`] for a message of the same shape: its
     /// maps, arrays and strings are reused where the shapes agree, so that
     /// a stream of like messages (progress, log notifications, tool calls
-    /// and their results) allocates little. Bounded: [`SPARES`] members,
-    /// each from a short line.
+    /// and their results) allocates little. Bounded: [`SPARES`] members
+    /// ([`SPARES_AHEAD`] on the read-ahead thread), each from a short line.
     // Boxed: the box a message holds its members in is reused too.
     #[allow(clippy::vec_box)]
     static SPARE: RefCell<Vec<Box<Members>>> = const { RefCell::new(Vec::new()) };
+    /// Whether this is the read-ahead thread ([`set_ahead`]).
+    static AHEAD: Cell<bool> = const { Cell::new(false) };
+    /// Members read on the read-ahead thread that the session here is done
+    /// with, to go back there ([`take_back`]): memory is freed on the
+    /// thread that allocated it, where it is cheap.
+    #[allow(clippy::vec_box)]
+    static BACKLOG: RefCell<Vec<Box<Members>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks this thread as the read-ahead thread: the members [`replay`] reads
+/// here go back here once the session is done with them.
+pub(crate) fn set_ahead() {
+    AHEAD.set(true);
+}
+
+/// Moves the members waiting to go back to the read-ahead thread into
+/// `into` (see [`give_spare`]).
+#[allow(clippy::vec_box)]
+pub(crate) fn take_back(into: &mut Vec<Box<Members>>) {
+    BACKLOG.with(|back| {
+        if let Ok(mut back) = back.try_borrow_mut() {
+            into.append(&mut back);
+        }
+    });
+}
+
+/// Drops the members waiting to go back to a read-ahead thread that ended.
+pub(crate) fn forget_back() {
+    BACKLOG.with(|back| {
+        if let Ok(mut back) = back.try_borrow_mut() {
+            *back = Vec::new();
+        }
+    });
 }
 
 /// Keeps `members` (read by [`replay`], of a message the session is done
-/// with) to read a later message of its shape into.
+/// with) to read a later message into: here, or, read on the read-ahead
+/// thread, back there.
 pub(crate) fn give_spare(members: Box<Members>) {
+    let ahead = AHEAD.get();
+    if members.ahead && !ahead {
+        BACKLOG.with(|back| {
+            if let Ok(mut back) = back.try_borrow_mut() {
+                if back.len() < BACK {
+                    back.push(members);
+                }
+            }
+        });
+        return;
+    }
     SPARE.with(|spare| {
         let Ok(mut spare) = spare.try_borrow_mut() else {
             return;
         };
+        if ahead {
+            if spare.len() < SPARES_AHEAD {
+                spare.push(members);
+            }
+            return;
+        }
         let key = members.spare_key();
         match spare.iter().position(|m| m.spare_key() == key) {
             Some(i) => spare[i] = members,
