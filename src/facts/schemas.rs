@@ -578,6 +578,29 @@ pub fn read_page(line: &str) -> Option<Page<'_>> {
             Ok(page)
         }
     }
+    /// A scalar where `tools` or a tool should be: nothing listed.
+    macro_rules! scalars_are_none {
+        () => {
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+        };
+    }
     struct PageSeed;
     impl<'de> de::DeserializeSeed<'de> for PageSeed {
         type Value = Page<'de>;
@@ -637,24 +660,7 @@ pub fn read_page(line: &str) -> Option<Page<'_>> {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             Ok(None)
         }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
+        scalars_are_none!();
     }
     struct ToolSeed;
     impl<'de> de::DeserializeSeed<'de> for ToolSeed {
@@ -699,24 +705,7 @@ pub fn read_page(line: &str) -> Option<Page<'_>> {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             Ok(None)
         }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
+        scalars_are_none!();
     }
     let mut d = serde_json::Deserializer::from_str(line);
     let page = d.deserialize_map(Envelope).ok()?;
