@@ -349,21 +349,35 @@ fn skip(ops: &mut std::slice::Iter<'_, Op>) -> Option<()> {
 }
 
 /// [`build`] into `slot`, reusing what it holds where the shapes agree: a
-/// string's buffer, an object with the same keys in the same order (its
-/// values built into in turn), an array of the same length (its elements
-/// built into); anything else is built anew. The value is the one [`build`]
-/// gives, with fewer allocations. What is reused is never larger than what
-/// it holds now (an object or array has the size of the one it takes; a
-/// buffer at most about twice the text), so that spare members stay the
-/// size of one short line's message, whatever came before.
+/// string's buffer (its escapes decoded into it), a number or a boolean in
+/// place, an object with the same keys in the same order (its values built
+/// into in turn), or else each value of a key it had (a tool call with and
+/// without `_meta`), an array's elements as far as both go; anything else
+/// is built anew. The value is the one [`build`] gives, with fewer
+/// allocations. What is reused is never larger than what it holds now (an
+/// object or array has the size of the one it takes; a buffer at most about
+/// twice the text), so that spare members stay the size of one short line's
+/// message, whatever came before.
 fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<()> {
     match (slot, ops.clone().next()?) {
         (Value::String(s), Op::Str { start, end, escape })
-            if *escape == NO_ESCAPE && s.capacity() <= 2 * (*end - *start) as usize + 64 =>
+            if s.capacity() <= 2 * (*end - *start) as usize + 64 =>
         {
             ops.next();
             s.clear();
-            s.push_str(text.get(*start as usize..*end as usize)?);
+            let body = text.get(*start as usize..*end as usize)?;
+            match *escape {
+                NO_ESCAPE => s.push_str(body),
+                at => unescape_into(s, body, at.checked_sub(*start)? as usize)?,
+            }
+        }
+        (Value::Number(n), Op::Num(m)) => {
+            ops.next();
+            n.clone_from(m);
+        }
+        (Value::Bool(b), Op::Bool(m)) => {
+            ops.next();
+            *b = *m;
         }
         (Value::Object(obj), Op::Obj(len)) if same_keys(obj, &ops.as_slice()[1..], *len, text) => {
             ops.next();
@@ -373,10 +387,42 @@ fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) 
             }
             (ops.next()? == &Op::End).then_some(())?;
         }
-        (Value::Array(items), Op::Arr(len)) if items.len() == *len as usize => {
+        (Value::Object(obj), Op::Obj(len)) => {
             ops.next();
+            let mut old = std::mem::take(obj);
+            let mut fresh = Map::with_capacity(*len as usize);
+            loop {
+                match ops.next()? {
+                    Op::Key { start, end } => {
+                        let key = text.get(*start as usize..*end as usize)?;
+                        match old.remove_entry(key) {
+                            Some((key, mut value)) => {
+                                build_into(&mut value, ops, text)?;
+                                fresh.insert(key, value);
+                            }
+                            None => {
+                                fresh.insert(key.to_owned(), build(ops, text)?);
+                            }
+                        }
+                    }
+                    Op::End => break,
+                    _ => return None,
+                }
+            }
+            *obj = fresh;
+        }
+        (Value::Array(items), Op::Arr(len)) => {
+            let len = *len as usize;
+            ops.next();
+            if items.capacity() > 2 * len + 4 {
+                *items = Vec::with_capacity(len);
+            }
+            items.truncate(len);
             for item in items.iter_mut() {
                 build_into(item, ops, text)?;
+            }
+            while items.len() < len {
+                items.push(build(ops, text)?);
             }
             (ops.next()? == &Op::End).then_some(())?;
         }
@@ -598,8 +644,9 @@ impl<'a> Reader<'a, '_> {
                 b"id" => {
                     let start = r.pos;
                     r.skip_value()?;
-                    let (_, big) = id_value(&r.text[start..r.pos]).ok()?;
-                    if big.is_some() {
+                    // Read (checked) above; only an integer beyond 64 bits
+                    // is left to the skim parser (see `id_value`).
+                    if is_big_integer(&r.text[start..r.pos]) {
                         return None;
                     }
                     r.tape.push(Op::Id {
@@ -938,6 +985,17 @@ impl<'a> Reader<'a, '_> {
     }
 }
 
+/// Whether `raw`, a JSON value as written, is an integer that fits
+/// neither `i64` nor `u64` (which [`id_value`] reads as the nearest double
+/// with its text beside it).
+fn is_big_integer(raw: &str) -> bool {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    digits.len() > 18
+        && digits.bytes().all(|c| c.is_ascii_digit())
+        && raw.parse::<i64>().is_err()
+        && raw.parse::<u64>().is_err()
+}
+
 /// Bytes that may stand in a string literal as they are (not a quote, a
 /// backslash or a control character).
 const PLAIN: [bool; 256] = {
@@ -1037,8 +1095,14 @@ fn literal<const LONE: bool>(b: &[u8], start: usize) -> Option<(usize, Option<us
 /// escapes' grammar was checked by [`literal_end`]); `None` for a lone
 /// surrogate escape, which serde_json refuses.
 fn unescape(body: &str, first: usize) -> Option<String> {
-    let b = body.as_bytes();
     let mut out = String::with_capacity(body.len());
+    unescape_into(&mut out, body, first)?;
+    Some(out)
+}
+
+/// [`unescape`] appended to `out` (a buffer read into again).
+fn unescape_into(out: &mut String, body: &str, first: usize) -> Option<()> {
+    let b = body.as_bytes();
     out.push_str(&body[..first]);
     let mut i = first;
     while i < b.len() {
@@ -1083,7 +1147,7 @@ fn unescape(body: &str, first: usize) -> Option<String> {
         out.push(c);
         i += 2;
     }
-    Some(out)
+    Some(())
 }
 
 #[cfg(test)]
