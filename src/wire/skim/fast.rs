@@ -1053,31 +1053,48 @@ const SHORT_LITERAL: usize = 64;
 /// with [`literal_end`] (setting up its block masks costs more).
 #[inline(always)]
 fn literal<const LONE: bool>(b: &[u8], start: usize) -> Option<(usize, Option<usize>, bool)> {
-    let mut i = start;
+    // Most literals have no escape: their plain run ends at their quote.
+    let i = plain_run(b, start);
+    if b.get(i) == Some(&b'"') {
+        return Some((i, None, false));
+    }
+    escaped_literal::<LONE>(b, start, i)
+}
+
+/// [`literal`] past its first plain run, which ended at `i`, not at a
+/// quote: out of line, so that the common case stays small where it is
+/// inlined.
+#[inline(never)]
+fn escaped_literal<const LONE: bool>(
+    b: &[u8],
+    start: usize,
+    mut i: usize,
+) -> Option<(usize, Option<usize>, bool)> {
     let mut first_escape = None;
     let mut lone = false;
-    while i - start < SHORT_LITERAL {
-        i = plain_run(b, i);
+    loop {
         match *b.get(i)? {
-            c if PLAIN[c as usize] => {}
             b'"' => return Some((i, first_escape, lone)),
             b'\\' => {
                 first_escape.get_or_insert(i);
-                if LONE {
-                    match surrogate(b, i) {
+                let pair = LONE
+                    && match surrogate(b, i) {
                         // The pair's two escapes, read as one.
-                        Some(false) => {
-                            i += 12;
-                            continue;
+                        Some(false) => true,
+                        Some(true) => {
+                            lone = true;
+                            false
                         }
-                        Some(true) => lone = true,
-                        None => {}
-                    }
-                }
-                i = escape_end(b, i)?;
+                        None => false,
+                    };
+                i = if pair { i + 12 } else { escape_end(b, i)? };
             }
             _ => return None,
         }
+        if i - start >= SHORT_LITERAL {
+            break;
+        }
+        i = plain_run(b, i);
     }
     let end = literal_end(b, start)?;
     let rest = if first_escape.is_none() || (LONE && !lone) {
