@@ -207,14 +207,18 @@ impl Session {
         if self.first.is_none() {
             self.first = Some(at.clone());
         }
-        let time = at
-            .time
-            .clone()
-            .or_else(|| self.last.as_ref().and_then(|l| l.time.clone()));
-        self.last = Some(At {
-            line: at.line,
-            time,
-        });
+        // The last line, with the last time the log gave (a line without
+        // one keeps the time before it): updated in place, a time cloned
+        // only when the line has one.
+        match &mut self.last {
+            Some(last) => {
+                last.line = at.line;
+                if let Some(time) = &at.time {
+                    last.time = Some(time.clone());
+                }
+            }
+            None => self.last = Some(at.clone()),
+        }
     }
 
     /// The requests still waited on now (not cancelled), in no order: what
@@ -485,7 +489,7 @@ impl Session {
         let subject = request_subject(msg).map(|s| SubjectText::from(&*s));
         let retry_of = self
             .utilities
-            .retry_of(side, method, subject.as_deref())
+            .retry_of(side, method, subject.as_ref())
             .map(Box::new);
         let reused = self.open.get(side, id).is_some();
         let declared = declared_revision(msg);
