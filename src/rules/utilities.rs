@@ -206,15 +206,14 @@ impl State {
         let value = params.field("progress").and_then(Value::as_f64);
         let Some(token) = found.filter(|t| t.requester != side) else {
             if !facts.mid_session && side != Side::Unknown {
-                let token_id = token_id();
-                ctx.fire(
-                    Rule::ProgressUnknownToken,
+                ctx.fire_with(Rule::ProgressUnknownToken, || {
                     format!(
-                        "{} reported progress for token {token_id}, which no request of the {} carried",
+                        "{} reported progress for token {}, which no request of the {} carried",
                         side.as_str(),
+                        token_id(),
                         side.other().as_str()
-                    ),
-                );
+                    )
+                });
             }
             return;
         };

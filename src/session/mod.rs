@@ -368,10 +368,14 @@ impl Session {
             )
         });
         for hit in hits {
-            let mut finding = ctx.finding(hit.rule, hit.message);
-            if let Some(severity) = hit.severity {
-                finding.severity = severity;
+            // Past the rule's limit, counted without the finding built.
+            let severity = hit.severity.unwrap_or_else(|| hit.rule.severity());
+            if !ctx.findings.wants(hit.rule, severity) {
+                ctx.findings.count(hit.rule, at.line);
+                continue;
             }
+            let mut finding = ctx.finding(hit.rule, hit.message);
+            finding.severity = severity;
             if request_method.is_some() && finding.method.is_none() {
                 finding.method = request_method.as_deref().map(str::to_owned);
             }
