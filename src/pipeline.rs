@@ -729,13 +729,16 @@ impl Checker {
         let pos = self.lane(&record.source);
         let lane = &mut self.lanes[pos];
         self.findings.set_session(lane.index);
-        let item = lane
-            .transport
-            .push_ahead(record, ahead, &mut self.findings, &mut self.items);
+        let mut item =
+            lane.transport
+                .push_ahead(record, ahead, &mut self.findings, &mut self.items);
         self.feed(pos, each);
-        if let Some(mut item) = item {
-            self.feed_item(pos, &mut item, each);
-            // Done with: a message's members go back to the parser's pool.
+        // Fed where it lies (not moved out of the option first).
+        if let Some(item) = &mut item {
+            self.feed_item(pos, item, each);
+        }
+        // Done with: a message's members go back to the parser's pool.
+        if let Some(item) = item {
             item.recycle();
         }
     }
@@ -885,6 +888,7 @@ impl Checker {
     }
 
     /// The position of a source's lane, opened on first use.
+    #[inline]
     fn lane(&mut self, key: &Option<crate::reader::Source>) -> usize {
         if let Some((last, pos)) = &self.last_lane {
             if last == key {
@@ -897,6 +901,7 @@ impl Checker {
     }
 
     /// [`Checker::lane`] by the source's hash.
+    #[inline(never)]
     fn lane_of(&mut self, key: &Option<crate::reader::Source>) -> usize {
         if let Some(pos) = self.lanes.get_index_of(key) {
             return pos;

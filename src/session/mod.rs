@@ -332,7 +332,7 @@ impl Session {
         let mut ctx = Ctx::new(at, dir, msg, findings);
         let request_method = match msg.kind {
             Kind::Request => {
-                self.request(at, side, msg, &mut ctx);
+                self.request(at, side, msg, declared, &mut ctx);
                 None
             }
             Kind::Notification => {
@@ -441,7 +441,16 @@ impl Session {
         side.dir()
     }
 
-    fn request(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
+    /// `declared`: the revision the request's `_meta` declares
+    /// ([`Session::declared_for`]).
+    fn request(
+        &mut self,
+        at: &At,
+        side: Side,
+        msg: &Message,
+        declared: Option<Revision>,
+        ctx: &mut Ctx<'_>,
+    ) {
         let method = msg.method.as_deref().unwrap_or_default();
         if self.lifecycle.repeats_initialize(side, method) {
             // A client starting over: its ids start over too. One
@@ -452,7 +461,7 @@ impl Session {
         match (awaited, msg.id.id()) {
             (Some(id), _) => {
                 self.modern.retry(side, id, msg, ctx);
-                self.track(at, side, id, msg, ctx);
+                self.track(at, side, id, msg, declared, ctx);
             }
             // A notification sent with an id (`notification-with-id`): a
             // peer that answers it treats it as a request, which is no
@@ -481,9 +490,19 @@ impl Session {
         }
     }
 
-    fn track(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message, ctx: &mut Ctx<'_>) {
+    fn track(
+        &mut self,
+        at: &At,
+        side: Side,
+        id: &RequestId,
+        msg: &Message,
+        declared: Option<Revision>,
+        ctx: &mut Ctx<'_>,
+    ) {
         let method = msg.method.as_deref().unwrap_or_default();
-        if let Some(prev) = self.open.get(side, id) {
+        let prev = self.open.get(side, id);
+        let reused = prev.is_some();
+        if let Some(prev) = prev {
             ids::reused_while_open(side, id, method, prev, ctx);
         } else if let Some(used) = self.used[side.index()].get(id) {
             if self.lifecycle.reuse_after_completion_forbidden() {
@@ -495,8 +514,6 @@ impl Session {
             .utilities
             .retry_of(side, method, subject.as_ref())
             .map(Box::new);
-        let reused = self.open.get(side, id).is_some();
-        let declared = declared_revision(msg);
         self.declares |= declared.is_some();
         let request = Open {
             line: at.line,
