@@ -175,9 +175,85 @@ pub const METHODS: &[MethodInfo] = &[
     m("notifications/subscriptions/acknowledged", N, S, V2026_07_28, None),
 ];
 
-/// Looks a method up in the table.
+/// Looks a method up in the table: one slot of [`BY_NAME`], one comparison
+/// (asked for every request and notification, up to three times for a
+/// request; the table searched in order cost a comparison of lengths per
+/// row before the name's, about a hundred instructions for `tools/call`).
 pub fn method(name: &str) -> Option<&'static MethodInfo> {
-    METHODS.iter().find(|m| m.name == name)
+    let row = BY_NAME.slots[slot(signature(name.as_bytes()), BY_NAME.multiplier)];
+    let info = METHODS.get(usize::from(row).checked_sub(1)?)?;
+    (info.name == name).then_some(info)
+}
+
+/// The method table's rows by a hash of each name's [`signature`]: slot ->
+/// row + 1 (0: no row), with the multiplier that spreads the table's names
+/// over distinct slots, found when the crate is compiled ([`by_name`]).
+struct ByName {
+    multiplier: u32,
+    slots: [u8; 1 << SLOT_BITS],
+}
+
+/// 128 slots for the table's 35 names: a multiplier that spreads them is
+/// found in a few hundred tries.
+const SLOT_BITS: u32 = 7;
+
+static BY_NAME: ByName = by_name();
+
+/// What tells the table's names apart in a few bytes: the length, the
+/// fourth byte and the fifteenth (the first after `notifications/`) or,
+/// in a shorter name, the last. Names the table does not have may share a
+/// signature with one it has: [`method`] compares the name itself.
+const fn signature(name: &[u8]) -> u32 {
+    let len = name.len();
+    if len < 4 {
+        return len as u32;
+    }
+    let late = if len > 14 { name[14] } else { name[len - 1] };
+    (len as u32 & 0xff) | (name[3] as u32) << 8 | (late as u32) << 16
+}
+
+const fn slot(signature: u32, multiplier: u32) -> usize {
+    (signature.wrapping_mul(multiplier) >> (32 - SLOT_BITS)) as usize
+}
+
+/// Builds [`BY_NAME`] at compile time: tries odd multipliers until every
+/// name of [`METHODS`] has a slot of its own. A row added with the
+/// signature of another fails the build here (then [`signature`] needs
+/// another byte).
+const fn by_name() -> ByName {
+    assert!(METHODS.len() < u8::MAX as usize, "a row number fits a byte");
+    let mut i = 0;
+    while i < METHODS.len() {
+        let mut j = i + 1;
+        while j < METHODS.len() {
+            assert!(
+                signature(METHODS[i].name.as_bytes()) != signature(METHODS[j].name.as_bytes()),
+                "two methods of the table share a signature"
+            );
+            j += 1;
+        }
+        i += 1;
+    }
+    let mut multiplier: u32 = 0x9e37_79b9;
+    let mut tries = 0;
+    while tries < 100_000 {
+        let mut slots = [0u8; 1 << SLOT_BITS];
+        let mut row = 0;
+        while row < METHODS.len() {
+            let at = slot(signature(METHODS[row].name.as_bytes()), multiplier);
+            if slots[at] != 0 {
+                break;
+            }
+            slots[at] = row as u8 + 1;
+            row += 1;
+        }
+        if row == METHODS.len() {
+            return ByName { multiplier, slots };
+        }
+        multiplier = multiplier.wrapping_add(2);
+        tries += 1;
+    }
+    panic!("no multiplier spreads the method table over the slots");
 }
 
 /// Methods outside the table that are clearly custom or extension methods and
@@ -240,6 +316,24 @@ pub fn is_modern_discover_error(code: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every row is found by its name, and only by it.
+    #[test]
+    fn every_method_is_found_by_its_name() {
+        for info in METHODS {
+            assert_eq!(method(info.name).map(|m| m.name), Some(info.name));
+            for other in [
+                info.name.to_uppercase(),
+                format!("{}x", info.name),
+                info.name[1..].to_string(),
+            ] {
+                assert!(method(&other).is_none(), "{other}");
+            }
+        }
+        for name in ["", "x", "abc", "pong", "tools/cal", "notifications/other"] {
+            assert!(method(name).is_none(), "{name}");
+        }
+    }
 
     #[test]
     fn revisions_parse_and_order() {

@@ -8,6 +8,11 @@ pub const EXCERPT_CHARS: usize = 200;
 
 /// The first `chars` characters of `text`, when it is longer than that.
 pub fn head(text: &str, chars: usize) -> Option<&str> {
+    // No more characters than bytes: a text that short is whole, known
+    // without decoding it (most excerpts, and every request's subject).
+    if text.len() <= chars {
+        return None;
+    }
     text.char_indices().nth(chars).map(|(cut, _)| &text[..cut])
 }
 

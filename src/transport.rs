@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use crate::reader::{Body, PartialWhy, Record};
+use crate::rules::Rule;
 use crate::rules::finding::Findings;
 use crate::rules::framing;
 use crate::text::{excerpt, excerpt_bytes};
@@ -416,8 +417,11 @@ impl Transport {
                 findings.push(framing::overlong(at.line, length))
             }
             Body::Unreadable(bytes) => {
-                let stamp = crate::reader::native::bad_timestamp(&bytes);
-                findings.push(framing::malformed_record(&at, stamp, &bytes))
+                let rule = Rule::MalformedRecord;
+                findings.push_with(rule, rule.severity(), || {
+                    let stamp = crate::reader::native::bad_timestamp(&bytes);
+                    framing::malformed_record(&at, stamp, &bytes)
+                })
             }
         }
         None
@@ -537,7 +541,10 @@ impl Transport {
         }
         if !looks_like_json(text) {
             if dir != Dir::Unknown {
-                findings.push(framing::stray_output(&at, dir, text));
+                let rule = Rule::StrayOutput;
+                findings.push_with(rule, rule.severity(), || {
+                    framing::stray_output(&at, dir, text)
+                });
             }
             out.push(Item::Noise { at, dir });
             return;
@@ -589,15 +596,23 @@ impl Transport {
             && serde_json::Deserializer::from_str(text)
                 .into_iter::<Value>()
                 .all(|v| v.is_ok());
-        let finding = if glued {
-            framing::glued(&at, dir, values.len())
+        // Worded only when listed (past the rule's limit, counted).
+        let column_base = self.column_base;
+        if glued {
+            let rule = Rule::InvalidJson;
+            findings.push_with(rule, rule.severity(), || {
+                framing::glued(&at, dir, values.len())
+            });
         } else if !terminated && error.is_eof() {
             self.cut = Some((at.line, dir));
-            framing::cut_line(&at, dir, text)
+            let rule = Rule::TruncatedLine;
+            findings.push_with(rule, rule.severity(), || framing::cut_line(&at, dir, text));
         } else {
-            framing::invalid_json(&at, dir, &describe(error, self.column_base), text)
-        };
-        findings.push(finding);
+            let rule = Rule::InvalidJson;
+            findings.push_with(rule, rule.severity(), || {
+                framing::invalid_json(&at, dir, &describe(error, column_base), text)
+            });
+        }
         if glued {
             for value in values {
                 emit(at.clone(), dir, message::classify(value), findings, out);
@@ -682,12 +697,14 @@ impl Transport {
         if at_end {
             self.cut = Some((pending.start.line, dir));
         }
-        findings.push(framing::never_completes(
-            &pending.start,
-            dir,
-            &pending.start_excerpt,
-            at_end,
-        ));
+        let rule = if at_end {
+            Rule::TruncatedLine
+        } else {
+            Rule::InvalidJson
+        };
+        findings.push_with(rule, rule.severity(), || {
+            framing::never_completes(&pending.start, dir, &pending.start_excerpt, at_end)
+        });
         out.push(Item::Noise {
             at: pending.start,
             dir,

@@ -4,6 +4,10 @@
 type Hasher = foldhash::fast::RandomState;
 pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
 pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
+/// A table asked with borrowed keys (`indexmap::Equivalent`): ids read
+/// from a message, looked up without copying them
+/// ([`crate::wire::message::IdRef`]).
+pub(crate) type IndexMap<K, V> = indexmap::IndexMap<K, V, Hasher>;
 
 /// Inserts into a table kept below `cap` entries (emptied when full: what
 /// it remembers is the recent past).

@@ -66,14 +66,19 @@ impl<T> Pairing<T> {
     /// Opens a request `id` sent by `side`.
     pub fn open(&mut self, side: Side, id: &RequestId, value: T) -> Opened<T> {
         let table = &mut self.open[side.index()];
-        if let Some(old) = table.get_mut(id) {
-            return Opened::Replaced(std::mem::replace(old, value));
+        let full = table.len() >= MAX_OPEN;
+        // One lookup for both cases (the id hashed once): the id is copied
+        // before it is known to be new, which it nearly always is.
+        match table.entry(id.clone()) {
+            indexmap::map::Entry::Occupied(mut old) => {
+                Opened::Replaced(std::mem::replace(old.get_mut(), value))
+            }
+            indexmap::map::Entry::Vacant(_) if full => Opened::Full,
+            indexmap::map::Entry::Vacant(new) => {
+                new.insert(value);
+                Opened::New
+            }
         }
-        if table.len() >= MAX_OPEN {
-            return Opened::Full;
-        }
-        table.insert(id.clone(), value);
-        Opened::New
     }
 
     /// The request `id` of `side` is answered: it is no longer open.

@@ -74,10 +74,18 @@ impl Assertions {
     /// A request's budget and the name it was given for (`None`: the
     /// default): its tool's own (a `tools/call`), else its method's, else
     /// the default.
-    fn budget<'a>(&'a self, method: &str, tool: Option<&str>) -> Option<(f64, Option<&'a str>)> {
+    fn budget<'a>(
+        &'a self,
+        method: &str,
+        tool: Option<&crate::facts::SubjectText>,
+    ) -> Option<(f64, Option<&'a str>)> {
+        if self.latency_for.is_empty() {
+            // No budget named (the default): nothing to look up.
+            return self.max_latency.map(|s| (s, None));
+        }
         let named = tool
             .filter(|_| method == "tools/call")
-            .and_then(|t| self.latency_for.get_key_value(t))
+            .and_then(|t| self.latency_for.get_key_value(&**t))
             .or_else(|| self.latency_for.get_key_value(method));
         match named {
             Some((name, seconds)) => Some((*seconds, Some(name.as_str()))),
@@ -192,7 +200,7 @@ impl State {
         open: &Open,
         ctx: &mut Ctx<'_>,
     ) {
-        if let Some((budget, named)) = asserts.budget(&open.method, open.subject.as_deref()) {
+        if let Some((budget, named)) = asserts.budget(&open.method, open.subject.as_ref()) {
             // A handshake sent as the server starts includes the start:
             // only a budget named for its method judges it.
             if named.is_some() || !timing::with_start(facts, open) {

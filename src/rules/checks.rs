@@ -300,12 +300,14 @@ fn envelope(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
 }
 
 fn method_rules(msg: &Message, method: &str, ctx: &Context, hits: &mut Vec<Hit>) {
-    // A request whose `_meta` names a legacy revision is not a 2026 request.
-    let legacy_meta = msg
-        .meta_str(protocol::META_PROTOCOL_VERSION)
-        .and_then(Revision::parse)
-        .is_some_and(|r| r.era() == Era::Legacy);
-    let modern = ctx.era == Some(Era::Modern) && !legacy_meta;
+    // A request whose `_meta` names a legacy revision is not a 2026 request
+    // (read only in a 2026 session).
+    let legacy_meta = || {
+        msg.meta_str(protocol::META_PROTOCOL_VERSION)
+            .and_then(Revision::parse)
+            .is_some_and(|r| r.era() == Era::Legacy)
+    };
+    let modern = ctx.era == Some(Era::Modern) && !legacy_meta();
     let Some(info) = protocol::method(method) else {
         if !protocol::is_extension_method(method) {
             let hint = match protocol::did_you_mean(method) {

@@ -49,18 +49,7 @@ impl<'a> Ctx<'a> {
 
     /// A finding of `rule` about the message, not yet reported.
     pub(crate) fn finding(&self, rule: Rule, text: String) -> Finding {
-        let msg = self.msg;
-        // The tool or resource a request names, read only for a finding.
-        let subject = match msg.kind {
-            Kind::Request => request_subject(msg),
-            _ => None,
-        };
-        Finding::new(rule, self.at.line, text)
-            .time(self.at.time.as_ref())
-            .dir(self.dir)
-            .id(msg.id.id())
-            .method(msg.method.as_deref())
-            .subject(subject.as_deref())
+        about(self.at, self.dir, self.msg, rule, text)
     }
 
     /// Reports a finding.
@@ -70,9 +59,33 @@ impl<'a> Ctx<'a> {
 
     /// Reports a finding of `rule` about the message ([`Ctx::finding`]).
     pub(crate) fn fire(&mut self, rule: Rule, text: String) {
-        let finding = self.finding(rule, text);
-        self.findings.push(finding);
+        self.fire_with(rule, || text);
     }
+
+    /// [`Ctx::fire`] of words `text` makes only when the finding is listed:
+    /// past the rule's limit it is counted, neither worded nor built
+    /// ([`Findings::push_with`]).
+    pub(crate) fn fire_with(&mut self, rule: Rule, text: impl FnOnce() -> String) {
+        let (at, dir, msg) = (self.at, self.dir, self.msg);
+        self.findings
+            .push_with(rule, rule.severity(), || about(at, dir, msg, rule, text()));
+    }
+}
+
+/// A finding of `rule` about `msg`, written by `dir`'s writer at `at`
+/// ([`Ctx::finding`]).
+fn about(at: &At, dir: Dir, msg: &Message, rule: Rule, text: String) -> Finding {
+    // The tool or resource a request names, read only for a finding.
+    let subject = match msg.kind {
+        Kind::Request => request_subject(msg),
+        _ => None,
+    };
+    Finding::new(rule, at.line, text)
+        .time(at.time.as_ref())
+        .dir(dir)
+        .id(msg.id.id())
+        .method(msg.method.as_deref())
+        .subject(subject.as_deref())
 }
 
 /// What a request is about: its params' `name` (a tool, a prompt) or `uri`

@@ -4,8 +4,7 @@
 //! A finding stores a location and a short message (excerpts of the log are
 //! capped by [`crate::text::excerpt`]), never a whole line.
 
-use indexmap::IndexMap;
-
+use crate::facts::hash::IndexMap;
 use crate::protocol::Revision;
 use crate::rules::{Rule, Severity};
 use crate::wire::dir::Dir;
@@ -127,6 +126,8 @@ fn slot(severity: Severity) -> usize {
 #[derive(Debug, Default)]
 pub struct Findings {
     list: Vec<Finding>,
+    /// In the order the rules first fired (the order of the limit's notes);
+    /// hashed with foldhash, as it is asked for every finding.
     per_rule: IndexMap<Rule, Tally>,
     session: usize,
     /// The revision what is pushed now is judged by, while the session
@@ -174,6 +175,24 @@ impl Findings {
             .entry(rule)
             .or_insert_with(|| Tally::new(line))
             .total += 1;
+    }
+
+    /// Pushes the finding `build` makes, of `rule` at `severity`: past the
+    /// rule's limit it is counted as [`Findings::push`] would count it,
+    /// without being built (its words, excerpts and copies cost
+    /// far more than the count; a log past the limit has thousands).
+    pub fn push_with(&mut self, rule: Rule, severity: Severity, build: impl FnOnce() -> Finding) {
+        if !self.applies(rule) {
+            return;
+        }
+        // Past the limit: what `count` does, the rule's tally found once.
+        if let Some(tally) = self.per_rule.get_mut(&rule) {
+            if tally.listed[slot(severity)] >= PER_RULE_LIMIT {
+                tally.total += 1;
+                return;
+            }
+        }
+        self.push(build());
     }
 
     pub fn push(&mut self, mut finding: Finding) {

@@ -114,12 +114,11 @@ pub(crate) fn loose_echo(
 
 /// `side`'s response `id` matches no request of the other side.
 pub(crate) fn orphan(side: Side, id: &RequestId, ctx: &mut Ctx<'_>) {
-    ctx.fire(
-        Rule::OrphanResponse,
+    ctx.fire_with(Rule::OrphanResponse, || {
         format!(
             "{} response id {id} matches no request the {} sent",
             side.as_str(),
             side.other().as_str()
-        ),
-    );
+        )
+    });
 }

@@ -317,6 +317,11 @@ impl State {
         if side != Side::Client {
             return;
         }
+        if matches!(self.phase, Phase::Ready) && method != "initialize" {
+            // Past the handshake only a new `initialize` steps it (below):
+            // nothing to read of the rest.
+            return;
+        }
         let modern_version = msg
             .meta_str(protocol::META_PROTOCOL_VERSION)
             .map(str::to_owned);

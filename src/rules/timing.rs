@@ -96,7 +96,8 @@ impl State {
         } else {
             facts.slow_seconds
         };
-        let what = match &open.subject {
+        // Worded only for a finding (most answers are in time).
+        let what = || match &open.subject {
             Some(s) => format!("`{}` {s:?}", open.method),
             None => format!("`{}`", open.method),
         };
@@ -107,14 +108,16 @@ impl State {
         let message = if took > limit {
             let mut text = if with_start {
                 format!(
-                    "{what} (id {id}, line {}) took {} with the server's start, over the limit of {} for a handshake sent as the server starts",
+                    "{} (id {id}, line {}) took {} with the server's start, over the limit of {} for a handshake sent as the server starts",
+                    what(),
                     open.line,
                     duration(took),
                     duration(limit)
                 )
             } else {
                 format!(
-                    "{what} (id {id}, line {}) took {}, over the --slow limit of {}",
+                    "{} (id {id}, line {}) took {}, over the --slow limit of {}",
+                    what(),
                     open.line,
                     duration(took),
                     duration(limit)
@@ -132,7 +135,8 @@ impl State {
                 .filter(|(timeout, ..)| took >= CLIENT_TIMEOUT_SHARE * timeout)
                 .map(|(timeout, line, reason)| {
                     format!(
-                        "{what} (id {id}, line {}) took {}, {}% of the client's {} timeout (its cancel at line {line}: {reason:?}): a little slower and the client gives up",
+                        "{} (id {id}, line {}) took {}, {}% of the client's {} timeout (its cancel at line {line}: {reason:?}): a little slower and the client gives up",
+                        what(),
                         open.line,
                         duration(took),
                         (100.0 * took / timeout).round() as i64,

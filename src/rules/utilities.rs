@@ -11,14 +11,14 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use crate::facts::hash::{HashMap, HashSet};
+use crate::facts::hash::{HashMap, HashSet, IndexMap};
 use crate::facts::{Facts, Open, Used};
 use crate::protocol::{Era, Revision};
 use crate::rules::Rule;
 use crate::rules::ctx::Ctx;
 use crate::text::excerpt;
 use crate::wire::dir::Side;
-use crate::wire::message::{Field, Message, RequestId};
+use crate::wire::message::{Field, IdRef, Message, RequestId};
 use crate::wire::time::At;
 
 /// How many finished progress tokens, task-augmented request ids and tasks
@@ -41,7 +41,8 @@ struct Token {
 /// What the family remembers: progress tokens and tasks.
 #[derive(Debug, Default)]
 pub(crate) struct State {
-    tokens: HashMap<RequestId, Token>,
+    /// Asked with the token of each progress notification, borrowed.
+    tokens: IndexMap<RequestId, Token>,
     /// The token of each request that carried one, by (requester, line):
     /// a response finds its token without scanning them all.
     token_of: HashMap<(Side, u64), RequestId>,
@@ -87,15 +88,16 @@ impl State {
 
     /// The request a new one of `side` retries: the last one it gave up on
     /// by a timeout, when it is the same method about the same thing.
+    /// (`subject` is read only then: a kept name is checked as it is read.)
     pub(crate) fn retry_of(
         &self,
         side: Side,
         method: &str,
-        subject: Option<&str>,
+        subject: Option<&crate::facts::SubjectText>,
     ) -> Option<(RequestId, u64)> {
         self.gave_up[side.index()]
             .as_ref()
-            .filter(|g| &*g.method == method && g.subject.as_deref() == subject)
+            .filter(|g| &*g.method == method && g.subject.as_deref() == subject.map(|s| &**s))
             .map(|g| (g.id.clone(), g.line))
     }
 
@@ -187,24 +189,31 @@ impl State {
 
     pub(crate) fn progress(&mut self, facts: &Facts, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
         let Some(params) = msg.params() else { return };
-        let Some(token_id) = params.field("progressToken").and_then(RequestId::from_json) else {
+        let Some(token) = params.field("progressToken") else {
             return;
         };
+        // The token as the id it is read as, for a finding's words.
+        let token_id = || RequestId::from_json(token).map_or_else(String::new, |id| id.to_string());
+        // Looked up borrowed (a string token is not copied); a float one
+        // as the id it is read as.
+        let found = match IdRef::from_json(token) {
+            Some(key) => self.tokens.get_mut(&key),
+            None => match RequestId::from_json(token) {
+                Some(id) => self.tokens.get_mut(&id),
+                None => return,
+            },
+        };
         let value = params.field("progress").and_then(Value::as_f64);
-        let Some(token) = self
-            .tokens
-            .get_mut(&token_id)
-            .filter(|t| t.requester != side)
-        else {
+        let Some(token) = found.filter(|t| t.requester != side) else {
             if !facts.mid_session && side != Side::Unknown {
-                ctx.fire(
-                    Rule::ProgressUnknownToken,
+                ctx.fire_with(Rule::ProgressUnknownToken, || {
                     format!(
-                        "{} reported progress for token {token_id}, which no request of the {} carried",
+                        "{} reported progress for token {}, which no request of the {} carried",
                         side.as_str(),
+                        token_id(),
                         side.other().as_str()
-                    ),
-                );
+                    )
+                });
             }
             return;
         };
@@ -213,7 +222,8 @@ impl State {
                 ctx.finding(
                     Rule::ProgressAfterResponse,
                     format!(
-                        "progress for token {token_id} after its request (line {}) was answered at line {done}",
+                        "progress for token {} after its request (line {}) was answered at line {done}",
+                        token_id(),
                         token.request_line
                     ),
                 )
@@ -224,7 +234,10 @@ impl State {
             if let Some(last) = token.last.filter(|last| value <= *last) {
                 ctx.fire(
                     Rule::ProgressNotIncreasing,
-                    format!("progress for token {token_id} went from {last} to {value}; it must increase"),
+                    format!(
+                        "progress for token {} went from {last} to {value}; it must increase",
+                        token_id()
+                    ),
                 );
             }
             token.last = Some(value);
@@ -312,7 +325,7 @@ impl State {
             if f.finished_tokens.len() > KEPT {
                 if let Some(old) = f.finished_tokens.pop_front() {
                     if f.tokens.get(&old).is_some_and(|t| t.done.is_some()) {
-                        f.tokens.remove(&old);
+                        f.tokens.swap_remove(&old);
                     }
                 }
             }

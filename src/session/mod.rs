@@ -207,14 +207,18 @@ impl Session {
         if self.first.is_none() {
             self.first = Some(at.clone());
         }
-        let time = at
-            .time
-            .clone()
-            .or_else(|| self.last.as_ref().and_then(|l| l.time.clone()));
-        self.last = Some(At {
-            line: at.line,
-            time,
-        });
+        // The last line, with the last time the log gave (a line without
+        // one keeps the time before it): updated in place, a time cloned
+        // only when the line has one.
+        match &mut self.last {
+            Some(last) => {
+                last.line = at.line;
+                if let Some(time) = &at.time {
+                    last.time = Some(time.clone());
+                }
+            }
+            None => self.last = Some(at.clone()),
+        }
     }
 
     /// The requests still waited on now (not cancelled), in no order: what
@@ -328,7 +332,7 @@ impl Session {
         let mut ctx = Ctx::new(at, dir, msg, findings);
         let request_method = match msg.kind {
             Kind::Request => {
-                self.request(at, side, msg, &mut ctx);
+                self.request(at, side, msg, declared, &mut ctx);
                 None
             }
             Kind::Notification => {
@@ -364,10 +368,14 @@ impl Session {
             )
         });
         for hit in hits {
-            let mut finding = ctx.finding(hit.rule, hit.message);
-            if let Some(severity) = hit.severity {
-                finding.severity = severity;
+            // Past the rule's limit, counted without the finding built.
+            let severity = hit.severity.unwrap_or_else(|| hit.rule.severity());
+            if !ctx.findings.wants(hit.rule, severity) {
+                ctx.findings.count(hit.rule, at.line);
+                continue;
             }
+            let mut finding = ctx.finding(hit.rule, hit.message);
+            finding.severity = severity;
             if request_method.is_some() && finding.method.is_none() {
                 finding.method = request_method.as_deref().map(str::to_owned);
             }
@@ -433,7 +441,16 @@ impl Session {
         side.dir()
     }
 
-    fn request(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
+    /// `declared`: the revision the request's `_meta` declares
+    /// ([`Session::declared_for`]).
+    fn request(
+        &mut self,
+        at: &At,
+        side: Side,
+        msg: &Message,
+        declared: Option<Revision>,
+        ctx: &mut Ctx<'_>,
+    ) {
         let method = msg.method.as_deref().unwrap_or_default();
         if self.lifecycle.repeats_initialize(side, method) {
             // A client starting over: its ids start over too. One
@@ -444,7 +461,7 @@ impl Session {
         match (awaited, msg.id.id()) {
             (Some(id), _) => {
                 self.modern.retry(side, id, msg, ctx);
-                self.track(at, side, id, msg, ctx);
+                self.track(at, side, id, msg, declared, ctx);
             }
             // A notification sent with an id (`notification-with-id`): a
             // peer that answers it treats it as a request, which is no
@@ -473,9 +490,19 @@ impl Session {
         }
     }
 
-    fn track(&mut self, at: &At, side: Side, id: &RequestId, msg: &Message, ctx: &mut Ctx<'_>) {
+    fn track(
+        &mut self,
+        at: &At,
+        side: Side,
+        id: &RequestId,
+        msg: &Message,
+        declared: Option<Revision>,
+        ctx: &mut Ctx<'_>,
+    ) {
         let method = msg.method.as_deref().unwrap_or_default();
-        if let Some(prev) = self.open.get(side, id) {
+        let prev = self.open.get(side, id);
+        let reused = prev.is_some();
+        if let Some(prev) = prev {
             ids::reused_while_open(side, id, method, prev, ctx);
         } else if let Some(used) = self.used[side.index()].get(id) {
             if self.lifecycle.reuse_after_completion_forbidden() {
@@ -485,10 +512,8 @@ impl Session {
         let subject = request_subject(msg).map(|s| SubjectText::from(&*s));
         let retry_of = self
             .utilities
-            .retry_of(side, method, subject.as_deref())
+            .retry_of(side, method, subject.as_ref())
             .map(Box::new);
-        let reused = self.open.get(side, id).is_some();
-        let declared = declared_revision(msg);
         self.declares |= declared.is_some();
         let request = Open {
             line: at.line,

@@ -11,7 +11,9 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 /// A request id, compared by exact JSON value: `1`, `"1"` and `1.0` differ.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Hashed as its [`IdRef`], so that a table of ids can be asked with an id
+/// borrowed from a message (`indexmap::Equivalent`) without copying it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RequestId {
     /// An integer id that fits in an i64.
     Int(i64),
@@ -21,7 +23,55 @@ pub enum RequestId {
     Num(Box<str>),
 }
 
+impl std::hash::Hash for RequestId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.borrowed().hash(state);
+    }
+}
+
+/// A [`RequestId`] borrowed: what a table of ids is asked with (a
+/// progress token read from a notification) without building the id, a
+/// string id's copy and its free. Hashes and compares as the id it
+/// stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IdRef<'a> {
+    Int(i64),
+    Str(&'a str),
+    Num(&'a str),
+}
+
+impl IdRef<'_> {
+    /// The id in a JSON value, when it is a string or an integer (what
+    /// [`RequestId::from_json`] reads it as); `None` for anything else,
+    /// a float among them (read with [`RequestId::from_json`]).
+    pub fn from_json(v: &Value) -> Option<IdRef<'_>> {
+        match v {
+            Value::String(s) => Some(match crate::wire::exact::marked(s) {
+                Some(text) => IdRef::Num(text),
+                None => IdRef::Str(s),
+            }),
+            Value::Number(n) if !n.is_f64() => n.as_i64().map(IdRef::Int),
+            _ => None,
+        }
+    }
+}
+
+impl indexmap::Equivalent<RequestId> for IdRef<'_> {
+    fn equivalent(&self, key: &RequestId) -> bool {
+        *self == key.borrowed()
+    }
+}
+
 impl RequestId {
+    /// The id borrowed, as a table is asked with it ([`IdRef`]).
+    pub fn borrowed(&self) -> IdRef<'_> {
+        match self {
+            RequestId::Int(n) => IdRef::Int(*n),
+            RequestId::Str(s) => IdRef::Str(s),
+            RequestId::Num(s) => IdRef::Num(s),
+        }
+    }
+
     /// The id as a JSON value (for the JSON output, written with
     /// [`crate::wire::exact`]).
     pub fn to_json(&self) -> Value {
