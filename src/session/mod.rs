@@ -42,10 +42,11 @@ use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 
 use crate::facts::evidence::Evidence;
 pub use crate::facts::evidence::{FollowStop, LogCut};
-pub use crate::facts::{Counts, Implementation};
 use crate::facts::{
-    Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
+    Before, Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision,
+    method_name,
 };
+pub use crate::facts::{Counts, Implementation};
 pub use crate::report::{OpenRequest, Summary};
 use crate::rules::assertions::{self, Assertions, Incomplete};
 use crate::rules::ctx::{Ctx, request_subject};
@@ -502,9 +503,10 @@ impl Session {
         let method = msg.method.as_deref().unwrap_or_default();
         let prev = self.open.get(side, id);
         let reused = prev.is_some();
+        let key = self.used[side.index()].key(id);
         if let Some(prev) = prev {
             ids::reused_while_open(side, id, method, prev, ctx);
-        } else if let Some(used) = self.used[side.index()].get(id) {
+        } else if let Some(used) = self.used[side.index()].get_at(key) {
             if self.lifecycle.reuse_after_completion_forbidden() {
                 ids::reused_after_answer(side, id, method, used.line, self.revision(), ctx);
             }
@@ -523,7 +525,7 @@ impl Session {
             cancelled: None,
             chosen: None,
             timed_out: None,
-            counts: self.counts,
+            before: Before::of(&self.counts, side.other()),
             bad_arguments: false,
             paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
             reused,
@@ -538,10 +540,10 @@ impl Session {
             if self.unfollowed[side.index()] == 1 {
                 ids::open_limit(side, ctx);
             }
-            self.used[side.index()].insert(id, at.line, true);
+            self.used[side.index()].insert_at(key, at.line, true);
             return;
         }
-        self.used[side.index()].insert(id, at.line, false);
+        self.used[side.index()].insert_at(key, at.line, false);
     }
 
     fn notification(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
@@ -598,7 +600,7 @@ impl Session {
             self.utilities
                 .cancelled(&facts, side, &id, self.lifecycle.init_id.as_ref(), ctx);
         if let Some(open) = self.open.get_mut(side, &id) {
-            open.cancelled = Some(at.clone());
+            open.cancelled = Some(Box::new(at.clone()));
             let reason = msg
                 .params()
                 .and_then(|p| p.field("reason"))
@@ -871,13 +873,13 @@ impl Session {
             return None;
         }
         let owner = side.other().index();
-        let (now, then) = (&self.counts, &open.counts);
+        let (now, then) = (&self.counts, &open.before);
         let request = hangs::Request {
             line: open.line,
             time: open.time.as_ref(),
             method: &open.method,
             subject: open.subject.as_deref(),
-            cancelled: open.cancelled.as_ref(),
+            cancelled: open.cancelled.as_deref(),
             chosen: open.chosen.as_deref(),
             timed_out: open.timed_out.as_deref(),
             reused: open.reused,
@@ -888,11 +890,11 @@ impl Session {
             after: hangs::Activity {
                 // Only requests sent after it: the earlier ones settled
                 // since are not "later requests".
-                answered: (now.settled[owner] - then.settled[owner]).saturating_sub(
+                answered: (now.settled[owner] - then.settled).saturating_sub(
                     u64::from(open.earlier_open).saturating_sub(still_earlier as u64),
                 ),
-                sent: now.messages[owner] - then.messages[owner],
-                noise: now.noise[owner] - then.noise[owner],
+                sent: now.messages[owner] - then.messages,
+                noise: now.noise[owner] - then.noise,
                 stderr: now.stderr - then.stderr,
             },
         };
