@@ -123,15 +123,9 @@ pub(crate) struct Open {
     pub(crate) method: MethodName,
     /// The tool, prompt or resource it is about, when the params say.
     pub(crate) subject: Option<SubjectText>,
-    /// Where its sender cancelled it (boxed: rare, and an answer moves the
+    /// Its sender's cancellation (boxed: rare, and an answer moves the
     /// request out of the open table).
-    pub(crate) cancelled: Option<Box<At>>,
-    /// The cancellation's reason when it is not a timeout ("no longer
-    /// needed", a user's abort): the canceller's choice, not a hang.
-    pub(crate) chosen: Option<Box<str>>,
-    /// The cancellation's reason when it is a timeout ("timed out after
-    /// 2.0s"), quoted in the hang story.
-    pub(crate) timed_out: Option<Box<str>>,
+    pub(crate) cancelled: Option<Box<Cancel>>,
     /// What the side owing it had done when it was sent.
     pub(crate) before: Before,
     /// A list request that carried a `cursor` (a later page).
@@ -180,6 +174,18 @@ impl Before {
             stderr: counts.stderr,
         }
     }
+}
+
+/// A request's cancellation by its sender.
+#[derive(Clone, Debug)]
+pub(crate) struct Cancel {
+    pub(crate) at: At,
+    /// The cancellation's reason when it is not a timeout ("no longer
+    /// needed", a user's abort): the canceller's choice, not a hang.
+    pub(crate) chosen: Option<Box<str>>,
+    /// The cancellation's reason when it is a timeout ("timed out after
+    /// 2.0s"), quoted in the hang story.
+    pub(crate) timed_out: Option<Box<str>>,
 }
 
 /// An id a side has used: where first, and where it was answered.

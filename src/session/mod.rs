@@ -43,7 +43,7 @@ use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 use crate::facts::evidence::Evidence;
 pub use crate::facts::evidence::{FollowStop, LogCut};
 use crate::facts::{
-    Before, Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision,
+    Before, Cancel, Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision,
     method_name,
 };
 pub use crate::facts::{Counts, Implementation};
@@ -523,8 +523,6 @@ impl Session {
             method: method_name(method),
             subject,
             cancelled: None,
-            chosen: None,
-            timed_out: None,
             before: Before::of(&self.counts, side.other()),
             bad_arguments: false,
             paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
@@ -600,14 +598,17 @@ impl Session {
             self.utilities
                 .cancelled(&facts, side, &id, self.lifecycle.init_id.as_ref(), ctx);
         if let Some(open) = self.open.get_mut(side, &id) {
-            open.cancelled = Some(Box::new(at.clone()));
             let reason = msg
                 .params()
                 .and_then(|p| p.field("reason"))
                 .and_then(Value::as_str);
-            open.chosen = reason
-                .filter(|r| !utilities::is_timeout(r))
-                .map(|r| excerpt(r).into_boxed_str());
+            let mut cancel = Cancel {
+                at: at.clone(),
+                chosen: reason
+                    .filter(|r| !utilities::is_timeout(r))
+                    .map(|r| excerpt(r).into_boxed_str()),
+                timed_out: None,
+            };
             if let Some(r) = reason.filter(|r| utilities::is_timeout(r)) {
                 let r = excerpt(r).into_boxed_str();
                 if side == Side::Client {
@@ -616,8 +617,9 @@ impl Session {
                 let subject = open.subject.as_deref();
                 self.utilities
                     .gave_up(side, &id, open.line, &open.method, subject);
-                open.timed_out = Some(r);
+                cancel.timed_out = Some(r);
             }
+            open.cancelled = Some(Box::new(cancel));
             return;
         }
         if task {
@@ -790,8 +792,10 @@ impl Session {
                         cancelled: open.cancelled.is_some(),
                     });
                 }
-                let (rule, severity) =
-                    hangs::listed_as(open.cancelled.is_some(), open.chosen.is_some());
+                let (rule, severity) = hangs::listed_as(
+                    open.cancelled.is_some(),
+                    open.cancelled.as_ref().is_some_and(|c| c.chosen.is_some()),
+                );
                 if !findings.wants(rule, severity) {
                     // Past the listing limit: count it, skip building its story.
                     if self.hang_counts(side, open) {
@@ -874,14 +878,15 @@ impl Session {
         }
         let owner = side.other().index();
         let (now, then) = (&self.counts, &open.before);
+        let cancel = open.cancelled.as_deref();
         let request = hangs::Request {
             line: open.line,
             time: open.time.as_ref(),
             method: &open.method,
             subject: open.subject.as_deref(),
-            cancelled: open.cancelled.as_deref(),
-            chosen: open.chosen.as_deref(),
-            timed_out: open.timed_out.as_deref(),
+            cancelled: cancel.map(|c| &c.at),
+            chosen: cancel.and_then(|c| c.chosen.as_deref()),
+            timed_out: cancel.and_then(|c| c.timed_out.as_deref()),
             reused: open.reused,
             cut: open.cut,
             retry_of: open.retry_of.as_deref().map(|(id, line)| (id, *line)),
