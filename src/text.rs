@@ -59,9 +59,12 @@ impl<const N: usize> InlineText<N> {
 
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            // Always valid: the bytes are a whole `str` (see `From<&str>`).
             Repr::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+                let bytes = &bytes[..usize::from(*len)];
+                // SAFETY: an inline text's first `len` bytes are a copy of a
+                // whole `str` (`From<&str>`, the only place `Repr::Inline` is
+                // made; nothing changes them after), so they are UTF-8.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
             }
             Repr::Heap(text) => text,
         }

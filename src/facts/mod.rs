@@ -123,14 +123,11 @@ pub(crate) struct Open {
     pub(crate) method: MethodName,
     /// The tool, prompt or resource it is about, when the params say.
     pub(crate) subject: Option<SubjectText>,
-    pub(crate) cancelled: Option<At>,
-    /// The cancellation's reason when it is not a timeout ("no longer
-    /// needed", a user's abort): the canceller's choice, not a hang.
-    pub(crate) chosen: Option<Box<str>>,
-    /// The cancellation's reason when it is a timeout ("timed out after
-    /// 2.0s"), quoted in the hang story.
-    pub(crate) timed_out: Option<Box<str>>,
-    pub(crate) counts: Counts,
+    /// Its sender's cancellation (boxed: rare, and an answer moves the
+    /// request out of the open table).
+    pub(crate) cancelled: Option<Box<Cancel>>,
+    /// What the side owing it had done when it was sent.
+    pub(crate) before: Before,
     /// A list request that carried a `cursor` (a later page).
     pub(crate) paged: bool,
     /// The tool-schema check found its `tools/call` arguments breaking the
@@ -153,6 +150,42 @@ pub(crate) struct Open {
     /// The revision its `_meta` declares: it rules the request's exchange
     /// (its answer, its cancellation, its hang), whatever the session's.
     pub(crate) declared: Option<Revision>,
+}
+
+/// The owing side's [`Counts`] when a request was sent, for the story of a
+/// hang (what that side did after it): only that side's, so that an open
+/// request is smaller.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Before {
+    pub(crate) settled: u64,
+    pub(crate) messages: u64,
+    pub(crate) noise: u64,
+    pub(crate) stderr: u64,
+}
+
+impl Before {
+    /// `owner`'s part of `counts`.
+    pub(crate) fn of(counts: &Counts, owner: crate::wire::dir::Side) -> Before {
+        let i = owner.index();
+        Before {
+            settled: counts.settled[i],
+            messages: counts.messages[i],
+            noise: counts.noise[i],
+            stderr: counts.stderr,
+        }
+    }
+}
+
+/// A request's cancellation by its sender.
+#[derive(Clone, Debug)]
+pub(crate) struct Cancel {
+    pub(crate) at: At,
+    /// The cancellation's reason when it is not a timeout ("no longer
+    /// needed", a user's abort): the canceller's choice, not a hang.
+    pub(crate) chosen: Option<Box<str>>,
+    /// The cancellation's reason when it is a timeout ("timed out after
+    /// 2.0s"), quoted in the hang story.
+    pub(crate) timed_out: Option<Box<str>>,
 }
 
 /// An id a side has used: where first, and where it was answered.
@@ -180,6 +213,13 @@ pub(crate) struct UsedIds {
     ints: HashMap<i64, (u32, u32)>,
     others: HashMap<u64, (u32, u32)>,
     fingerprint: foldhash::quality::RandomState,
+}
+
+/// An id as [`UsedIds`] finds it: an integer, or another id's fingerprint.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum UsedKey {
+    Int(i64),
+    Print(u64),
 }
 
 /// `answered` encoding: 0 none, `FORGOTTEN` not followed, else line + 1.
@@ -215,12 +255,25 @@ impl UsedIds {
     }
 
     pub(crate) fn get(&self, id: &RequestId) -> Option<Used> {
-        let (line, answered) = *match id {
-            RequestId::Int(n) => match self.dense_index(*n) {
+        self.get_at(self.key(id))
+    }
+
+    /// Where `id` is looked for: a string id's fingerprint made once for a
+    /// lookup and an insert.
+    pub(crate) fn key(&self, id: &RequestId) -> UsedKey {
+        match id {
+            RequestId::Int(n) => UsedKey::Int(*n),
+            other => UsedKey::Print(self.print(other)),
+        }
+    }
+
+    pub(crate) fn get_at(&self, key: UsedKey) -> Option<Used> {
+        let (line, answered) = *match key {
+            UsedKey::Int(n) => match self.dense_index(n) {
                 Some(i) => &self.dense[i],
-                None => self.ints.get(n)?,
+                None => self.ints.get(&n)?,
             },
-            other => self.others.get(&self.print(other))?,
+            UsedKey::Print(print) => self.others.get(&print)?,
         };
         Some(Used {
             line: u64::from(line),
@@ -230,22 +283,25 @@ impl UsedIds {
     }
 
     pub(crate) fn insert(&mut self, id: &RequestId, line: u64, forgotten: bool) {
+        self.insert_at(self.key(id), line, forgotten);
+    }
+
+    pub(crate) fn insert_at(&mut self, key: UsedKey, line: u64, forgotten: bool) {
         let value = (line32(line), if forgotten { FORGOTTEN } else { 0 });
-        match id {
-            RequestId::Int(n) => match usize::try_from(*n) {
-                Ok(i) if i < self.dense.len() && !self.ints.contains_key(n) => {
+        match key {
+            UsedKey::Int(n) => match usize::try_from(n) {
+                Ok(i) if i < self.dense.len() && !self.ints.contains_key(&n) => {
                     self.dense[i] = value
                 }
-                Ok(i) if i <= self.dense.len() + DENSE_GAP && !self.ints.contains_key(n) => {
+                Ok(i) if i <= self.dense.len() + DENSE_GAP && !self.ints.contains_key(&n) => {
                     self.dense.resize(i, (0, 0));
                     self.dense.push(value);
                 }
                 _ => {
-                    self.ints.insert(*n, value);
+                    self.ints.insert(n, value);
                 }
             },
-            other => {
-                let print = self.print(other);
+            UsedKey::Print(print) => {
                 self.others.insert(print, value);
             }
         }

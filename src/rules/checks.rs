@@ -575,8 +575,9 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
         );
         return;
     }
-    let result_type = result.field("resultType").and_then(Value::as_str);
-    if modern && ctx.side == Side::Server && !result.has("resultType") {
+    let result_type_field = result.field("resultType");
+    let result_type = result_type_field.and_then(Value::as_str);
+    if modern && ctx.side == Side::Server && result_type_field.is_none() {
         hit(
             hits,
             Rule::MissingResultType,
@@ -587,7 +588,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
         );
     }
     if modern && ctx.side == Side::Server {
-        match result.field("resultType") {
+        match result_type_field {
             Some(Value::String(t)) if KNOWN_RESULT_TYPES.contains(&t.as_str()) => {}
             Some(Value::String(t)) => hits.push(Hit {
                 rule: Rule::InvalidResult,
@@ -676,7 +677,8 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                 }
                 Some(other) => shape.wrong("result.content", "an array", other),
             }
-            if let Some(v) = result.field("isError").filter(|v| !v.is_boolean()) {
+            let is_error = result.field("isError");
+            if let Some(v) = is_error.filter(|v| !v.is_boolean()) {
                 shape.wrong("result.isError", "a boolean", v);
             }
             if let Some(v) = result.field("structuredContent") {
@@ -684,7 +686,7 @@ fn response_rules(msg: &Message, ctx: &Context, hits: &mut Vec<Hit>) {
                     shape.wrong("result.structuredContent", "an object", v);
                 }
             }
-            if result.field("isError") == Some(&Value::Bool(true)) {
+            if is_error == Some(&Value::Bool(true)) {
                 // The texts whole: the parser may have cut long ones.
                 let whole = msg.whole_result();
                 let text: String = whole

@@ -304,12 +304,12 @@ impl State {
                         "`{}` (id {id}) was answered after the {} cancelled it at line {}; the answer is ignored",
                         open.method,
                         requester.as_str(),
-                        cancel.line
+                        cancel.at.line
                     ),
                 )
                 .method(Some(&open.method))
                 .subject(open.subject.as_deref())
-                .related(cancel.line),
+                .related(cancel.at.line),
             );
         }
         let f = &mut *self;

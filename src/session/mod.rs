@@ -42,10 +42,11 @@ use crate::wire::message::{Field, IdField, Kind, Message, RequestId};
 
 use crate::facts::evidence::Evidence;
 pub use crate::facts::evidence::{FollowStop, LogCut};
-pub use crate::facts::{Counts, Implementation};
 use crate::facts::{
-    Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision, method_name,
+    Before, Cancel, Facts, Inference, MethodName, Open, SubjectText, UsedIds, declared_revision,
+    method_name,
 };
+pub use crate::facts::{Counts, Implementation};
 pub use crate::report::{OpenRequest, Summary};
 use crate::rules::assertions::{self, Assertions, Incomplete};
 use crate::rules::ctx::{Ctx, request_subject};
@@ -502,9 +503,10 @@ impl Session {
         let method = msg.method.as_deref().unwrap_or_default();
         let prev = self.open.get(side, id);
         let reused = prev.is_some();
+        let key = self.used[side.index()].key(id);
         if let Some(prev) = prev {
             ids::reused_while_open(side, id, method, prev, ctx);
-        } else if let Some(used) = self.used[side.index()].get(id) {
+        } else if let Some(used) = self.used[side.index()].get_at(key) {
             if self.lifecycle.reuse_after_completion_forbidden() {
                 ids::reused_after_answer(side, id, method, used.line, self.revision(), ctx);
             }
@@ -521,9 +523,7 @@ impl Session {
             method: method_name(method),
             subject,
             cancelled: None,
-            chosen: None,
-            timed_out: None,
-            counts: self.counts,
+            before: Before::of(&self.counts, side.other()),
             bad_arguments: false,
             paged: msg.params().is_some_and(|p| p.field("cursor").is_some()),
             reused,
@@ -538,10 +538,10 @@ impl Session {
             if self.unfollowed[side.index()] == 1 {
                 ids::open_limit(side, ctx);
             }
-            self.used[side.index()].insert(id, at.line, true);
+            self.used[side.index()].insert_at(key, at.line, true);
             return;
         }
-        self.used[side.index()].insert(id, at.line, false);
+        self.used[side.index()].insert_at(key, at.line, false);
     }
 
     fn notification(&mut self, at: &At, side: Side, msg: &Message, ctx: &mut Ctx<'_>) {
@@ -598,14 +598,17 @@ impl Session {
             self.utilities
                 .cancelled(&facts, side, &id, self.lifecycle.init_id.as_ref(), ctx);
         if let Some(open) = self.open.get_mut(side, &id) {
-            open.cancelled = Some(at.clone());
             let reason = msg
                 .params()
                 .and_then(|p| p.field("reason"))
                 .and_then(Value::as_str);
-            open.chosen = reason
-                .filter(|r| !utilities::is_timeout(r))
-                .map(|r| excerpt(r).into_boxed_str());
+            let mut cancel = Cancel {
+                at: at.clone(),
+                chosen: reason
+                    .filter(|r| !utilities::is_timeout(r))
+                    .map(|r| excerpt(r).into_boxed_str()),
+                timed_out: None,
+            };
             if let Some(r) = reason.filter(|r| utilities::is_timeout(r)) {
                 let r = excerpt(r).into_boxed_str();
                 if side == Side::Client {
@@ -614,8 +617,9 @@ impl Session {
                 let subject = open.subject.as_deref();
                 self.utilities
                     .gave_up(side, &id, open.line, &open.method, subject);
-                open.timed_out = Some(r);
+                cancel.timed_out = Some(r);
             }
+            open.cancelled = Some(Box::new(cancel));
             return;
         }
         if task {
@@ -788,8 +792,10 @@ impl Session {
                         cancelled: open.cancelled.is_some(),
                     });
                 }
-                let (rule, severity) =
-                    hangs::listed_as(open.cancelled.is_some(), open.chosen.is_some());
+                let (rule, severity) = hangs::listed_as(
+                    open.cancelled.is_some(),
+                    open.cancelled.as_ref().is_some_and(|c| c.chosen.is_some()),
+                );
                 if !findings.wants(rule, severity) {
                     // Past the listing limit: count it, skip building its story.
                     if self.hang_counts(side, open) {
@@ -871,15 +877,16 @@ impl Session {
             return None;
         }
         let owner = side.other().index();
-        let (now, then) = (&self.counts, &open.counts);
+        let (now, then) = (&self.counts, &open.before);
+        let cancel = open.cancelled.as_deref();
         let request = hangs::Request {
             line: open.line,
             time: open.time.as_ref(),
             method: &open.method,
             subject: open.subject.as_deref(),
-            cancelled: open.cancelled.as_ref(),
-            chosen: open.chosen.as_deref(),
-            timed_out: open.timed_out.as_deref(),
+            cancelled: cancel.map(|c| &c.at),
+            chosen: cancel.and_then(|c| c.chosen.as_deref()),
+            timed_out: cancel.and_then(|c| c.timed_out.as_deref()),
             reused: open.reused,
             cut: open.cut,
             retry_of: open.retry_of.as_deref().map(|(id, line)| (id, *line)),
@@ -888,11 +895,11 @@ impl Session {
             after: hangs::Activity {
                 // Only requests sent after it: the earlier ones settled
                 // since are not "later requests".
-                answered: (now.settled[owner] - then.settled[owner]).saturating_sub(
+                answered: (now.settled[owner] - then.settled).saturating_sub(
                     u64::from(open.earlier_open).saturating_sub(still_earlier as u64),
                 ),
-                sent: now.messages[owner] - then.messages[owner],
-                noise: now.noise[owner] - then.noise[owner],
+                sent: now.messages[owner] - then.messages,
+                noise: now.noise[owner] - then.noise,
                 stderr: now.stderr - then.stderr,
             },
         };
