@@ -4,7 +4,8 @@
 //! is judged with (`Facts`), the peers ([`Implementation`]), the running
 //! [`Counts`], why a session restarted ([`Restart`]); and in the files
 //! below, the request table (`pairing`), what may explain a hang
-//! (`evidence`, `crash`), the compiled schemas (`schemas`, `official`).
+//! (`evidence`, `crash`), the compiled schemas (`schemas`, `official`) and
+//! what a listed schema uses that clients handle inconsistently (`lint`).
 //!
 //! Plain data and the pure functions that read it: this module sits under
 //! both the session and the rule families and names neither, so each
@@ -22,6 +23,7 @@ use hash::HashMap;
 pub(crate) mod crash;
 pub(crate) mod evidence;
 pub(crate) mod hash;
+pub(crate) mod lint;
 pub mod official;
 pub mod pairing;
 pub mod schemas;

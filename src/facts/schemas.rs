@@ -33,12 +33,11 @@ use serde_core::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+pub use super::lint::{MAX_DEPTH, MAX_SCHEMA_NODES};
+use super::lint::{Shape, within};
+
 /// Tools kept per session (a session may list thousands).
 pub const MAX_TOOLS: usize = 1024;
-/// JSON values in a schema that is compiled.
-pub const MAX_SCHEMA_NODES: usize = 4096;
-/// Nesting of a schema that is compiled.
-pub const MAX_DEPTH: usize = 32;
 /// A schema whose local `$ref`s expand it past this many values is not
 /// compiled ([`expanded`]): validation work per call stays bounded.
 pub const MAX_EXPANDED: u64 = 32_768;
@@ -257,7 +256,7 @@ impl Work {
     }
 
     /// What a schema (an `input` one or not) uses that clients handle
-    /// inconsistently ([`unportable_schema`]), by its text's hash.
+    /// inconsistently ([`Shape::findings`]), by its text's hash.
     fn lint(&mut self, hash: u64, text: &str, input: bool, dialect: bool) -> Arc<[String]> {
         let key = (hash, input, dialect);
         if let Some((kept, found)) = self.linted.get(&key) {
@@ -266,10 +265,7 @@ impl Work {
             }
         }
         self.charge(PER_MESSAGE + text.len() as u64 * COMPILE_WEIGHT);
-        let found: Arc<[String]> = match serde_json::from_str::<Value>(text) {
-            Ok(schema) => unportable_schema(input, &schema, dialect).into(),
-            Err(_) => Arc::new([]),
-        };
+        let found: Arc<[String]> = Shape::of_text(text).findings(input, dialect).into();
         if self.linted.len() >= MAX_CACHED {
             self.linted.clear();
         }
@@ -317,25 +313,6 @@ pub enum Output {
     Conforms,
     Missing { listed_at: u64 },
     Violates(Violations),
-}
-
-/// Counts the JSON values in `v` up to `limit`, and whether it nests deeper
-/// than `depth`. Returns `None` when either bound is passed.
-fn within(v: &Value, limit: usize, depth: usize) -> Option<usize> {
-    let mut count = 0usize;
-    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
-    while let Some((v, d)) = stack.pop() {
-        count += 1;
-        if count > limit || d > depth {
-            return None;
-        }
-        match v {
-            Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
-            Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
-            _ => {}
-        }
-    }
-    Some(count)
 }
 
 /// How many schema values a validation may visit, its local `$ref`s
@@ -403,108 +380,17 @@ fn compile(schema: &Value) -> Option<Validator> {
 /// Tools a `unportable-tool-schema` finding names (the rest are counted).
 pub const MAX_LINTED: usize = 3;
 
-/// A property schema that says nothing of its value's type.
-fn untyped(p: &Value) -> bool {
-    match p {
-        Value::Bool(b) => *b,
-        Value::Object(o) => !["type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"]
-            .iter()
-            .any(|k| o.contains_key(*k)),
-        _ => false,
-    }
-}
-
 /// The constructs in a tool's schemas that clients handle inconsistently
-/// (`unportable-tool-schema`). `dialect`: the revision names 2020-12 as the
-/// dialect of embedded schemas (2025-11-25 and later). Schemas past the
-/// compile bounds are not looked at.
+/// (`unportable-tool-schema`, [`Shape::findings`]). `dialect`: the
+/// revision names 2020-12 as the dialect of embedded schemas (2025-11-25
+/// and later). Schemas past the compile bounds are not looked at.
 pub fn unportable(tool: &Value, dialect: bool) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(input) = tool.get("inputSchema") {
-        out.extend(unportable_schema(true, input, dialect));
+        out.extend(Shape::of(input).findings(true, dialect));
     }
     if let Some(output) = tool.get("outputSchema") {
-        out.extend(unportable_schema(false, output, dialect));
-    }
-    out
-}
-
-/// [`unportable`] of one schema: the tool's `inputSchema` or not.
-fn unportable_schema(input: bool, schema: &Value, dialect: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    if within(schema, MAX_SCHEMA_NODES, MAX_DEPTH).is_none() {
-        return out;
-    }
-    let key = if input { "inputSchema" } else { "outputSchema" };
-    if input {
-        for key in ["oneOf", "anyOf", "allOf", "not"] {
-            if schema.get(key).is_some() {
-                out.push(format!("a top-level `{key}` in inputSchema"));
-            }
-        }
-        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            let names: Vec<String> = props
-                .iter()
-                .filter(|(_, p)| untyped(p))
-                .map(|(k, _)| format!("`{}`", crate::text::excerpt(k)))
-                .collect();
-            if !names.is_empty() {
-                let shown = names.iter().take(MAX_ERRORS).cloned().collect::<Vec<_>>();
-                let more = if names.len() > MAX_ERRORS {
-                    ", ..."
-                } else {
-                    ""
-                };
-                let noun = if names.len() == 1 {
-                    "property"
-                } else {
-                    "properties"
-                };
-                out.push(format!("untyped {noun} {}{more}", shown.join(", ")));
-            }
-        }
-    }
-    let (mut local, mut external) = (false, None::<String>);
-    let mut stack = vec![schema];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(o) => {
-                if let Some(r) = o.get("$ref").and_then(Value::as_str) {
-                    if r.starts_with('#') {
-                        local = true;
-                    } else if external.is_none() {
-                        external = Some(crate::text::excerpt(r));
-                    }
-                }
-                stack.extend(o.values());
-            }
-            Value::Array(a) => stack.extend(a.iter()),
-            _ => {}
-        }
-    }
-    // A local `$ref` matters where hosts flatten the schema for a model
-    // (the input); clients validate output with a real validator.
-    if let Some(r) = external {
-        out.push(format!("an external `$ref` ({r}) in {key}"));
-    } else if local && input {
-        out.push(format!("`$ref` in {key}"));
-    }
-    if let Some(d) = schema.get("$schema").and_then(Value::as_str) {
-        // 2020-12 is the revision's; draft-07 is the dialect of MCP's
-        // own schemas up to 2025-06-18 and what the official SDKs emit,
-        // which every client in the corpus reads: not flagged.
-        let bare = d.trim_end_matches('#');
-        let named = bare == "https://json-schema.org/draft/2020-12/schema"
-            || bare
-                .trim_start_matches("https://")
-                .trim_start_matches("http://")
-                == "json-schema.org/draft-07/schema";
-        if dialect && !named {
-            out.push(format!(
-                "`$schema` {} in {key} (the revision names 2020-12)",
-                crate::text::excerpt(d)
-            ));
-        }
+        out.extend(Shape::of(output).findings(false, dialect));
     }
     out
 }
