@@ -42,8 +42,8 @@ use std::cell::{Cell, RefCell};
 use serde_json::{Map, Number, Value};
 
 use super::keep::{
-    BULK_KEYS, FAST_MAX_LINE, PICKED, Place, SKIM_KEEP_CHARS, SKIM_MIN_BYTES, id_value, is_subtree,
-    picking, unescape_head,
+    BULK_KEYS, FAST_MAX_LINE, PICKED, Place, SKIM_KEEP_CHARS, SKIM_MIN_BYTES, id_value,
+    is_big_integer, is_subtree, picking, unescape_head,
 };
 use crate::wire::lex::{escape_end, has_lone_surrogate, hex4, literal_end, number_end, surrogate};
 use crate::wire::message::{ERROR, ID, JSONRPC, Jsonrpc, METHOD, Members, PARAMS, RESULT, Read};
@@ -391,24 +391,18 @@ fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) 
             ops.next();
             let mut old = std::mem::take(obj);
             let mut fresh = Map::with_capacity(*len as usize);
-            loop {
-                match ops.next()? {
-                    Op::Key { start, end } => {
-                        let key = text.get(*start as usize..*end as usize)?;
-                        match old.remove_entry(key) {
-                            Some((key, mut value)) => {
-                                build_into(&mut value, ops, text)?;
-                                fresh.insert(key, value);
-                            }
-                            None => {
-                                fresh.insert(key.to_owned(), build(ops, text)?);
-                            }
-                        }
+            members(ops, text, |key, ops| {
+                match old.remove_entry(key) {
+                    Some((key, mut value)) => {
+                        build_into(&mut value, ops, text)?;
+                        fresh.insert(key, value);
                     }
-                    Op::End => break,
-                    _ => return None,
+                    None => {
+                        fresh.insert(key.to_owned(), build(ops, text)?);
+                    }
                 }
-            }
+                Some(())
+            })?;
             *obj = fresh;
         }
         (Value::Array(items), Op::Arr(len)) => {
@@ -470,16 +464,10 @@ fn build(ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<Value> {
         Op::Null => Value::Null,
         Op::Obj(len) => {
             let mut obj = Map::with_capacity(*len as usize);
-            loop {
-                match ops.next()? {
-                    Op::Key { start, end } => {
-                        let key = text.get(*start as usize..*end as usize)?;
-                        obj.insert(key.to_owned(), build(ops, text)?);
-                    }
-                    Op::End => break,
-                    _ => return None,
-                }
-            }
+            members(ops, text, |key, ops| {
+                obj.insert(key.to_owned(), build(ops, text)?);
+                Some(())
+            })?;
             Value::Object(obj)
         }
         Op::Arr(len) => {
@@ -492,6 +480,23 @@ fn build(ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<Value> {
         }
         _ => return None,
     })
+}
+
+/// The members of an object whose ops come next, up to its `End`: each
+/// key, with `ops` at its value, given to `member`, which reads the value.
+#[inline]
+fn members<'o>(
+    ops: &mut std::slice::Iter<'o, Op>,
+    text: &str,
+    mut member: impl FnMut(&str, &mut std::slice::Iter<'o, Op>) -> Option<()>,
+) -> Option<()> {
+    loop {
+        match ops.next()? {
+            Op::Key { start, end } => member(text.get(*start as usize..*end as usize)?, ops)?,
+            Op::End => return Some(()),
+            _ => return None,
+        }
+    }
 }
 
 struct Reader<'a, 't> {
@@ -983,17 +988,6 @@ impl<'a> Reader<'a, '_> {
         self.close(open, len as u32);
         Some(())
     }
-}
-
-/// Whether `raw`, a JSON value as written, is an integer that fits
-/// neither `i64` nor `u64` (which [`id_value`] reads as the nearest double
-/// with its text beside it).
-fn is_big_integer(raw: &str) -> bool {
-    let digits = raw.strip_prefix('-').unwrap_or(raw);
-    digits.len() > 18
-        && digits.bytes().all(|c| c.is_ascii_digit())
-        && raw.parse::<i64>().is_err()
-        && raw.parse::<u64>().is_err()
 }
 
 /// Bytes that may stand in a string literal as they are (not a quote, a

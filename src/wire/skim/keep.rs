@@ -38,21 +38,49 @@ pub(crate) const FAST_MAX_LINE: usize = 64 * 1024;
 /// up to 18 digits is read directly; one beyond 64 bits stands as the
 /// nearest double, with its exact text beside it.
 pub(crate) fn id_value(raw: &str) -> Result<(Value, Option<String>), serde_json::Error> {
-    let digits = raw.strip_prefix('-').unwrap_or(raw);
-    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
-        if let Ok(n) = raw.parse::<i64>() {
-            return Ok((Value::from(n), None));
+    match integer(raw) {
+        Some(Integer::Fits(n)) => Ok((n, None)),
+        Some(Integer::Beyond) => {
+            let f: f64 = raw.parse().unwrap_or(f64::INFINITY);
+            Ok((
+                Value::from(f.clamp(f64::MIN, f64::MAX)),
+                Some(raw.to_owned()),
+            ))
         }
-        if let Ok(n) = raw.parse::<u64>() {
-            return Ok((Value::from(n), None));
-        }
-        let f: f64 = raw.parse().unwrap_or(f64::INFINITY);
-        return Ok((
-            Value::from(f.clamp(f64::MIN, f64::MAX)),
-            Some(raw.to_owned()),
-        ));
+        None => Ok((serde_json::from_str(raw)?, None)),
     }
-    Ok((serde_json::from_str(raw)?, None))
+}
+
+/// Whether `raw`, a JSON value as written, is an integer that fits
+/// neither `i64` nor `u64` (which [`id_value`] reads as the nearest double
+/// with its text beside it). Not a value built: the short-line reader
+/// asks it of every `id`.
+pub(crate) fn is_big_integer(raw: &str) -> bool {
+    // Eighteen digits fit an i64.
+    raw.strip_prefix('-').unwrap_or(raw).len() > 18 && matches!(integer(raw), Some(Integer::Beyond))
+}
+
+/// An integer as written (digits, and a `-` before them).
+enum Integer {
+    /// It fits an `i64` or a `u64`.
+    Fits(Value),
+    /// It fits neither.
+    Beyond,
+}
+
+/// `raw` read as an [`Integer`] (`None`: not one).
+fn integer(raw: &str) -> Option<Integer> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if let Ok(n) = raw.parse::<i64>() {
+        return Some(Integer::Fits(Value::from(n)));
+    }
+    if let Ok(n) = raw.parse::<u64>() {
+        return Some(Integer::Fits(Value::from(n)));
+    }
+    Some(Integer::Beyond)
 }
 
 /// Where a value stands in the message: the members that may stand in for
