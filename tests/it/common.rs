@@ -217,12 +217,23 @@ pub fn check_findings(args: &[&str]) -> (Vec<(String, u64, u64)>, Value) {
 
 /// [`check_findings`] of one file, as `(rule, line)`.
 pub fn rules_and_lines(path: &str) -> (Vec<(String, u64)>, Value) {
-    let (found, doc) = check_findings(&[path]);
-    let found = found
-        .into_iter()
-        .map(|(rule, line, _)| (rule, line))
-        .collect();
-    (found, doc)
+    let doc = json_of(&run(&["check", "--format", "json", path]));
+    (rule_lines(&doc), doc)
+}
+
+/// The `(rule, line)` of each finding of the first file of a JSON report.
+pub fn rule_lines(doc: &Value) -> Vec<(String, u64)> {
+    doc["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect()
 }
 
 /// One tool's figures as a native log shows them, worked out here from the

@@ -4,25 +4,9 @@
 //! them on large logs (`--schema-check` lifts it), and `schema-violation`
 //! does not double a specific rule on the same line.
 
-use serde_json::Value;
-
 use crate::common::*;
 
-/// `(rule, line)` of each finding of a `check --format json` document.
-fn found(doc: &Value) -> Vec<(String, u64)> {
-    doc["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule").to_string(),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect()
-}
-
+/// The lines of `rule`'s findings among `found` ([`rule_lines`]).
 fn lines_of(found: &[(String, u64)], rule: &str) -> Vec<u64> {
     found
         .iter()
@@ -42,7 +26,7 @@ const MISMATCH: &str = "tests/corpus/fastmcp/output-schema-mismatch.log";
 #[test]
 fn plain_check_finds_a_result_that_breaks_its_output_schema() {
     let doc = json_of(&run(&["check", "--format", "json", MISMATCH]));
-    let found = found(&doc);
+    let found = rule_lines(&doc);
     assert_eq!(
         lines_of(&found, "structured-content-mismatch"),
         vec![34],
@@ -74,7 +58,7 @@ fn no_tool_schemas_silences_them_and_says_so_once() {
         "--no-tool-schemas",
         MISMATCH,
     ]));
-    let found = found(&doc);
+    let found = rule_lines(&doc);
     assert!(
         lines_of(&found, "structured-content-mismatch").is_empty(),
         "{found:?}"
@@ -102,11 +86,7 @@ fn no_tool_schemas_silences_them_and_says_so_once() {
         "--no-tool-schemas",
         "fixtures/rules/stray-output.log",
     ]));
-    assert!(lines_of(&found_of(&doc), "tool-schemas-unchecked").is_empty());
-}
-
-fn found_of(doc: &Value) -> Vec<(String, u64)> {
-    found(doc)
+    assert!(lines_of(&rule_lines(&doc), "tool-schemas-unchecked").is_empty());
 }
 
 /// How many calls the generated log makes.
@@ -151,7 +131,7 @@ fn past_the_work_budget_calls_are_counted_and_schema_check_checks_them_all() {
         &["check", "--format", "json", "-"],
         log.as_bytes(),
     ));
-    let found = found(&doc);
+    let found = rule_lines(&doc);
     let judged = lines_of(&found, "arguments-violate-input-schema");
     // The first calls are checked, in order, and not all of them.
     assert!(!judged.is_empty(), "{found:?}");
@@ -186,7 +166,7 @@ fn past_the_work_budget_calls_are_counted_and_schema_check_checks_them_all() {
         &["check", "--format", "json", "--schema-check", "-"],
         log.as_bytes(),
     ));
-    let found = found_of(&doc);
+    let found = rule_lines(&doc);
     assert_eq!(
         lines_of(&found, "arguments-violate-input-schema"),
         (0..CALLS).map(call_line).collect::<Vec<_>>()
@@ -209,7 +189,7 @@ fn schema_violation_does_not_double_a_specific_rule() {
         "--schema-check",
         "fixtures/rules/schema-violation.log",
     ]));
-    let found = found(&doc);
+    let found = rule_lines(&doc);
     assert_eq!(lines_of(&found, "invalid-result"), vec![6], "{found:?}");
     assert_eq!(
         lines_of(&found, "schema-violation"),
