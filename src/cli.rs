@@ -635,7 +635,7 @@ pub struct ProbeArgs {
     /// With --baseline: report `tool-list-cost-grew` when the tool list's
     /// definitions cost more than this percent over the baseline's (e.g.
     /// `--cost-growth 5`)
-    #[arg(long, value_name = "PERCENT", default_value_t = 10.0, value_parser = parse_percent, requires = "baseline")]
+    #[arg(long, value_name = "PERCENT", default_value_t = 10.0, value_parser = crate::values::parse_percent, requires = "baseline")]
     cost_growth: f64,
 
     /// Report `tool-list-over-budget` when the tool list's definitions cost
@@ -661,17 +661,6 @@ pub struct ProbeArgs {
 
     #[command(flatten)]
     report: ReportFileArgs,
-}
-
-/// A percent: `10`, `2.5`, `10%`; not negative.
-fn parse_percent(s: &str) -> Result<f64, String> {
-    let number = s.trim().strip_suffix('%').unwrap_or(s.trim());
-    match number.parse::<f64>() {
-        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
-        _ => Err(format!(
-            "{s} is not a percent (a number, at least 0: 10, 2.5, 10%)"
-        )),
-    }
 }
 
 const PROBE_EXAMPLES: &str = "\
@@ -1801,6 +1790,26 @@ impl MockArgs {
 }
 
 impl ProbeArgs {
+    /// The configuration's tool-list cost settings where the command line
+    /// gave none.
+    fn configure_cost(&mut self, matches: &clap::ArgMatches, settings: &Settings) {
+        if let (false, Some(v)) = (given(matches, "cost_growth"), settings.cost_growth) {
+            self.cost_growth = v;
+        }
+        if let (false, Some(v)) = (
+            given(matches, "max_tool_list_tokens"),
+            settings.max_tool_list_tokens,
+        ) {
+            self.max_tool_list_tokens = Some(v);
+        }
+        if let (false, Some(name)) = (given(matches, "tokens"), &settings.tokens) {
+            // The file's name was checked when it was read.
+            if let Ok(tokens) = TokensArg::from_str(name, false) {
+                self.tokens.tokens = tokens;
+            }
+        }
+    }
+
     /// The probe's options, its baseline, its tools' cost, the check of its
     /// transcript, and the report's.
     pub fn into_probe(
@@ -1976,6 +1985,7 @@ pub fn configure(command: &mut Command, matches: &clap::ArgMatches, settings: &S
             a.output.configure(sub, settings);
             slow(sub, &mut a.judge.slow);
             a.judge.assert.configure(sub, settings);
+            a.configure_cost(sub, settings);
         }
         Command::Validate(a) => a.output.configure(sub, settings),
         Command::Timeline(a) => {

@@ -10,7 +10,8 @@
 //! Besides the rule settings, the file holds the assertions that make a
 //! capture a test (`expect-tool`, `forbid-tool`, `max-latency`,
 //! `require-complete`, `max-result-bytes`), read by `check`, `probe`,
-//! `timeline` and `replay`.
+//! `timeline` and `replay`, and the tool list's cost settings
+//! (`cost-growth`, `max-tool-list-tokens`, `tokens`), read by `probe`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use mcpdbg::rules::{Rule, Severity};
 use toml::{Table, Value};
 
 /// The settings a file can hold, as the command line spells them.
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 13] = [
     "select",
     "ignore",
     "severity",
@@ -30,7 +31,13 @@ pub const KEYS: [&str; 10] = [
     "max-latency",
     "require-complete",
     "max-result-bytes",
+    "cost-growth",
+    "max-tool-list-tokens",
+    "tokens",
 ];
+
+/// The token counts `tokens` names, as `--tokens` spells them.
+const TOKENS: [&str; 3] = ["estimate", "o200k_base", "cl100k_base"];
 
 /// The longest configuration file read, in bytes (a `pyproject.toml` is a
 /// few KB).
@@ -72,6 +79,11 @@ pub struct Settings {
     pub max_latency: Option<Vec<(Option<String>, f64)>>,
     pub require_complete: Option<bool>,
     pub max_result_bytes: Option<u64>,
+    /// The tool list's cost (`probe`): `--cost-growth`'s percent,
+    /// `--max-tool-list-tokens`, and `--tokens`' encoding (one of [`TOKENS`]).
+    pub cost_growth: Option<f64>,
+    pub max_tool_list_tokens: Option<u64>,
+    pub tokens: Option<String>,
 }
 
 /// What applies: the settings and their origin.
@@ -241,6 +253,33 @@ fn settings(path: &Path, table: &Table) -> Result<Settings, String> {
                 };
                 out.max_result_bytes = Some(bytes.map_err(|m| at(key, m))?);
             }
+            "cost-growth" => {
+                let percent = match value {
+                    Value::Integer(n) => crate::values::parse_percent(&n.to_string()),
+                    Value::Float(f) => crate::values::parse_percent(&f.to_string()),
+                    Value::String(s) => crate::values::parse_percent(s),
+                    _ => Err("expected a percent, such as 5, 2.5 or \"10%\"".into()),
+                };
+                out.cost_growth = Some(percent.map_err(|m| at(key, m))?);
+            }
+            "max-tool-list-tokens" => {
+                let Some(n) = value.as_integer().and_then(|n| u64::try_from(n).ok()) else {
+                    return Err(at(key, "expected a number of tokens, such as 4000".into()));
+                };
+                out.max_tool_list_tokens = Some(n);
+            }
+            "tokens" => {
+                let Some(name) = value.as_str().filter(|n| TOKENS.contains(n)) else {
+                    return Err(at(
+                        key,
+                        format!(
+                            "expected one of {}",
+                            TOKENS.map(|t| format!("\"{t}\"")).join(", ")
+                        ),
+                    ));
+                };
+                out.tokens = Some(name.to_owned());
+            }
             "fail-on" => {
                 out.fail_on = Some(match value.as_str() {
                     Some("error") => FailOn::Error,
@@ -378,6 +417,28 @@ mod tests {
     }
 
     #[test]
+    fn the_cost_settings_are_read_as_probe_takes_them() {
+        let dir = scratch("cost");
+        let path = dir.join("mcpdbg.toml");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            load(Some(&path), false, &dir).unwrap().settings
+        };
+        let s = read("cost-growth = 5\nmax-tool-list-tokens = 4000\ntokens = \"o200k_base\"\n");
+        assert_eq!(s.cost_growth, Some(5.0));
+        assert_eq!(s.max_tool_list_tokens, Some(4000));
+        assert_eq!(s.tokens.as_deref(), Some("o200k_base"));
+        assert_eq!(read("cost-growth = 2.5").cost_growth, Some(2.5));
+        assert_eq!(read("cost-growth = \"10%\"").cost_growth, Some(10.0));
+        assert_eq!(read("cost-growth = 0").cost_growth, Some(0.0));
+        assert_eq!(
+            read("tokens = \"estimate\"").tokens.as_deref(),
+            Some("estimate")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn mistakes_are_named() {
         let dir = scratch("mistakes");
         let path = dir.join("mcpdbg.toml");
@@ -396,6 +457,12 @@ mod tests {
         assert!(err("max-result-bytes = \"64 furlongs\"").contains("expected bytes"));
         assert!(err("max-result-bytes = -1").contains("expected bytes"));
         assert!(err("expect_tool = []").contains("did you mean `expect-tool`?"));
+        assert!(err("cost-growth = -5").contains("is not a percent"));
+        assert!(err("cost-growth = true").contains("expected a percent"));
+        assert!(err("max-tool-list-tokens = -1").contains("expected a number of tokens"));
+        assert!(err("max-tool-list-tokens = \"4k\"").contains("expected a number of tokens"));
+        assert!(err("tokens = \"gpt2\"").contains("expected one of \"estimate\""));
+        assert!(err("max_tool_list_tokens = 9").contains("did you mean `max-tool-list-tokens`?"));
         assert!(err("select = [").contains("mcpdbg.toml"));
         std::fs::write(&path, vec![b'#'; (MAX_BYTES + 10) as usize]).unwrap();
         assert!(

@@ -1,5 +1,5 @@
 //! The value parsers the command line and the configuration file share:
-//! rule names, `RULE=LEVEL`, durations, latency budgets, sizes.
+//! rule names, `RULE=LEVEL`, durations, latency budgets, sizes, percents.
 
 use mcpdbg::rules::{Rule, Severity};
 
@@ -109,6 +109,17 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
         }
         Ok(v) if v.is_finite() && v >= 0.0 => Err("too large: at most 2^64 - 1 bytes".into()),
         _ => Err(usage()),
+    }
+}
+
+/// A percent: `10`, `2.5`, `10%`; not negative.
+pub(crate) fn parse_percent(s: &str) -> Result<f64, String> {
+    let number = s.trim().strip_suffix('%').unwrap_or(s.trim());
+    match number.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(format!(
+            "{s} is not a percent (a number, at least 0: 10, 2.5, 10%)"
+        )),
     }
 }
 

@@ -690,6 +690,30 @@ fn the_tool_list_cost_is_recorded_and_its_growth_reported() {
         }
     }
 
+    // The configuration file holds the same settings, and the command line
+    // wins over it: its budget one token under the list's cost fires, its
+    // growth of 1000% does not (the verbose variant grew past 10%).
+    let config = dir.join("mcpdbg.toml");
+    fs::write(
+        &config,
+        format!(
+            "cost-growth = 1000\nmax-tool-list-tokens = {}\ntokens = \"estimate\"\n",
+            base_tokens - 1
+        ),
+    )
+    .expect("write");
+    let config = config.to_str().expect("utf-8");
+    let (_, doc, _) = run_probe(legacy(&["--config", config, "--baseline", arg]), "verbose");
+    assert_eq!(of_rule(&doc, "tool-list-cost-grew").len(), 0, "{doc:#}");
+    let (_, doc, _) = run_probe(legacy(&["--config", config]), "v1");
+    assert_eq!(of_rule(&doc, "tool-list-over-budget").len(), 1, "{doc:#}");
+    let growth = ["--cost-growth", "10", "--max-tool-list-tokens", "100000"];
+    let mut args = vec!["--config", config, "--baseline", arg];
+    args.extend(growth);
+    let (_, doc, _) = run_probe(legacy(&args), "verbose");
+    assert_eq!(of_rule(&doc, "tool-list-cost-grew").len(), 1, "{doc:#}");
+    assert_eq!(of_rule(&doc, "tool-list-over-budget").len(), 0, "{doc:#}");
+
     // A baseline written before the cost was recorded: compared as before,
     // the cost not compared, and stderr says so.
     let mut old: Value = serde_json::from_str(&written).expect("JSON");
