@@ -200,19 +200,17 @@ pub fn check_findings(args: &[&str]) -> (Vec<(String, u64, u64)>, Value) {
     let mut all = vec!["check", "--format", "json"];
     all.extend_from_slice(args);
     let doc = json_of(&run(&all));
-    let found = doc["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule").to_string(),
-                f["line"].as_u64().expect("line"),
-                f["session"].as_u64().expect("session"),
-            )
-        })
+    let found = rule_lines(&doc)
+        .into_iter()
+        .zip(first_findings(&doc))
+        .map(|((rule, line), f)| (rule, line, f["session"].as_u64().expect("session")))
         .collect();
     (found, doc)
+}
+
+/// The findings of the first file of a JSON report.
+fn first_findings(doc: &Value) -> &[Value] {
+    doc["files"][0]["findings"].as_array().expect("findings")
 }
 
 /// [`check_findings`] of one file, as `(rule, line)`.
@@ -223,9 +221,7 @@ pub fn rules_and_lines(path: &str) -> (Vec<(String, u64)>, Value) {
 
 /// The `(rule, line)` of each finding of the first file of a JSON report.
 pub fn rule_lines(doc: &Value) -> Vec<(String, u64)> {
-    doc["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
+    first_findings(doc)
         .iter()
         .map(|f| {
             (

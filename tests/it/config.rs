@@ -192,18 +192,7 @@ const SLOW: &str = "tests/corpus/fastmcp/slow-vs-client-timeout.log";
 
 /// The rules and lines of the findings of a JSON report.
 fn found_of(stdout: &str) -> Vec<(String, u64)> {
-    let v: serde_json::Value = serde_json::from_str(stdout).expect("JSON");
-    v["files"][0]["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().expect("rule").to_string(),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect()
+    crate::common::rule_lines(&serde_json::from_str(stdout).expect("JSON"))
 }
 
 #[test]
