@@ -1802,9 +1802,9 @@ impl ProbeArgs {
         ) {
             self.max_tool_list_tokens = Some(v);
         }
-        if let (false, Some(name)) = (given(matches, "tokens"), &settings.tokens) {
-            // The file's name was checked when it was read.
-            if let Ok(tokens) = TokensArg::from_str(name, false) {
+        if let (false, Some(tokens)) = (given(matches, "tokens"), settings.tokens) {
+            // `--tokens` spells each as `Tokenizer::as_str` does.
+            if let Ok(tokens) = TokensArg::from_str(tokens.as_str(), false) {
                 self.tokens.tokens = tokens;
             }
         }

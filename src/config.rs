@@ -16,6 +16,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use mcpdbg::cost::Tokenizer;
 use mcpdbg::rules::{Rule, Severity};
 use toml::{Table, Value};
 
@@ -35,9 +36,6 @@ pub const KEYS: [&str; 13] = [
     "max-tool-list-tokens",
     "tokens",
 ];
-
-/// The token counts `tokens` names, as `--tokens` spells them.
-const TOKENS: [&str; 3] = ["estimate", "o200k_base", "cl100k_base"];
 
 /// The longest configuration file read, in bytes (a `pyproject.toml` is a
 /// few KB).
@@ -80,10 +78,10 @@ pub struct Settings {
     pub require_complete: Option<bool>,
     pub max_result_bytes: Option<u64>,
     /// The tool list's cost (`probe`): `--cost-growth`'s percent,
-    /// `--max-tool-list-tokens`, and `--tokens`' encoding (one of [`TOKENS`]).
+    /// `--max-tool-list-tokens`, and `--tokens`' encoding.
     pub cost_growth: Option<f64>,
     pub max_tool_list_tokens: Option<u64>,
-    pub tokens: Option<String>,
+    pub tokens: Option<Tokenizer>,
 }
 
 /// What applies: the settings and their origin.
@@ -269,16 +267,18 @@ fn settings(path: &Path, table: &Table) -> Result<Settings, String> {
                 out.max_tool_list_tokens = Some(n);
             }
             "tokens" => {
-                let Some(name) = value.as_str().filter(|n| TOKENS.contains(n)) else {
+                let Some(tokens) = value.as_str().and_then(Tokenizer::from_name) else {
                     return Err(at(
                         key,
                         format!(
                             "expected one of {}",
-                            TOKENS.map(|t| format!("\"{t}\"")).join(", ")
+                            Tokenizer::ALL
+                                .map(|t| format!("\"{}\"", t.as_str()))
+                                .join(", ")
                         ),
                     ));
                 };
-                out.tokens = Some(name.to_owned());
+                out.tokens = Some(tokens);
             }
             "fail-on" => {
                 out.fail_on = Some(match value.as_str() {
@@ -427,13 +427,13 @@ mod tests {
         let s = read("cost-growth = 5\nmax-tool-list-tokens = 4000\ntokens = \"o200k_base\"\n");
         assert_eq!(s.cost_growth, Some(5.0));
         assert_eq!(s.max_tool_list_tokens, Some(4000));
-        assert_eq!(s.tokens.as_deref(), Some("o200k_base"));
+        assert_eq!(s.tokens, Some(Tokenizer::O200kBase));
         assert_eq!(read("cost-growth = 2.5").cost_growth, Some(2.5));
         assert_eq!(read("cost-growth = \"10%\"").cost_growth, Some(10.0));
         assert_eq!(read("cost-growth = 0").cost_growth, Some(0.0));
         assert_eq!(
-            read("tokens = \"estimate\"").tokens.as_deref(),
-            Some("estimate")
+            read("tokens = \"estimate\"").tokens,
+            Some(Tokenizer::Estimate)
         );
         let _ = std::fs::remove_dir_all(&dir);
     }

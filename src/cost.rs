@@ -78,6 +78,17 @@ pub enum Tokenizer {
 }
 
 impl Tokenizer {
+    pub const ALL: [Tokenizer; 3] = [
+        Tokenizer::Estimate,
+        Tokenizer::O200kBase,
+        Tokenizer::Cl100kBase,
+    ];
+
+    /// The tokenizer `--tokens` names `name` ([`Tokenizer::as_str`]).
+    pub fn from_name(name: &str) -> Option<Tokenizer> {
+        Tokenizer::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
     /// The name in `--tokens` and in the JSON outputs.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -344,13 +344,12 @@ impl<'de> Visitor<'de> for Node<'_, 'de> {
         self.text(Cow::Borrowed(s))
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Seen<'de>, E> {
-        // Only a kept text is copied (a string with escapes).
-        let keep = self.role == Role::Text;
-        self.text(if keep {
-            Cow::Owned(s.to_owned())
+        // A string with escapes: copied only when its text is kept.
+        if self.role == Role::Text {
+            self.text(Cow::Owned(s.to_owned()))
         } else {
-            Cow::Borrowed("")
-        })
+            self.scalar()
+        }
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Seen<'de>, A::Error> {
