@@ -381,7 +381,9 @@ fn killing_the_recorder_loses_no_line_already_relayed() {
 #[test]
 fn a_killed_server_ends_the_recording_with_its_signal() {
     let dir = scratch("kill-server");
-    let mut child = record(&dir, "echo $$; echo 'last words' >&2; exec sleep 60", &[]);
+    // The last words before the pid: once the pid is read they were
+    // written, and the kill cannot come before them.
+    let mut child = record(&dir, "echo 'last words' >&2; echo $$; exec sleep 60", &[]);
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut pid = String::new();
     stdout.read_line(&mut pid).expect("pid");
