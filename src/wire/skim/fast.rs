@@ -72,7 +72,12 @@ pub(crate) enum Op {
         start: u32,
         end: u32,
     },
-    Num(Number),
+    /// A number, as serde_json holds it: a non-negative integer, a
+    /// negative one, or a float (three variants, not a [`Number`], so
+    /// that an op takes 16 bytes: the tape crosses between threads).
+    Int(u64),
+    Neg(i64),
+    Float(f64),
     Bool(bool),
     Null,
     /// An object of `len` members (each a [`Op::Key`] and a value), or an
@@ -101,6 +106,10 @@ pub(crate) enum Op {
         end: u32,
     },
 }
+
+// An op is 16 bytes: a batch's tape is written on one thread and read on
+// the other.
+const _: () = assert!(std::mem::size_of::<Op>() == 16);
 
 /// [`Op::Str`] without an escape.
 const NO_ESCAPE: u32 = u32::MAX;
@@ -192,10 +201,17 @@ pub(crate) fn replay(tape: &[Op], text: &str) -> Option<Read> {
 /// read-ahead thread, which builds many messages before the first comes
 /// back, up to [`SPARES_AHEAD`].
 const SPARES: usize = 8;
-const SPARES_AHEAD: usize = 256;
+const SPARES_AHEAD: usize = 2048;
 /// How many members read on the read-ahead thread wait, on the thread that
-/// checks, to go back ([`take_back`]); more are dropped.
-const BACK: usize = 512;
+/// checks, to go back ([`take_back`]); more are dropped. As many as the
+/// read-ahead thread keeps: it builds most of a batch's messages while the
+/// other thread is behind, and they come back a batch at a time (with 256
+/// kept, on a busy small-message log, half of the members it read were
+/// built anew, not read into spare ones).
+const BACK: usize = 2048;
+/// How many of the latest spare members [`take_spare`] looks at for one of
+/// a message's shape.
+const SPARE_LOOK: usize = 64;
 
 thread_local! {
     /// Members of messages the session is done with ([`give_spare`]),
@@ -291,7 +307,10 @@ fn take_spare(tape: &[Op], text: &str) -> Option<Box<Members>> {
             return None;
         }
         let key = tape_key(tape, text)?;
-        let i = spare.iter().rposition(|m| m.spare_key() == key)?;
+        // The latest first, and only the latest few: a message of a shape
+        // none of them has costs a bounded look, however many are kept.
+        let from = spare.len().saturating_sub(SPARE_LOOK);
+        let i = from + spare[from..].iter().rposition(|m| m.spare_key() == key)?;
         let mut members = spare.swap_remove(i);
         members.reuse();
         Some(members)
@@ -343,7 +362,13 @@ fn skip(ops: &mut std::slice::Iter<'_, Op>) -> Option<()> {
             }
             (ops.next()? == &Op::End).then_some(())
         }
-        Op::Str { .. } | Op::Cut { .. } | Op::Num(_) | Op::Bool(_) | Op::Null => Some(()),
+        Op::Str { .. }
+        | Op::Cut { .. }
+        | Op::Int(_)
+        | Op::Neg(_)
+        | Op::Float(_)
+        | Op::Bool(_)
+        | Op::Null => Some(()),
         _ => None,
     }
 }
@@ -371,9 +396,9 @@ fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) 
                 at => unescape_into(s, body, at.checked_sub(*start)? as usize)?,
             }
         }
-        (Value::Number(n), Op::Num(m)) => {
+        (Value::Number(n), op @ (Op::Int(_) | Op::Neg(_) | Op::Float(_))) => {
             ops.next();
-            n.clone_from(m);
+            *n = number(op)?;
         }
         (Value::Bool(b), Op::Bool(m)) => {
             ops.next();
@@ -459,7 +484,7 @@ fn build(ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<Value> {
             let literal = text.get(*start as usize - 1..*end as usize + 1)?;
             Value::String(unescape_head(literal, SKIM_KEEP_CHARS))
         }
-        Op::Num(n) => Value::Number(n.clone()),
+        op @ (Op::Int(_) | Op::Neg(_) | Op::Float(_)) => Value::Number(number(op)?),
         Op::Bool(b) => Value::Bool(*b),
         Op::Null => Value::Null,
         Op::Obj(len) => {
@@ -480,6 +505,18 @@ fn build(ops: &mut std::slice::Iter<'_, Op>, text: &str) -> Option<Value> {
         }
         _ => return None,
     })
+}
+
+/// The number an [`Op::Int`], [`Op::Neg`] or [`Op::Float`] holds (the
+/// very [`Number`] serde_json reads: `as_u64`, `as_i64` and `as_f64` give
+/// back what it holds). `None` for any other op.
+fn number(op: &Op) -> Option<Number> {
+    match *op {
+        Op::Int(u) => Some(Number::from(u)),
+        Op::Neg(i) => Some(Number::from(i)),
+        Op::Float(f) => Number::from_f64(f),
+        _ => None,
+    }
 }
 
 /// The members of an object whose ops come next, up to its `End`: each
@@ -818,19 +855,24 @@ impl<'a> Reader<'a, '_> {
         let plain = token.len() <= 19
             && token.iter().all(u8::is_ascii_digit)
             && (token[0] != b'0' || token.len() == 1);
-        let n = if plain {
-            Number::from(
+        let op = if plain {
+            Op::Int(
                 token
                     .iter()
                     .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')),
             )
         } else {
             match serde_json::from_slice(token).ok()? {
-                Value::Number(n) => n,
+                Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                    (Some(u), _, _) => Op::Int(u),
+                    (None, Some(i), _) => Op::Neg(i),
+                    (None, None, Some(f)) if n.is_f64() => Op::Float(f),
+                    _ => return None,
+                },
                 _ => return None,
             }
         };
-        self.tape.push(Op::Num(n));
+        self.tape.push(op);
         Some(())
     }
 
