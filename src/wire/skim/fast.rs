@@ -221,8 +221,9 @@ thread_local! {
     /// and their results) allocates little. Bounded: [`SPARES`] members
     /// ([`SPARES_AHEAD`] on the read-ahead thread), each from a short line.
     // Boxed: the box a message holds its members in is reused too.
+    // Each with its shape's key, [`key_of`] its [`Members::spare_key`].
     #[allow(clippy::vec_box)]
-    static SPARE: RefCell<Vec<Box<Members>>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Vec<(u64, Box<Members>)>> = const { RefCell::new(Vec::new()) };
     /// Whether this is the read-ahead thread ([`set_ahead`]).
     static AHEAD: Cell<bool> = const { Cell::new(false) };
     /// Members read on the read-ahead thread that the session here is done
@@ -279,18 +280,18 @@ pub(crate) fn give_spare(members: Box<Members>) {
         };
         if ahead {
             if spare.len() < SPARES_AHEAD {
-                spare.push(members);
+                spare.push((key_of(members.spare_key()), members));
             }
             return;
         }
-        let key = members.spare_key();
-        match spare.iter().position(|m| m.spare_key() == key) {
-            Some(i) => spare[i] = members,
-            None if spare.len() < SPARES => spare.push(members),
+        let key = key_of(members.spare_key());
+        match spare.iter().position(|(k, _)| *k == key) {
+            Some(i) => spare[i].1 = members,
+            None if spare.len() < SPARES => spare.push((key, members)),
             // The oldest goes.
             None => {
                 spare.remove(0);
-                spare.push(members);
+                spare.push((key, members));
             }
         }
     });
@@ -306,15 +307,24 @@ fn take_spare(tape: &[Op], text: &str) -> Option<Box<Members>> {
         if spare.is_empty() {
             return None;
         }
-        let key = tape_key(tape, text)?;
+        let key = key_of(tape_key(tape, text)?);
         // The latest first, and only the latest few: a message of a shape
         // none of them has costs a bounded look, however many are kept.
         let from = spare.len().saturating_sub(SPARE_LOOK);
-        let i = from + spare[from..].iter().rposition(|m| m.spare_key() == key)?;
-        let mut members = spare.swap_remove(i);
+        let i = from + spare[from..].iter().rposition(|(k, _)| *k == key)?;
+        let (_, mut members) = spare.swap_remove(i);
         members.reuse();
         Some(members)
     })
+}
+
+/// A shape's key ([`Members::spare_key`]) as the spare members are found
+/// by: its hash, compared without reading the members (two shapes of one
+/// hash only make a message read into members of another shape, which
+/// [`build_into`] reads into as into any).
+fn key_of(key: (u8, &str)) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x5a4e_0b1e).hash_one(key)
 }
 
 /// [`Members::spare_key`] of the message whose tape this is, as far as
@@ -404,15 +414,18 @@ fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) 
             ops.next();
             *b = *m;
         }
-        (Value::Object(obj), Op::Obj(len)) if same_keys(obj, &ops.as_slice()[1..], *len, text) => {
-            ops.next();
-            for value in obj.values_mut() {
-                ops.next();
-                build_into(value, ops, text)?;
-            }
-            (ops.next()? == &Op::End).then_some(())?;
-        }
         (Value::Object(obj), Op::Obj(len)) => {
+            let at = ops.clone();
+            ops.next();
+            // The same keys in the same order (the usual case: a stream of
+            // like messages): each value built into in turn, the keys
+            // compared as they come.
+            if obj.len() == *len as usize && same_keys_into(obj, ops, text)? {
+                return Some(());
+            }
+            // Else from the object's start again, each value of a key it
+            // had built into (whatever the first pass built into it).
+            *ops = at;
             ops.next();
             let mut old = std::mem::take(obj);
             let mut fresh = Map::with_capacity(*len as usize);
@@ -450,24 +463,25 @@ fn build_into(slot: &mut Value, ops: &mut std::slice::Iter<'_, Op>, text: &str) 
     Some(())
 }
 
-/// Whether the object whose members come next in `ops` (`len` of them)
-/// has the keys of `obj`, in the same order.
-fn same_keys(obj: &Map<String, Value>, ops: &[Op], len: u32, text: &str) -> bool {
-    if obj.len() != len as usize {
-        return false;
-    }
-    let mut ops = ops.iter();
-    for key in obj.keys() {
-        match ops.next() {
-            Some(Op::Key { start, end })
-                if text.get(*start as usize..*end as usize) == Some(key.as_str()) => {}
-            _ => return false,
+/// The members of an object whose ops come next (after its [`Op::Obj`])
+/// built into `obj`'s values when they have its keys in its order (as
+/// many: the caller checked): `Some(true)` then, with `ops` past the
+/// object's [`Op::End`]; `Some(false)` at the first key that differs
+/// (the values before it built into). `None` only for a tape that is not
+/// one of `text`.
+fn same_keys_into(
+    obj: &mut Map<String, Value>,
+    ops: &mut std::slice::Iter<'_, Op>,
+    text: &str,
+) -> Option<bool> {
+    for (key, value) in obj.iter_mut() {
+        match ops.next()? {
+            Op::Key { start, end } if text.get(*start as usize..*end as usize)? == key => {}
+            _ => return Some(false),
         }
-        if skip(&mut ops).is_none() {
-            return false;
-        }
+        build_into(value, ops, text)?;
     }
-    ops.next() == Some(&Op::End)
+    Some(ops.next()? == &Op::End)
 }
 
 /// The value whose ops come next.
