@@ -1170,6 +1170,9 @@ fn unescape(body: &str, first: usize) -> Option<String> {
 /// [`unescape`] appended to `out` (a buffer read into again).
 fn unescape_into(out: &mut String, body: &str, first: usize) -> Option<()> {
     let b = body.as_bytes();
+    // Room for it all at once (a text decoded is never longer than its
+    // escaped form): not grown piece by piece.
+    out.reserve_exact(body.len());
     out.push_str(&body[..first]);
     let mut i = first;
     while i < b.len() {
