@@ -842,6 +842,18 @@ impl TokensArgs {
     }
 }
 
+/// The flag's value naming `tokenizer` (the other way of
+/// [`TokensArgs::tokenizer`]).
+impl From<Tokenizer> for TokensArg {
+    fn from(tokenizer: Tokenizer) -> TokensArg {
+        match tokenizer {
+            Tokenizer::Estimate => TokensArg::Estimate,
+            Tokenizer::O200kBase => TokensArg::O200kBase,
+            Tokenizer::Cl100kBase => TokensArg::Cl100kBase,
+        }
+    }
+}
+
 /// Compare two captured sessions: handshake, lists, each request's outcome
 ///
 /// Compares the negotiated version, capabilities and client and server
@@ -1803,10 +1815,7 @@ impl ProbeArgs {
             self.max_tool_list_tokens = Some(v);
         }
         if let (false, Some(tokens)) = (given(matches, "tokens"), settings.tokens) {
-            // `--tokens` spells each as `Tokenizer::as_str` does.
-            if let Ok(tokens) = TokensArg::from_str(tokens.as_str(), false) {
-                self.tokens.tokens = tokens;
-            }
+            self.tokens.tokens = tokens.into();
         }
     }
 

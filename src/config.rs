@@ -366,6 +366,13 @@ mod tests {
         dir
     }
 
+    /// Writes `text` as `dir`'s `mcpdbg.toml` and loads that file.
+    fn write_and_load(dir: &Path, text: &str) -> Result<Loaded, String> {
+        let path = dir.join("mcpdbg.toml");
+        std::fs::write(&path, text).unwrap();
+        load(Some(&path), false, dir)
+    }
+
     #[test]
     fn found_upward_first_file_wins() {
         let dir = scratch("upward");
@@ -395,13 +402,12 @@ mod tests {
     #[test]
     fn assertions_are_read_as_the_command_line_takes_them() {
         let dir = scratch("assertions");
-        let path = dir.join("mcpdbg.toml");
-        std::fs::write(
-            &path,
+        let s = write_and_load(
+            &dir,
             "expect-tool = [\"add\", \"search\"]\nforbid-tool = \"delete_note\"\nmax-latency = { default = \"2s\", add = 0.5 }\nrequire-complete = true\nmax-result-bytes = \"64KiB\"\n",
         )
-        .unwrap();
-        let s = load(Some(&path), false, &dir).unwrap().settings;
+        .unwrap()
+        .settings;
         assert_eq!(s.expect_tool, Some(vec!["add".into(), "search".into()]));
         assert_eq!(s.forbid_tool, Some(vec!["delete_note".into()]));
         let mut budgets = s.max_latency.expect("max-latency");
@@ -409,8 +415,9 @@ mod tests {
         assert_eq!(budgets, vec![(None, 2.0), (Some("add".into()), 0.5)]);
         assert_eq!(s.require_complete, Some(true));
         assert_eq!(s.max_result_bytes, Some(65536));
-        std::fs::write(&path, "max-latency = 3\nmax-result-bytes = 1000\n").unwrap();
-        let s = load(Some(&path), false, &dir).unwrap().settings;
+        let s = write_and_load(&dir, "max-latency = 3\nmax-result-bytes = 1000\n")
+            .unwrap()
+            .settings;
         assert_eq!(s.max_latency, Some(vec![(None, 3.0)]));
         assert_eq!(s.max_result_bytes, Some(1000));
         let _ = std::fs::remove_dir_all(&dir);
@@ -419,11 +426,7 @@ mod tests {
     #[test]
     fn the_cost_settings_are_read_as_probe_takes_them() {
         let dir = scratch("cost");
-        let path = dir.join("mcpdbg.toml");
-        let read = |text: &str| {
-            std::fs::write(&path, text).unwrap();
-            load(Some(&path), false, &dir).unwrap().settings
-        };
+        let read = |text: &str| write_and_load(&dir, text).unwrap().settings;
         let s = read("cost-growth = 5\nmax-tool-list-tokens = 4000\ntokens = \"o200k_base\"\n");
         assert_eq!(s.cost_growth, Some(5.0));
         assert_eq!(s.max_tool_list_tokens, Some(4000));
@@ -442,10 +445,7 @@ mod tests {
     fn mistakes_are_named() {
         let dir = scratch("mistakes");
         let path = dir.join("mcpdbg.toml");
-        let err = |text: &str| {
-            std::fs::write(&path, text).unwrap();
-            load(Some(&path), false, &dir).unwrap_err()
-        };
+        let err = |text: &str| write_and_load(&dir, text).unwrap_err();
         assert!(err("fail_on = \"warning\"").contains("did you mean `fail-on`?"));
         assert!(err("select = [\"stray-outptu\"]").contains("did you mean `stray-output`?"));
         assert!(err("severity = { stray-output = \"loud\" }").contains("unknown level `loud`"));

@@ -208,7 +208,7 @@ const SPARES_AHEAD: usize = 2048;
 /// other thread is behind, and they come back a batch at a time (with 256
 /// kept, on a busy small-message log, half of the members it read were
 /// built anew, not read into spare ones).
-const BACK: usize = 2048;
+const BACK: usize = SPARES_AHEAD;
 /// How many of the latest spare members [`take_spare`] looks at for one of
 /// a message's shape.
 const SPARE_LOOK: usize = 64;
@@ -877,11 +877,10 @@ impl<'a> Reader<'a, '_> {
             )
         } else {
             match serde_json::from_slice(token).ok()? {
-                Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                    (Some(u), _, _) => Op::Int(u),
-                    (None, Some(i), _) => Op::Neg(i),
-                    (None, None, Some(f)) if n.is_f64() => Op::Float(f),
-                    _ => return None,
+                Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                    (Some(u), _) => Op::Int(u),
+                    (None, Some(i)) => Op::Neg(i),
+                    (None, None) => Op::Float(n.as_f64()?),
                 },
                 _ => return None,
             }
